@@ -1,0 +1,113 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "Stratus",
+    platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
+    products: [
+        .executable(name: "stratus", targets: ["stratus"]),
+        .library(name: "StratusModel", targets: ["StratusModel"]),
+        .library(name: "StratusStore", targets: ["StratusStore"]),
+        .library(name: "StratusSQLite", targets: ["StratusSQLite"]),
+        .library(name: "StratusServer", targets: ["StratusServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    ],
+    targets: [
+        // Wire format and domain values. No I/O.
+        .target(name: "StratusModel", swiftSettings: swiftSettings),
+        // The storage contract every backend implements.
+        .target(
+            name: "StratusStore",
+            dependencies: ["StratusModel"],
+            swiftSettings: swiftSettings
+        ),
+        // One conformance suite that every backend runs.
+        .target(
+            name: "StratusStoreTesting",
+            dependencies: ["StratusStore", "StratusModel"],
+            swiftSettings: swiftSettings
+        ),
+        // The embedded default backend.
+        .target(
+            name: "StratusSQLite",
+            dependencies: [
+                "StratusStore", "StratusModel",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The HTTP API as a library.
+        .target(
+            name: "StratusServer",
+            dependencies: [
+                "StratusStore", "StratusModel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Load generator behind `stratus bench`.
+        .target(
+            name: "StratusBench",
+            dependencies: [
+                "StratusModel",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The `stratus` executable: composition root and operator commands.
+        .executableTarget(
+            name: "stratus",
+            dependencies: [
+                "StratusServer", "StratusSQLite", "StratusStore", "StratusModel", "StratusBench",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StratusModelTests",
+            dependencies: ["StratusModel"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StratusSQLiteTests",
+            dependencies: ["StratusSQLite", "StratusStoreTesting", "StratusStore", "StratusModel"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StratusServerTests",
+            dependencies: [
+                "StratusServer", "StratusSQLite", "StratusStore", "StratusModel",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StratusEndToEndTests",
+            dependencies: ["stratus", "StratusModel"],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

@@ -1,0 +1,18 @@
+/// The three databases of a container environment (`ckws-protocol.md` §1.1).
+public enum DatabaseScope: String, Sendable, Hashable, CaseIterable, Codable {
+    /// App-wide data, governed by security roles.
+    case `public`
+    /// One per user; only that user sees it.
+    case `private`
+    /// Other users' zones that the caller joined through shares.
+    case shared
+
+    /// The numeric scope used in notification payloads (`dbs`).
+    public var pushValue: Int {
+        switch self {
+        case .public: 1
+        case .private: 2
+        case .shared: 3
+        }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// A JSON value of any shape, used where the wire format is dynamic (a field's `value`).
+///
+/// Integers that fit in 64 bits are kept exactly as ``integer(_:)``; other numbers are ``double(_:)``.
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case integer(Int64)
+    case double(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// The value as a dictionary, when it is an object.
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let object) = self { return object }
+        return nil
+    }
+
+    /// A short name for the JSON kind, used in error messages.
+    public var kindName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .integer, .double: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+}
+
+extension JSONValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let bool = try? container.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let integer = try? container.decode(Int64.self) {
+            self = .integer(integer)
+        } else if let double = try? container.decode(Double.self) {
+            self = .double(double)
+        } else if let string = try? container.decode(String.self) {
+            self = .string(string)
+        } else if let array = try? container.decode([JSONValue].self) {
+            self = .array(array)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .integer(let value): try container.encode(value)
+        case .double(let value): try container.encode(value)
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
+
+extension JSONValue {
+    /// Writes the value as compact JSON with sorted object keys.
+    public func write(to writer: inout JSONWriter) {
+        switch self {
+        case .null: writer.null()
+        case .bool(let value): writer.bool(value)
+        case .integer(let value): writer.integer(value)
+        case .double(let value): writer.double(value)
+        case .string(let value): writer.string(value)
+        case .array(let values):
+            writer.beginArray()
+            for value in values {
+                writer.arrayElement()
+                value.write(to: &writer)
+            }
+            writer.endArray()
+        case .object(let object):
+            writer.beginObject()
+            for key in object.keys.sorted() {
+                writer.key(key)
+                object[key]!.write(to: &writer)
+            }
+            writer.endObject()
+        }
+    }
+}

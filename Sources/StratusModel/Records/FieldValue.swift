@@ -1,0 +1,38 @@
+import Foundation
+
+/// The value of one record field (`ckws-protocol.md` §2.2).
+///
+/// Lists carry their element type so that an empty list keeps its type.
+public enum FieldValue: Sendable, Hashable {
+    case string(String)
+    case int64(Int64)
+    case double(Double)
+    case bytes(Data)
+    /// Milliseconds since 1970-01-01.
+    case timestamp(Int64)
+    case reference(Reference)
+    case location(Location)
+    case asset(Asset)
+    indirect case list(ScalarType, [FieldValue])
+
+    /// The value's wire type.
+    public var type: FieldType {
+        switch self {
+        case .string: FieldType(.string)
+        case .int64: FieldType(.int64)
+        case .double: FieldType(.double)
+        case .bytes: FieldType(.bytes)
+        case .timestamp: FieldType(.timestamp)
+        case .reference: FieldType(.reference)
+        case .location: FieldType(.location)
+        case .asset: FieldType(.asset)
+        case .list(let element, _): FieldType.list(element)
+        }
+    }
+
+    /// The elements of a list value, or the value itself as a one-element array.
+    public var elements: [FieldValue] {
+        if case .list(_, let values) = self { return values }
+        return [self]
+    }
+}

@@ -1,0 +1,140 @@
+/// Who changed a record, and when: the `created` and `modified` dictionaries.
+public struct RecordStamp: Sendable, Hashable {
+    /// Milliseconds since 1970.
+    public var timestamp: Int64
+    public var userRecordName: String
+    public var deviceID: String
+
+    public init(timestamp: Int64, userRecordName: String, deviceID: String) {
+        self.timestamp = timestamp
+        self.userRecordName = userRecordName
+        self.deviceID = deviceID
+    }
+
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("deviceID")
+        writer.string(deviceID)
+        writer.key("timestamp")
+        writer.integer(timestamp)
+        writer.key("userRecordName")
+        writer.string(userRecordName)
+        writer.endObject()
+    }
+}
+
+/// A stored record as the server returns it (`ckws-protocol.md` §2.1).
+public struct Record: Sendable, Hashable {
+    public var recordName: String
+    public var recordType: String
+    /// Changes on every write; clients send it back to prove they saw the latest version.
+    public var recordChangeTag: String
+    public var fields: EncodedFields
+    public var created: RecordStamp
+    public var modified: RecordStamp
+    public var zoneID: ZoneID
+
+    public init(
+        recordName: String, recordType: String, recordChangeTag: String, fields: EncodedFields,
+        created: RecordStamp, modified: RecordStamp, zoneID: ZoneID
+    ) {
+        self.recordName = recordName
+        self.recordType = recordType
+        self.recordChangeTag = recordChangeTag
+        self.fields = fields
+        self.created = created
+        self.modified = modified
+        self.zoneID = zoneID
+    }
+}
+
+/// How a record is rendered in a response.
+public struct RecordRendering: Sendable, Hashable {
+    /// Only these fields are returned; `[]` returns system keys only; `nil` returns every field.
+    public var desiredKeys: Set<String>?
+    /// INT64, DOUBLE and TIMESTAMP values are written as strings.
+    public var numbersAsStrings: Bool
+
+    public init(desiredKeys: [String]? = nil, numbersAsStrings: Bool = false) {
+        self.desiredKeys = desiredKeys.map(Set.init)
+        self.numbersAsStrings = numbersAsStrings
+    }
+
+    /// Every field, numbers as numbers.
+    public static let full = RecordRendering()
+
+    /// Whether stored fields can be copied verbatim.
+    var isVerbatim: Bool { desiredKeys == nil && !numbersAsStrings }
+}
+
+extension Record {
+    /// Writes the record dictionary. Stored fields are copied verbatim unless `rendering` filters or
+    /// re-formats them.
+    public func write(to writer: inout JSONWriter, rendering: RecordRendering = .full) {
+        writer.beginObject()
+        writer.key("created")
+        created.write(to: &writer)
+        writer.key("deleted")
+        writer.bool(false)
+        writer.key("fields")
+        writeFields(to: &writer, rendering: rendering)
+        writer.key("modified")
+        modified.write(to: &writer)
+        writer.key("recordChangeTag")
+        writer.string(recordChangeTag)
+        writer.key("recordName")
+        writer.string(recordName)
+        writer.key("recordType")
+        writer.string(recordType)
+        writer.key("zoneID")
+        zoneID.write(to: &writer)
+        writer.endObject()
+    }
+
+    private func writeFields(to writer: inout JSONWriter, rendering: RecordRendering) {
+        if rendering.isVerbatim {
+            writer.raw(fields.json)
+            return
+        }
+        if rendering.desiredKeys?.isEmpty == true {
+            writer.beginObject()
+            writer.endObject()
+            return
+        }
+        // Stored JSON is always canonical; a failure here means a corrupt row, which reads as no fields.
+        var values = (try? fields.decode()) ?? [:]
+        if let desired = rendering.desiredKeys {
+            values = values.filter { desired.contains($0.key) }
+        }
+        EncodedFields.write(values, to: &writer, numbersAsStrings: rendering.numbersAsStrings)
+    }
+}
+
+/// A deletion as change feeds and `records/modify` report it: `{recordName, recordType?, deleted: true}`.
+public struct DeletedRecord: Sendable, Hashable {
+    public var recordName: String
+    public var recordType: String?
+    public var zoneID: ZoneID
+
+    public init(recordName: String, recordType: String?, zoneID: ZoneID) {
+        self.recordName = recordName
+        self.recordType = recordType
+        self.zoneID = zoneID
+    }
+
+    /// Writes the deletion dictionary.
+    public func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("deleted")
+        writer.bool(true)
+        writer.key("recordName")
+        writer.string(recordName)
+        if let recordType {
+            writer.key("recordType")
+            writer.string(recordType)
+        }
+        writer.key("zoneID")
+        zoneID.write(to: &writer)
+        writer.endObject()
+    }
+}

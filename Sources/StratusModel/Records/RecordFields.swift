@@ -1,0 +1,52 @@
+import Foundation
+
+/// A record's fields in their canonical stored form: the wire `fields` dictionary as compact JSON,
+/// keys sorted, every field with its `type`.
+///
+/// Stores keep this text as it is and responses splice it in, so a record is encoded once when it is
+/// written, not every time it is read.
+public struct EncodedFields: Sendable, Hashable {
+    /// The JSON text of the `fields` dictionary.
+    public var json: String
+
+    public init(json: String) {
+        self.json = json
+    }
+
+    /// Encodes field values canonically.
+    public init(_ fields: [String: FieldValue]) {
+        var writer = JSONWriter(capacity: 64 * max(1, fields.count))
+        Self.write(fields, to: &writer, numbersAsStrings: false)
+        json = writer.text
+    }
+
+    /// The byte size of the encoded fields, which the record size limit counts.
+    public var byteCount: Int { json.utf8.count }
+
+    /// Decodes the stored text back into values.
+    /// - Throws: ``ModelError`` when the text is not canonical field JSON.
+    public func decode() throws -> [String: FieldValue] {
+        let stored = try JSONDecoder().decode([String: StoredField].self, from: Data(json.utf8))
+        var fields: [String: FieldValue] = [:]
+        fields.reserveCapacity(stored.count)
+        for (name, field) in stored {
+            fields[name] = try FieldValue(json: field.value, as: field.type)
+        }
+        return fields
+    }
+
+    /// Writes `fields` as a `fields` dictionary, keys sorted.
+    public static func write(_ fields: [String: FieldValue], to writer: inout JSONWriter, numbersAsStrings: Bool) {
+        writer.beginObject()
+        for name in fields.keys.sorted() {
+            writer.key(name)
+            fields[name]!.writeField(to: &writer, numbersAsStrings: numbersAsStrings)
+        }
+        writer.endObject()
+    }
+
+    private struct StoredField: Decodable {
+        var type: FieldType
+        var value: JSONValue
+    }
+}

@@ -1,0 +1,143 @@
+import GRDB
+import StratusModel
+import StratusStore
+import Synchronization
+
+/// Runs write jobs through GRDB's single writer connection, many jobs per transaction.
+///
+/// Jobs that arrive while a transaction is being written wait and then share the next commit, so
+/// concurrent writers pay for one commit (and, with ``SQLiteStore/Configuration/Durability/full``,
+/// one fsync) between them instead of one each. Each job runs in its own savepoint: a job that throws
+/// rolls back alone, and its caller gets its error.
+final class GroupCommitWriter: Sendable {
+    private struct Job: Sendable {
+        /// Runs the job inside the batch transaction and keeps its outcome.
+        let run: @Sendable (WriteBatch) -> Void
+        /// Delivers the outcome once the batch has committed, or the commit error.
+        let finish: @Sendable ((any Error)?) -> Void
+    }
+
+    private struct Queue {
+        var pending: [Job] = []
+        var flushScheduled = false
+    }
+
+    private let pool: DatabasePool
+    private let schemas: SchemaCache
+    private let queue = Mutex(Queue())
+
+    init(pool: DatabasePool, schemas: SchemaCache) {
+        self.pool = pool
+        self.schemas = schemas
+    }
+
+    /// Runs `body` in the next group commit and returns its result once that commit is durable.
+    func write<T: Sendable>(_ body: @escaping @Sendable (WriteBatch) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let outcome = OutcomeBox<T>()
+            let job = Job(
+                run: { batch in
+                    let schemaSnapshot = batch.schemas
+                    do {
+                        var value: T?
+                        try batch.db.inSavepoint {
+                            value = try body(batch)
+                            return .commit
+                        }
+                        outcome.result = value.map { .success($0) }
+                    } catch {
+                        batch.schemas = schemaSnapshot
+                        outcome.result = .failure(error)
+                    }
+                },
+                finish: { commitError in
+                    if let commitError {
+                        continuation.resume(throwing: commitError)
+                    } else if let result = outcome.result {
+                        continuation.resume(with: result)
+                    } else {
+                        continuation.resume(throwing: StorageError(.internalFailure, "a write produced no result"))
+                    }
+                }
+            )
+            submit(job)
+        }
+    }
+
+    private func submit(_ job: Job) {
+        let mustSchedule = queue.withLock { queue in
+            queue.pending.append(job)
+            if queue.flushScheduled { return false }
+            queue.flushScheduled = true
+            return true
+        }
+        if mustSchedule {
+            pool.asyncWriteWithoutTransaction { db in self.flush(db) }
+        }
+    }
+
+    /// Runs every job that is waiting, in one transaction, on the writer connection.
+    private func flush(_ db: Database) {
+        let jobs = queue.withLock { queue in
+            let jobs = queue.pending
+            queue.pending = []
+            queue.flushScheduled = false
+            return jobs
+        }
+        guard !jobs.isEmpty else { return }
+        let batch = WriteBatch(db: db, schemas: schemas)
+        var commitError: (any Error)?
+        do {
+            try db.inTransaction(.immediate) {
+                for job in jobs { job.run(batch) }
+                try batch.persistChangedSchemas()
+                return .commit
+            }
+            schemas.publish(batch.changedSchemas())
+        } catch {
+            commitError = StorageError.translating(error)
+        }
+        for job in jobs { job.finish(commitError) }
+    }
+}
+
+/// Holds one job's outcome between the writer running it and its caller resuming.
+///
+/// The writer sets `result` before it calls `finish`, and only `finish` reads it: the two never overlap.
+private final class OutcomeBox<T: Sendable>: @unchecked Sendable {
+    var result: Result<T, any Error>?
+}
+
+/// What the jobs of one group commit share: the writer connection and the schemas as they grow.
+///
+/// Only the writer's queue touches it, one job after another.
+final class WriteBatch: @unchecked Sendable {
+    let db: Database
+    /// Working copies of the schemas this batch has read or changed.
+    var schemas: [SchemaKey: Schema] = [:]
+    private let published: SchemaCache
+
+    init(db: Database, schemas: SchemaCache) {
+        self.db = db
+        self.published = schemas
+    }
+
+    /// The working schema of a container environment.
+    func schema(_ key: SchemaKey) throws -> Schema {
+        if let schema = schemas[key] { return schema }
+        let schema = try published.schema(key, db: db)
+        schemas[key] = schema
+        return schema
+    }
+
+    /// The working schemas that differ from the published ones.
+    func changedSchemas() -> [SchemaKey: Schema] {
+        schemas.filter { key, schema in published.cached(key) != schema }
+    }
+
+    func persistChangedSchemas() throws {
+        for (key, schema) in changedSchemas() {
+            try SchemaCache.save(schema, for: key, db: db)
+        }
+    }
+}

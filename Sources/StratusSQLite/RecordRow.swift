@@ -1,0 +1,46 @@
+import GRDB
+import StratusModel
+import StratusStore
+
+/// A row of the records table, live or a tombstone.
+struct RecordRow: Sendable {
+    static let columns =
+        "r.id, r.name, r.type, r.change_tag, r.fields, r.created_at, r.created_by, r.created_device, "
+        + "r.modified_at, r.modified_by, r.modified_device, r.deleted, r.zone_id"
+
+    var id: Int64
+    var name: String
+    var type: String
+    var changeTag: String
+    var fields: EncodedFields
+    var created: RecordStamp
+    var modified: RecordStamp
+    var deleted: Bool
+    var zoneID: Int64
+
+    /// Reads a row selected with ``columns``, which must come first in the select list.
+    init(row: Row) {
+        id = row[0]
+        name = row[1]
+        type = row[2]
+        changeTag = row[3]
+        fields = EncodedFields(json: row[4])
+        created = RecordStamp(timestamp: row[5], userRecordName: row[6], deviceID: row[7])
+        modified = RecordStamp(timestamp: row[8], userRecordName: row[9], deviceID: row[10])
+        deleted = row[11]
+        zoneID = row[12]
+    }
+
+    func record(in zone: ZoneID) -> Record {
+        Record(
+            recordName: name, recordType: type, recordChangeTag: changeTag, fields: fields,
+            created: created, modified: modified, zoneID: zone
+        )
+    }
+
+    static func fetch(zoneID: Int64, name: String, db: Database) throws -> RecordRow? {
+        try Row.fetchOne(
+            db, sql: "SELECT \(columns) FROM records r WHERE r.zone_id = ? AND r.name = ?", arguments: [zoneID, name]
+        ).map(RecordRow.init(row:))
+    }
+}

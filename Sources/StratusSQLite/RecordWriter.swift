@@ -1,0 +1,269 @@
+import GRDB
+import StratusModel
+import StratusStore
+
+/// Applies record operations to one zone inside a group commit.
+struct RecordWriter {
+    let store: SQLiteStore
+    let batch: WriteBatch
+    let zone: ZoneRow
+    let caller: Caller
+    let timestamp: Int64
+
+    private var db: Database { batch.db }
+    private var schemaKey: SchemaKey {
+        SchemaKey(containerID: zone.zone.database.containerID, environment: zone.zone.database.environment)
+    }
+
+    /// Applies one operation. A stale change tag is answered with a failure carrying the server record;
+    /// other failures are thrown.
+    func apply(_ operation: RecordOperation) throws -> RecordOperationResult {
+        let existing = try RecordRow.fetch(zoneID: zone.id, name: operation.recordName, db: db)
+        let live = existing.flatMap { $0.deleted ? nil : $0 }
+
+        if let live, operation.type.requiresChangeTag {
+            guard let tag = operation.recordChangeTag else {
+                throw StorageError(.invalidArgument, "\(operation.type.rawValue) needs the record's recordChangeTag; use force\(operation.type.rawValue.prefix(1).uppercased() + operation.type.rawValue.dropFirst()) to ignore it")
+            }
+            if tag != live.changeTag {
+                return .failed(RecordFailure(
+                    recordName: operation.recordName,
+                    error: StorageError(.conflict, "the record was changed since its recordChangeTag was read"),
+                    serverRecord: live.record(in: zone.zone.wireZoneID)
+                ))
+            }
+        }
+        if operation.type.isDelete {
+            if let live {
+                try checkWriteAccess(to: live)
+                try deleteCascading(live)
+            }
+            return .deleted(DeletedRecord(recordName: operation.recordName, recordType: live?.type, zoneID: zone.zone.wireZoneID))
+        }
+        switch operation.type {
+        case .create where live != nil:
+            throw StorageError(.alreadyExists, "a record with this name exists already")
+        case .update where live == nil, .replace where live == nil:
+            throw StorageError(.notFound, "the record does not exist")
+        default:
+            break
+        }
+        if let live {
+            try checkWriteAccess(to: live)
+            if let type = operation.recordType, type != live.type {
+                throw StorageError(.invalidArgument, "the record is of type \(live.type), not \(type)")
+            }
+        }
+        guard let recordType = live?.type ?? operation.recordType else {
+            throw StorageError(.invalidArgument, "recordType is required to create a record")
+        }
+        if live == nil && recordType == Schema.usersType {
+            throw StorageError(.accessDenied, "Users records are created by signing up")
+        }
+
+        var schema = try batch.schema(schemaKey)
+        let resolved = try SchemaResolver.resolve(
+            recordType: recordType, fields: operation.fields ?? [:], in: &schema, environment: schemaKey.environment
+        )
+        batch.schemas[schemaKey] = schema
+
+        var fields: [String: FieldValue] = [:]
+        if let live, operation.type == .update || operation.type == .forceUpdate {
+            fields = try live.fields.decode()
+        }
+        for (name, value) in resolved {
+            fields[name] = value
+        }
+        try validateReferences(in: fields)
+        let encoded = EncodedFields(fields)
+        guard encoded.byteCount <= RecordLimits.maximumRecordBytes else {
+            throw StorageError(.limitExceeded, "the record's fields take \(encoded.byteCount) bytes; the limit is \(RecordLimits.maximumRecordBytes)")
+        }
+        return .saved(try write(
+            name: operation.recordName, type: recordType, fields: fields, encoded: encoded, replacing: existing, live: live
+        ))
+    }
+
+    /// Creates the `Users` record of a new account.
+    func insertUserRecord(named name: String) throws {
+        guard try RecordRow.fetch(zoneID: zone.id, name: name, db: db) == nil else { return }
+        var schema = try batch.schema(schemaKey)
+        try SchemaResolver.requireRecordType(Schema.usersType, in: &schema, environment: .development)
+        batch.schemas[schemaKey] = schema
+        _ = try write(name: name, type: Schema.usersType, fields: [:], encoded: EncodedFields([:]), replacing: nil, live: nil)
+    }
+
+    // MARK: - Writing rows
+
+    private func write(
+        name: String, type: String, fields: [String: FieldValue], encoded: EncodedFields, replacing existing: RecordRow?,
+        live: RecordRow?
+    ) throws -> Record {
+        let sequence = store.nextSequence()
+        let changeTag = String(sequence, radix: 36)
+        let modified = RecordStamp(timestamp: timestamp, userRecordName: caller.userRecordName ?? "", deviceID: caller.deviceID)
+        let created = live?.created ?? modified
+        let id: Int64
+        if let existing {
+            id = existing.id
+            try db.execute(
+                sql: """
+                    UPDATE records SET type = ?, change_tag = ?, seq = ?, deleted = 0, fields = ?,
+                        created_at = ?, created_by = ?, created_device = ?, modified_at = ?, modified_by = ?, modified_device = ?
+                    WHERE id = ?
+                    """,
+                arguments: [
+                    type, changeTag, sequence, encoded.json, created.timestamp, created.userRecordName, created.deviceID,
+                    modified.timestamp, modified.userRecordName, modified.deviceID, id,
+                ]
+            )
+            try removeIndexEntries(ofRecord: id)
+        } else {
+            try db.execute(
+                sql: """
+                    INSERT INTO records (zone_id, name, type, change_tag, seq, fields, created_at, created_by, created_device,
+                        modified_at, modified_by, modified_device)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    zone.id, name, type, changeTag, sequence, encoded.json, created.timestamp, created.userRecordName,
+                    created.deviceID, modified.timestamp, modified.userRecordName, modified.deviceID,
+                ]
+            )
+            id = db.lastInsertedRowID
+        }
+        try insertIndexEntries(IndexEntry.entries(for: fields), recordID: id, type: type)
+        try insertReferences(in: fields, sourceID: id)
+        return Record(
+            recordName: name, recordType: type, recordChangeTag: changeTag, fields: encoded, created: created,
+            modified: modified, zoneID: zone.zone.wireZoneID
+        )
+    }
+
+    private func insertIndexEntries(_ entries: [IndexEntry], recordID: Int64, type: String) throws {
+        guard !entries.isEmpty else { return }
+        let statement = try db.cachedStatement(
+            sql: "INSERT OR IGNORE INTO field_index (zone_id, type, field, kind, value, extra, record_id) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        )
+        for entry in entries {
+            try statement.execute(arguments: [zone.id, type, entry.field, entry.kind.rawValue, entry.key.databaseValue, entry.extra, recordID])
+        }
+    }
+
+    private func removeIndexEntries(ofRecord id: Int64) throws {
+        try db.execute(sql: "DELETE FROM field_index WHERE record_id = ?", arguments: [id])
+        try db.execute(sql: "DELETE FROM record_refs WHERE source_id = ?", arguments: [id])
+    }
+
+    // MARK: - References
+
+    /// The zone a reference points into, if it exists.
+    private func targetZone(of reference: Reference) throws -> Int64? {
+        let database = zone.zone.database
+        if let owner = reference.zoneID?.ownerRecordName, database.scope == .private,
+            owner != database.ownerRecordName, owner != "_defaultOwner", owner != "__defaultOwner__"
+        {
+            throw StorageError(.invalidArgument, "a reference cannot point into another user's database")
+        }
+        guard let zoneName = reference.zoneID?.zoneName, zoneName != zone.zone.zoneName else { return zone.id }
+        return try SQLiteStore.liveZone(database.zone(zoneName), db: db)?.id
+    }
+
+    private func references(in fields: [String: FieldValue]) -> [Reference] {
+        fields.values.flatMap(\.elements).compactMap { value in
+            if case .reference(let reference) = value { return reference }
+            return nil
+        }
+    }
+
+    private func validateReferences(in fields: [String: FieldValue]) throws {
+        for reference in references(in: fields) {
+            _ = try targetZone(of: reference)
+            guard reference.action == .validate else { continue }
+            guard let zoneID = try targetZone(of: reference),
+                let target = try RecordRow.fetch(zoneID: zoneID, name: reference.recordName, db: db), !target.deleted
+            else {
+                throw StorageError(.validatingReference, "a VALIDATE reference points at record \(reference.recordName), which does not exist")
+            }
+        }
+    }
+
+    private func insertReferences(in fields: [String: FieldValue], sourceID: Int64) throws {
+        for reference in references(in: fields) where reference.action != .none {
+            guard let zoneID = try targetZone(of: reference) else { continue }
+            try db.execute(
+                sql: "INSERT OR IGNORE INTO record_refs (target_zone_id, target_name, source_id, action) VALUES (?, ?, ?, ?)",
+                arguments: [zoneID, reference.recordName, sourceID, reference.action == .deleteSelf ? 1 : 2]
+            )
+        }
+    }
+
+    // MARK: - Deleting
+
+    private func checkWriteAccess(to record: RecordRow) throws {
+        guard zone.zone.database.scope == .public else { return }
+        if record.type == Schema.usersType && record.name != caller.userRecordName {
+            throw StorageError(.accessDenied, "only its user may change a Users record")
+        }
+        guard record.created.userRecordName == caller.userRecordName else {
+            throw StorageError(.accessDenied, "WRITE operation not permitted: only the record's creator may change it")
+        }
+    }
+
+    /// Deletes a record and, transitively, every record that points at it with `DELETE_SELF`.
+    ///
+    /// Refused when a record outside the deleted set still points at a deleted one with `VALIDATE`.
+    private func deleteCascading(_ root: RecordRow) throws {
+        if root.type == Schema.usersType {
+            throw StorageError(.accessDenied, "Users records cannot be deleted")
+        }
+        var doomed: [Int64: RecordRow] = [root.id: root]
+        var queue = [root]
+        while let target = queue.popLast() {
+            let sources = try Int64.fetchAll(
+                db, sql: "SELECT source_id FROM record_refs WHERE target_zone_id = ? AND target_name = ? AND action = 1",
+                arguments: [target.zoneID, target.name]
+            )
+            for sourceID in sources where doomed[sourceID] == nil {
+                guard let source = try Row.fetchOne(
+                    db, sql: "SELECT \(RecordRow.columns) FROM records r WHERE r.id = ? AND r.deleted = 0", arguments: [sourceID]
+                ).map(RecordRow.init(row:)) else { continue }
+                doomed[sourceID] = source
+                queue.append(source)
+                guard doomed.count <= RecordLimits.maximumCascade else {
+                    throw StorageError(.limitExceeded, "deleting this record would delete more than \(RecordLimits.maximumCascade) records through DELETE_SELF references")
+                }
+            }
+        }
+        for target in doomed.values {
+            let guards = try Int64.fetchAll(
+                db, sql: "SELECT source_id FROM record_refs WHERE target_zone_id = ? AND target_name = ? AND action = 2",
+                arguments: [target.zoneID, target.name]
+            )
+            if guards.contains(where: { doomed[$0] == nil }) {
+                throw StorageError(.validatingReference, "record \(target.name) is still the target of a VALIDATE reference")
+            }
+        }
+        for record in doomed.values.sorted(by: { $0.id < $1.id }) {
+            let sequence = store.nextSequence()
+            try db.execute(
+                sql: """
+                    UPDATE records SET deleted = 1, fields = '{}', seq = ?, change_tag = ?, modified_at = ?, modified_by = ?,
+                        modified_device = ? WHERE id = ?
+                    """,
+                arguments: [sequence, String(sequence, radix: 36), timestamp, caller.userRecordName ?? "", caller.deviceID, record.id]
+            )
+            try removeIndexEntries(ofRecord: record.id)
+        }
+    }
+}
+
+extension IndexEntry.Key {
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .integer(let value): value.databaseValue
+        case .double(let value): value.databaseValue
+        case .text(let value): value.databaseValue
+        }
+    }
+}

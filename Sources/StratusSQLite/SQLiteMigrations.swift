@@ -1,0 +1,110 @@
+import GRDB
+
+/// The SQLite file's tables, as named, ordered migrations.
+enum SQLiteMigrations {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-core") { db in
+            try db.execute(sql: """
+                CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+
+                CREATE TABLE containers (
+                    id TEXT PRIMARY KEY,
+                    api_token TEXT NOT NULL UNIQUE,
+                    created_at INTEGER NOT NULL
+                );
+
+                CREATE TABLE accounts (
+                    container_id TEXT NOT NULL,
+                    user_record_name TEXT NOT NULL,
+                    email TEXT NOT NULL,
+                    password_hash TEXT NOT NULL,
+                    given_name TEXT,
+                    family_name TEXT,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (container_id, user_record_name),
+                    UNIQUE (container_id, email)
+                );
+
+                CREATE TABLE sessions (
+                    id TEXT PRIMARY KEY,
+                    container_id TEXT NOT NULL,
+                    user_record_name TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL
+                );
+
+                CREATE TABLE schemas (
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    PRIMARY KEY (container_id, environment)
+                );
+
+                -- A deleted zone keeps its row (deleted = 1) so that database change feeds report it.
+                CREATE TABLE zones (
+                    id INTEGER PRIMARY KEY,
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    scope TEXT NOT NULL,
+                    owner TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    seq INTEGER NOT NULL,
+                    deleted INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE UNIQUE INDEX zones_live ON zones (container_id, environment, scope, owner, name) WHERE deleted = 0;
+                CREATE INDEX zones_database ON zones (container_id, environment, scope, owner, seq);
+
+                -- One row per record name; a deleted record keeps a tombstone row (deleted = 1) for change
+                -- feeds. seq orders every change by commit: it comes from the store's in-memory sequence,
+                -- never from a counter row that writers would contend on.
+                CREATE TABLE records (
+                    id INTEGER PRIMARY KEY,
+                    zone_id INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    change_tag TEXT NOT NULL,
+                    seq INTEGER NOT NULL,
+                    deleted INTEGER NOT NULL DEFAULT 0,
+                    fields TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    created_by TEXT NOT NULL,
+                    created_device TEXT NOT NULL,
+                    modified_at INTEGER NOT NULL,
+                    modified_by TEXT NOT NULL,
+                    modified_device TEXT NOT NULL
+                );
+                CREATE UNIQUE INDEX records_name ON records (zone_id, name);
+                CREATE INDEX records_seq ON records (zone_id, seq);
+                CREATE INDEX records_type ON records (zone_id, type, id) WHERE deleted = 0;
+                CREATE INDEX records_type_created ON records (zone_id, type, created_at, id) WHERE deleted = 0;
+                CREATE INDEX records_type_modified ON records (zone_id, type, modified_at, id) WHERE deleted = 0;
+
+                -- Searchable keys of live records (see IndexEntry). value has no declared type, so SQLite
+                -- keeps integers, reals and text exactly as bound.
+                CREATE TABLE field_index (
+                    zone_id INTEGER NOT NULL,
+                    type TEXT NOT NULL,
+                    field TEXT NOT NULL,
+                    kind INTEGER NOT NULL,
+                    value NOT NULL,
+                    extra REAL NOT NULL DEFAULT 0,
+                    record_id INTEGER NOT NULL,
+                    PRIMARY KEY (zone_id, type, field, kind, value, record_id, extra)
+                ) WITHOUT ROWID;
+                CREATE INDEX field_index_record ON field_index (record_id);
+
+                -- DELETE_SELF and VALIDATE references, looked up from their target.
+                CREATE TABLE record_refs (
+                    target_zone_id INTEGER NOT NULL,
+                    target_name TEXT NOT NULL,
+                    source_id INTEGER NOT NULL,
+                    action INTEGER NOT NULL,
+                    PRIMARY KEY (target_zone_id, target_name, source_id, action)
+                ) WITHOUT ROWID;
+                CREATE INDEX record_refs_source ON record_refs (source_id);
+                """)
+        }
+        return migrator
+    }
+}

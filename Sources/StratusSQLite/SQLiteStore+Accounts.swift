@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+import StratusModel
+import StratusStore
+
+extension SQLiteStore: AccountStore {
+    public func createContainer(_ container: ContainerInfo) async throws {
+        try await write { batch in
+            let exists = try Bool.fetchOne(batch.db, sql: "SELECT 1 FROM containers WHERE id = ?", arguments: [container.id]) ?? false
+            if exists { throw StorageError(.alreadyExists, "container \(container.id) exists already") }
+            try batch.db.execute(
+                sql: "INSERT INTO containers (id, api_token, created_at) VALUES (?, ?, ?)",
+                arguments: [container.id, container.apiToken, container.createdAt]
+            )
+        }
+    }
+
+    public func container(id: String) async throws -> ContainerInfo? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT id, api_token, created_at FROM containers WHERE id = ?", arguments: [id])
+                .map(Self.container(from:))
+        }
+    }
+
+    public func containers() async throws -> [ContainerInfo] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT id, api_token, created_at FROM containers ORDER BY id").map(Self.container(from:))
+        }
+    }
+
+    private static func container(from row: Row) -> ContainerInfo {
+        ContainerInfo(id: row[0], apiToken: row[1], createdAt: row[2])
+    }
+
+    public func createAccount(_ account: Account) async throws {
+        try await write { batch in
+            let db = batch.db
+            let taken = try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM accounts WHERE container_id = ? AND email = ?",
+                arguments: [account.containerID, account.emailAddress]
+            ) ?? false
+            if taken { throw StorageError(.alreadyExists, "an account with this email address exists already") }
+            try db.execute(
+                sql: """
+                    INSERT INTO accounts (container_id, user_record_name, email, password_hash, given_name, family_name, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    account.containerID, account.userRecordName, account.emailAddress, account.passwordHash,
+                    account.givenName, account.familyName, account.createdAt,
+                ]
+            )
+            // Every user has a record of the built-in Users type in each environment's public database.
+            for environment in Environment.allCases {
+                let zone = DatabaseRef.publicDatabase(account.containerID, environment).zone(ZoneID.defaultZoneName)
+                let zoneRow = try self.ensureZone(zone, db: db)
+                try RecordWriter(store: self, batch: batch, zone: zoneRow, caller: Caller(userRecordName: account.userRecordName, deviceID: "signup"), timestamp: account.createdAt)
+                    .insertUserRecord(named: account.userRecordName)
+            }
+        }
+    }
+
+    public func account(containerID: String, emailAddress: String) async throws -> Account? {
+        try await read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM accounts WHERE container_id = ? AND email = ?", arguments: [containerID, emailAddress]
+            ).map(Self.account(from:))
+        }
+    }
+
+    public func account(containerID: String, userRecordName: String) async throws -> Account? {
+        try await read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM accounts WHERE container_id = ? AND user_record_name = ?",
+                arguments: [containerID, userRecordName]
+            ).map(Self.account(from:))
+        }
+    }
+
+    private static func account(from row: Row) -> Account {
+        Account(
+            containerID: row["container_id"], userRecordName: row["user_record_name"], emailAddress: row["email"],
+            passwordHash: row["password_hash"], givenName: row["given_name"], familyName: row["family_name"],
+            createdAt: row["created_at"]
+        )
+    }
+
+    public func createSession(_ session: Session) async throws {
+        try await write { batch in
+            try batch.db.execute(
+                sql: "INSERT INTO sessions (id, container_id, user_record_name, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+                arguments: [session.id, session.containerID, session.userRecordName, session.createdAt, session.expiresAt]
+            )
+            // Expired sessions are swept as new ones arrive, so the table never grows without bound.
+            try batch.db.execute(sql: "DELETE FROM sessions WHERE expires_at < ?", arguments: [session.createdAt])
+        }
+    }
+
+    public func session(id: String) async throws -> Session? {
+        try await read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM sessions WHERE id = ?", arguments: [id]).map { row in
+                Session(
+                    id: row["id"], containerID: row["container_id"], userRecordName: row["user_record_name"],
+                    createdAt: row["created_at"], expiresAt: row["expires_at"]
+                )
+            }
+        }
+    }
+
+    public func deleteSession(id: String) async throws {
+        try await write { batch in
+            try batch.db.execute(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id])
+        }
+    }
+
+    public func secret(named name: String, makeSecret: @Sendable () -> Data) async throws -> Data {
+        let candidate = makeSecret()
+        return try await write { batch in
+            try batch.db.execute(sql: "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)", arguments: [name, candidate])
+            guard let value = try Data.fetchOne(batch.db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [name]) else {
+                throw StorageError(.internalFailure, "a secret could not be stored")
+            }
+            return value
+        }
+    }
+}

@@ -1,0 +1,146 @@
+import GRDB
+import StratusModel
+import StratusStore
+
+/// A live zone's row.
+struct ZoneRow: Sendable {
+    var id: Int64
+    var zone: ZoneRef
+}
+
+/// The payload of a zone's sync token: the zone's row and the last change seen.
+struct ZoneSyncToken: Codable {
+    var z: Int64
+    var s: Int64
+}
+
+extension SQLiteStore {
+    static let zoneColumns = "container_id = ? AND environment = ? AND scope = ? AND owner = ?"
+
+    static func arguments(_ database: DatabaseRef) -> StatementArguments {
+        [database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName]
+    }
+
+    /// The live zone's row, if the zone exists.
+    static func liveZone(_ zone: ZoneRef, db: Database) throws -> ZoneRow? {
+        let id = try Int64.fetchOne(
+            db, sql: "SELECT id FROM zones WHERE \(zoneColumns) AND name = ? AND deleted = 0",
+            arguments: arguments(zone.database) + [zone.zoneName]
+        )
+        return id.map { ZoneRow(id: $0, zone: zone) }
+    }
+
+    /// The live zones of a database.
+    static func liveZones(in database: DatabaseRef, db: Database) throws -> [ZoneRow] {
+        try Row.fetchAll(
+            db, sql: "SELECT id, name FROM zones WHERE \(zoneColumns) AND deleted = 0 ORDER BY name",
+            arguments: arguments(database)
+        ).map { ZoneRow(id: $0[0], zone: database.zone($0[1])) }
+    }
+
+    /// The zone's row, creating it first if it is a default zone (which always exists for clients).
+    /// - Throws: ``StorageError/Code/zoneNotFound`` for a missing custom zone.
+    func ensureZone(_ zone: ZoneRef, db: Database) throws -> ZoneRow {
+        if let row = try Self.liveZone(zone, db: db) { return row }
+        guard zone.isDefault else {
+            throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
+        }
+        return try insertZone(zone, db: db)
+    }
+
+    private func insertZone(_ zone: ZoneRef, db: Database) throws -> ZoneRow {
+        try db.execute(
+            sql: "INSERT INTO zones (container_id, environment, scope, owner, name, seq) VALUES (?, ?, ?, ?, ?, ?)",
+            arguments: Self.arguments(zone.database) + [zone.zoneName, nextSequence()]
+        )
+        return ZoneRow(id: db.lastInsertedRowID, zone: zone)
+    }
+
+    /// The sequence number of the zone's latest change (its creation, or a record change).
+    static func lastChange(ofZone id: Int64, db: Database) throws -> Int64 {
+        try Int64.fetchOne(
+            db, sql: "SELECT MAX(m) FROM (SELECT seq AS m FROM zones WHERE id = ? UNION ALL SELECT MAX(seq) FROM records WHERE zone_id = ?)",
+            arguments: [id, id]
+        ) ?? 0
+    }
+
+    static func zoneInfo(_ row: ZoneRow, db: Database) throws -> ZoneInfo {
+        let token = OpaqueToken.encode(ZoneSyncToken(z: row.id, s: try lastChange(ofZone: row.id, db: db)))
+        return ZoneInfo(zoneID: row.zone.wireZoneID, syncToken: token, atomic: !row.zone.isDefault)
+    }
+
+    /// How a default zone that no write has created yet is described.
+    static func emptyDefaultZone(in database: DatabaseRef) -> ZoneInfo {
+        ZoneInfo(
+            zoneID: database.wireZoneID(ZoneID.defaultZoneName),
+            syncToken: OpaqueToken.encode(ZoneSyncToken(z: 0, s: 0)), atomic: false
+        )
+    }
+
+    public func zones(in database: DatabaseRef) async throws -> [ZoneInfo] {
+        try await read { db in
+            var infos = try Self.liveZones(in: database, db: db).map { try Self.zoneInfo($0, db: db) }
+            if !infos.contains(where: { $0.zoneID.isDefault }) {
+                infos.insert(Self.emptyDefaultZone(in: database), at: 0)
+            }
+            return infos
+        }
+    }
+
+    public func lookupZones(_ zoneNames: [String], in database: DatabaseRef) async throws -> [String: ZoneInfo] {
+        try await read { db in
+            var found: [String: ZoneInfo] = [:]
+            for name in Set(zoneNames) {
+                if let row = try Self.liveZone(database.zone(name), db: db) {
+                    found[name] = try Self.zoneInfo(row, db: db)
+                } else if name == ZoneID.defaultZoneName {
+                    found[name] = Self.emptyDefaultZone(in: database)
+                }
+            }
+            return found
+        }
+    }
+
+    public func modifyZones(_ operations: [ZoneOperation], in database: DatabaseRef) async throws -> [ZoneOperationResult] {
+        try await write { batch in
+            let db = batch.db
+            var results: [ZoneOperationResult] = []
+            for operation in operations {
+                let zone = database.zone(operation.zoneName)
+                do {
+                    try db.inSavepoint {
+                        results.append(try self.apply(operation, to: zone, db: db))
+                        return .commit
+                    }
+                } catch {
+                    results.append(.failed(zoneID: zone.wireZoneID, error: StorageError.translating(error)))
+                }
+            }
+            return results
+        }
+    }
+
+    private func apply(_ operation: ZoneOperation, to zone: ZoneRef, db: Database) throws -> ZoneOperationResult {
+        if zone.database.scope == .public && !zone.isDefault {
+            throw StorageError(.invalidArgument, "the public database has only the default zone")
+        }
+        switch operation {
+        case .create:
+            guard RecordNames.isValidName(zone.zoneName), zone.isDefault || !zone.zoneName.hasPrefix("_") else {
+                throw StorageError(.invalidArgument, "zone name '\(zone.zoneName)' is not valid")
+            }
+            let row = try Self.liveZone(zone, db: db) ?? insertZone(zone, db: db)
+            return .saved(try Self.zoneInfo(row, db: db))
+        case .delete:
+            if zone.isDefault { throw StorageError(.invalidArgument, "the default zone cannot be deleted") }
+            guard let row = try Self.liveZone(zone, db: db) else {
+                throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
+            }
+            try db.execute(sql: "DELETE FROM field_index WHERE zone_id = ?", arguments: [row.id])
+            try db.execute(sql: "DELETE FROM record_refs WHERE source_id IN (SELECT id FROM records WHERE zone_id = ?)", arguments: [row.id])
+            try db.execute(sql: "DELETE FROM records WHERE zone_id = ?", arguments: [row.id])
+            try db.execute(sql: "UPDATE zones SET deleted = 1, seq = ? WHERE id = ?", arguments: [nextSequence(), row.id])
+            return .deleted(zone.wireZoneID)
+        }
+    }
+}

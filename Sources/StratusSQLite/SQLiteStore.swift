@@ -1,0 +1,97 @@
+import Foundation
+import GRDB
+import StratusModel
+import StratusStore
+import Synchronization
+
+/// The embedded default store: one SQLite file in WAL mode, through GRDB.
+///
+/// Reads run concurrently on a pool of reader connections; writes go through one writer connection
+/// and share commits (``GroupCommitWriter``).
+///
+/// ```swift
+/// let store = try SQLiteStore(configuration: .init(path: "stratus-data/stratus.sqlite"))
+/// let zones = try await store.zones(in: .publicDatabase("iCloud.com.example.App", .development))
+/// ```
+public final class SQLiteStore: Sendable {
+    let pool: DatabasePool
+    let writer: GroupCommitWriter
+    let schemas: SchemaCache
+    /// The last change sequence number handed out. Changes are ordered by it; only the writer advances it.
+    private let sequence: Mutex<Int64>
+
+    /// Opens (creating if needed) the store's file and brings its tables up to date.
+    /// - Throws: ``StorageError`` when the file cannot be opened or migrated.
+    public init(configuration: Configuration) throws {
+        var config = GRDB.Configuration()
+        config.busyMode = .timeout(10)
+        config.maximumReaderCount = configuration.maximumReaderCount
+        let durability = configuration.durability
+        config.prepareDatabase { db in
+            try Self.prepare(db, durability: durability)
+        }
+        do {
+            pool = try DatabasePool(path: configuration.path, configuration: config)
+            try SQLiteMigrations.migrator.migrate(pool)
+            let last = try pool.read { db in
+                try Int64.fetchOne(db, sql: "SELECT MAX(m) FROM (SELECT MAX(seq) AS m FROM records UNION ALL SELECT MAX(seq) FROM zones)")
+            }
+            sequence = Mutex(last ?? 0)
+        } catch {
+            throw StorageError.translating(error)
+        }
+        schemas = SchemaCache()
+        writer = GroupCommitWriter(pool: pool, schemas: schemas)
+    }
+
+    /// Sets every connection up the same way, in one place.
+    private static func prepare(_ db: Database, durability: Configuration.Durability) throws {
+        // WAL is set by DatabasePool. NORMAL syncs the WAL only at checkpoints: a commit survives a killed
+        // process (it is in the OS's cache) but not power loss; FULL syncs at every (group) commit.
+        try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+        try db.execute(sql: "PRAGMA cache_size = -8000")
+        try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        db.add(function: DatabaseFunction("stratus_distance", argumentCount: 4, pure: true) { values in
+            guard let lat1 = Double.fromDatabaseValue(values[0]), let lon1 = Double.fromDatabaseValue(values[1]),
+                let lat2 = Double.fromDatabaseValue(values[2]), let lon2 = Double.fromDatabaseValue(values[3])
+            else { return nil }
+            return Location.distance(lat1, lon1, lat2, lon2)
+        })
+    }
+
+    /// The next change sequence number. Called by the writer only.
+    func nextSequence() -> Int64 {
+        sequence.withLock { value in
+            value += 1
+            return value
+        }
+    }
+
+    /// Runs a read-only closure on a reader connection.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.read(body)
+        } catch {
+            throw StorageError.translating(error)
+        }
+    }
+
+    /// Runs a closure in the next group commit.
+    func write<T: Sendable>(_ body: @escaping @Sendable (WriteBatch) throws -> T) async throws -> T {
+        do {
+            return try await writer.write(body)
+        } catch {
+            throw StorageError.translating(error)
+        }
+    }
+
+    /// The current milliseconds since 1970.
+    static func now() -> Int64 {
+        Int64(Date().timeIntervalSince1970 * 1000)
+    }
+}
+
+// GRDB and Foundation have types of these names too; inside this module the model's are meant.
+typealias Record = StratusModel.Record
+typealias SortDescriptor = StratusModel.SortDescriptor
+typealias Comparator = StratusModel.Comparator

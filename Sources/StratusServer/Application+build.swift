@@ -1,0 +1,71 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import StratusModel
+import StratusStore
+
+/// Builds the Stratus HTTP application over a store.
+///
+/// ```swift
+/// let store = try SQLiteStore(configuration: .init(path: "stratus-data/stratus.sqlite"))
+/// let app = try await buildApplication(configuration: ServerConfiguration(adminKey: key), store: store, logger: logger)
+/// try await app.runService()
+/// ```
+public func buildApplication(
+    configuration: ServerConfiguration, store: some Store, logger: Logger,
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) async throws -> some ApplicationProtocol {
+    let router = try await buildRouter(configuration: configuration, store: store)
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Stratus"),
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
+        logger: logger
+    )
+}
+
+/// Builds the router of every Stratus endpoint; tests drive it in process.
+public func buildRouter(configuration: ServerConfiguration, store: some Store) async throws -> Router<StratusRequestContext> {
+    let signingKey = try await store.secret(named: "web-auth-token-key") {
+        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+    }
+    let hasher = PasswordHasher(rounds: configuration.passwordHashRounds)
+    let state = ServerState(
+        configuration: configuration, store: store,
+        authenticator: Authenticator(store: store, signingKey: signingKey, sessionLifetime: configuration.sessionLifetime),
+        passwordHasher: hasher, signInThrottle: SignInThrottle(),
+        decoyPasswordHash: try hasher.hash(Authenticator.randomHex(bytes: 16))
+    )
+
+    let router = Router(context: StratusRequestContext.self)
+    if configuration.logRequests {
+        router.add(middleware: RequestLogMiddleware())
+    }
+    router.add(middleware: CORSMiddleware(
+        allowOrigin: .originBased,
+        allowHeaders: [.accept, .authorization, .contentType, .origin, HTTPField.Name("X-Apple-CloudKit-Request-KeyID")!,
+                       HTTPField.Name("X-Apple-CloudKit-Request-ISO8601Date")!, HTTPField.Name("X-Apple-CloudKit-Request-SignatureV1")!],
+        allowMethods: [.get, .post, .put, .delete, .options],
+        exposedHeaders: ["X-Apple-Request-UUID", "X-Apple-CloudKit-Web-Auth-Token"]
+    ))
+    router.add(middleware: CloudKitErrorMiddleware())
+
+    router.get("healthz") { _, _ in
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("status")
+        writer.string("ok")
+        writer.endObject()
+        return JSONResponse.make(writer)
+    }
+    AdminController(server: state).register(on: router)
+    AccountsController(server: state).register(on: router)
+    let database = router.group("database/1/:container/:environment/:database")
+    RecordsController(server: state).register(on: database)
+    ZonesController(server: state).register(on: database)
+    ChangesController(server: state).register(on: database)
+    UsersController(server: state).register(on: database)
+    return router
+}

@@ -1,0 +1,42 @@
+import Crypto
+import Foundation
+
+/// Issues and checks web auth tokens: `v1.<session>.<userRecordName>.<expiry>.<signature>`.
+///
+/// The HMAC signature lets a server reject forged or expired tokens without touching storage; the
+/// session named in the token is then checked against ``SessionCache``, so a signed-out token fails.
+struct WebAuthTokens: Sendable {
+    /// The HMAC key's bytes.
+    let key: Data
+
+    struct Claims: Sendable, Hashable {
+        var sessionID: String
+        var userRecordName: String
+        /// Milliseconds since 1970.
+        var expiresAt: Int64
+    }
+
+    func issue(_ claims: Claims, containerID: String) -> String {
+        let payload = "v1.\(claims.sessionID).\(claims.userRecordName).\(claims.expiresAt)"
+        return payload + "." + signature(payload, containerID: containerID)
+    }
+
+    /// The token's claims, if it is well formed, signed by this server for this container, and not expired.
+    func verify(_ token: String, containerID: String, now: Int64) -> Claims? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 5, parts[0] == "v1", let expiresAt = Int64(parts[3]) else { return nil }
+        let payload = parts[0..<4].joined(separator: ".")
+        let expected = signature(payload, containerID: containerID)
+        guard expected.utf8.count == parts[4].utf8.count,
+            zip(expected.utf8, parts[4].utf8).reduce(0, { $0 | ($1.0 ^ $1.1) }) == 0
+        else { return nil }
+        guard expiresAt > now else { return nil }
+        return Claims(sessionID: String(parts[1]), userRecordName: String(parts[2]), expiresAt: expiresAt)
+    }
+
+    private func signature(_ payload: String, containerID: String) -> String {
+        let mac = HMAC<SHA256>.authenticationCode(for: Data((containerID + "|" + payload).utf8), using: SymmetricKey(data: key))
+        return Data(mac).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Hummingbird
+import StratusModel
+import StratusStore
+
+/// Sign-up, sign-in and sign-out under `/auth/1/{container}/{environment}`.
+struct AccountsController {
+    let server: ServerState
+
+    func register(on router: Router<StratusRequestContext>) {
+        let group = router.group("auth/1/:container/:environment")
+        group.post("signup", use: signUp)
+        group.post("signin", use: signIn)
+        group.post("signout", use: signOut)
+    }
+
+    private func authenticate(_ request: Request, _ context: StratusRequestContext) async throws -> Authentication {
+        try await server.authenticator.authenticate(
+            request, containerID: try context.parameters.require("container"),
+            environment: try context.parameters.require("environment")
+        )
+    }
+
+    @Sendable func signUp(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let authentication = try await authenticate(request, context)
+        let body = try await RequestBody.decode(SignInRequest.self, from: request, limit: 64 * 1024)
+        let email = try Self.normalizedEmail(body.emailAddress)
+        guard body.password.count >= 8, body.password.utf8.count <= 1024 else {
+            throw APIError.badRequest("password must have at least 8 characters")
+        }
+        let containerID = authentication.container.id
+        if try await server.store.account(containerID: containerID, emailAddress: email) != nil {
+            throw APIError(.exists, "an account with this email address exists already")
+        }
+        let account = Account(
+            containerID: containerID, userRecordName: "_" + Authenticator.randomHex(bytes: 16), emailAddress: email,
+            passwordHash: try server.passwordHasher.hash(body.password),
+            givenName: body.givenName.flatMap(Self.nonEmpty), familyName: body.familyName.flatMap(Self.nonEmpty),
+            createdAt: Authenticator.now()
+        )
+        try await server.store.createAccount(account)
+        let token = try await server.authenticator.startSession(for: account)
+        return try JSONResponse.make(encoding: SignInResponse(ckWebAuthToken: token, userRecordName: account.userRecordName), status: .created)
+    }
+
+    @Sendable func signIn(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let authentication = try await authenticate(request, context)
+        let body = try await RequestBody.decode(SignInRequest.self, from: request, limit: 64 * 1024)
+        let email = try Self.normalizedEmail(body.emailAddress)
+        let throttleKey = authentication.container.id + "|" + email
+        if let retryAfter = server.signInThrottle.retryAfter(for: throttleKey) {
+            throw APIError(.throttled, "too many failed sign-ins for this account; try again later", retryAfter: retryAfter)
+        }
+        let account = try await server.store.account(containerID: authentication.container.id, emailAddress: email)
+        // An unknown address costs a hash too, so timing does not tell which addresses have accounts.
+        let valid = server.passwordHasher.verify(body.password, against: account?.passwordHash ?? server.decoyPasswordHash)
+        guard let account, valid else {
+            server.signInThrottle.recordFailure(for: throttleKey)
+            throw APIError(.authenticationFailed, "the email address or password is wrong")
+        }
+        server.signInThrottle.recordSuccess(for: throttleKey)
+        let token = try await server.authenticator.startSession(for: account)
+        return try JSONResponse.make(encoding: SignInResponse(ckWebAuthToken: token, userRecordName: account.userRecordName))
+    }
+
+    @Sendable func signOut(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let authentication = try await authenticate(request, context)
+        guard let token = authentication.webAuthToken else {
+            throw APIError(.authenticationRequired, "sign-out needs the ckWebAuthToken to revoke")
+        }
+        try await server.authenticator.endSession(token: token, containerID: authentication.container.id)
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.endObject()
+        return JSONResponse.make(writer)
+    }
+
+    static func normalizedEmail(_ address: String) throws -> String {
+        let email = address.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), email.utf8.count <= 254,
+            !email.contains(where: \.isWhitespace)
+        else {
+            throw APIError.badRequest("emailAddress is not a valid email address")
+        }
+        return email
+    }
+
+    private static func nonEmpty(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+}

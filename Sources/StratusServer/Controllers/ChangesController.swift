@@ -1,0 +1,117 @@
+import Hummingbird
+import StratusModel
+import StratusStore
+
+/// `changes/database` and `changes/zone`: the sync feeds (`ckws-protocol.md` §5).
+struct ChangesController {
+    let server: ServerState
+
+    func register(on group: RouterGroup<StratusRequestContext>) {
+        group.post("changes/database", use: database)
+        group.post("changes/zone", use: zone)
+    }
+
+    /// A page size within 1...200; absent means 200.
+    static func limit(_ requested: Int?) -> Int {
+        max(1, min(requested ?? RecordLimits.maximumResults, RecordLimits.maximumResults))
+    }
+
+    @Sendable func database(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let call = try await DatabaseCall.resolve(request, context, using: server)
+        let body = try await call.decode(DatabaseChangesRequest.self, from: request)
+        return try await Self.databaseChanges(call: call, store: server.store, syncToken: body.syncToken, limit: body.resultsLimit, tokenKey: "syncToken")
+    }
+
+    static func databaseChanges(call: DatabaseCall, store: any Store, syncToken: String?, limit: Int?, tokenKey: String) async throws -> Response {
+        var writer = JSONWriter()
+        writer.beginObject()
+        if call.scope == .shared {
+            writer.key("moreComing")
+            writer.bool(false)
+            writer.key(tokenKey)
+            writer.string(syncToken ?? "")
+            writer.key("zones")
+            writer.beginArray()
+            writer.endArray()
+            writer.endObject()
+            return call.respond(writer)
+        }
+        let changes = try await store.databaseChanges(in: try call.database(), since: syncToken, limit: Self.limit(limit))
+        writer.key("moreComing")
+        writer.bool(changes.moreComing)
+        writer.key(tokenKey)
+        writer.string(changes.syncToken)
+        writer.key("zones")
+        writer.beginArray()
+        for zone in changes.zones {
+            writer.arrayElement()
+            writer.beginObject()
+            if zone.deleted {
+                writer.key("deleted")
+                writer.bool(true)
+            }
+            writer.key("zoneID")
+            zone.zoneID.write(to: &writer)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return call.respond(writer)
+    }
+
+    @Sendable func zone(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let call = try await DatabaseCall.resolve(request, context, using: server)
+        let body = try await call.decode(ZoneChangesRequest.self, from: request)
+        guard body.zones.count <= RecordLimits.maximumOperations else {
+            throw APIError.badRequest("changes/zone may name at most \(RecordLimits.maximumOperations) zones")
+        }
+        var writer = JSONWriter(capacity: 16_384)
+        writer.beginObject()
+        writer.key("zones")
+        writer.beginArray()
+        for item in body.zones {
+            writer.arrayElement()
+            do {
+                let recordTypes = (item.desiredRecordTypes ?? body.desiredRecordTypes).map(Set.init)
+                let changes = try await server.store.zoneChanges(ZoneChangesQuery(
+                    zone: try call.zone(item.zoneID), syncToken: item.syncToken,
+                    limit: Self.limit(item.resultsLimit ?? body.resultsLimit), recordTypes: recordTypes
+                ))
+                let rendering = RecordRendering(
+                    desiredKeys: item.desiredKeys ?? body.desiredKeys,
+                    numbersAsStrings: body.numbersAsStrings ?? body.numberAsStrings ?? false
+                )
+                writer.beginObject()
+                writer.key("moreComing")
+                writer.bool(changes.moreComing)
+                writer.key("records")
+                Self.write(changes.changes, rendering: rendering, to: &writer)
+                writer.key("syncToken")
+                writer.string(changes.syncToken)
+                writer.key("zoneID")
+                try call.zone(item.zoneID).wireZoneID.write(to: &writer)
+                writer.endObject()
+            } catch {
+                let apiError = APIError(translating: error)
+                if apiError.code == .internalError { throw error }
+                ResultWriter.writeZoneFailure(item.zoneID, code: apiError.code, reason: apiError.reason, to: &writer)
+            }
+        }
+        writer.endArray()
+        writer.endObject()
+        return call.respond(writer)
+    }
+
+    /// Writes a change feed page: saved records in full, deletions as `{recordName, deleted: true}`.
+    static func write(_ changes: [RecordChange], rendering: RecordRendering, to writer: inout JSONWriter) {
+        writer.beginArray()
+        for change in changes {
+            writer.arrayElement()
+            switch change {
+            case .saved(let record): record.write(to: &writer, rendering: rendering)
+            case .deleted(let deletion): deletion.write(to: &writer)
+            }
+        }
+        writer.endArray()
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import StratusModel
+import StratusStore
+
+/// One authenticated call to `/database/1/{container}/{environment}/{database}/...`.
+struct DatabaseCall: Sendable {
+    var authentication: Authentication
+    var scope: DatabaseScope
+    var redirectURL: String
+    var maximumRequestBytes: Int
+
+    var caller: Caller {
+        Caller(userRecordName: authentication.userRecordName)
+    }
+
+    /// Resolves the container, tokens and database of a request.
+    static func resolve(_ request: Request, _ context: StratusRequestContext, using server: ServerState) async throws -> DatabaseCall {
+        let containerID = try context.parameters.require("container")
+        let environment = try context.parameters.require("environment")
+        let database = try context.parameters.require("database")
+        let authentication = try await server.authenticator.authenticate(request, containerID: containerID, environment: environment)
+        guard let scope = DatabaseScope(rawValue: database) else {
+            throw APIError.badRequest("database must be public, private or shared, not '\(database)'")
+        }
+        let base = server.configuration.publicURL ?? "http://\(request.head.authority ?? "localhost")"
+        let call = DatabaseCall(
+            authentication: authentication, scope: scope,
+            redirectURL: "\(base)/auth/1/\(containerID)/\(environment)/signin",
+            maximumRequestBytes: server.configuration.maximumRequestBytes
+        )
+        if scope != .public { _ = try call.requireUser() }
+        return call
+    }
+
+    /// The signed-in user.
+    /// - Throws: `AUTHENTICATION_REQUIRED` (421) with a `redirectURL` for an anonymous caller.
+    func requireUser() throws -> String {
+        guard let user = authentication.userRecordName else {
+            throw APIError(.authenticationRequired, "this request needs a signed-in user (ckWebAuthToken)", redirectURL: redirectURL)
+        }
+        return user
+    }
+
+    /// The database this call addresses, for zones the caller owns.
+    func database() throws -> DatabaseRef {
+        let container = authentication.container.id
+        switch scope {
+        case .public:
+            return .publicDatabase(container, authentication.environment)
+        case .private:
+            return .privateDatabase(container, authentication.environment, owner: try requireUser())
+        case .shared:
+            throw APIError(.zoneNotFound, "the shared database holds no zone shared with you")
+        }
+    }
+
+    /// The zone a request's `zoneID` names, checked against the caller's database.
+    func zone(_ zoneID: ZoneID?) throws -> ZoneRef {
+        let zoneID = zoneID ?? .default
+        let database = try database()
+        if let owner = zoneID.ownerRecordName, scope == .private, !Self.meansCaller(owner, database) {
+            throw APIError(.zoneNotFound, "zone \(zoneID.zoneName) of another user is not in your private database")
+        }
+        guard RecordNames.isValidName(zoneID.zoneName) else {
+            throw APIError.badRequest("zoneName '\(zoneID.zoneName)' is not valid")
+        }
+        return database.zone(zoneID.zoneName)
+    }
+
+    private static func meansCaller(_ owner: String, _ database: DatabaseRef) -> Bool {
+        owner == database.ownerRecordName || owner == "_defaultOwner" || owner == "__defaultOwner__"
+    }
+
+    /// A JSON response carrying the caller's web auth token back, as CloudKit does.
+    func respond(_ writer: JSONWriter) -> Response {
+        var headers = HTTPFields()
+        if let token = authentication.webAuthToken {
+            headers[HTTPField.Name("X-Apple-CloudKit-Web-Auth-Token")!] = token
+        }
+        return JSONResponse.make(writer, headers: headers)
+    }
+
+    /// Decodes the request body.
+    func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        try await RequestBody.decode(type, from: request, limit: maximumRequestBytes)
+    }
+}
+
+/// Renders per-item outcomes.
+enum ResultWriter {
+    /// `{recordName, serverErrorCode, reason, uuid, serverRecord?}`.
+    static func writeFailure(_ failure: RecordFailure, rendering: RecordRendering, to writer: inout JSONWriter) {
+        let code = APIError.wireCode(of: failure.error)
+        writer.beginObject()
+        writer.key("reason")
+        writer.string(code == .internalError ? "the server failed to process the record" : failure.error.message)
+        writer.key("recordName")
+        writer.string(failure.recordName)
+        if let serverRecord = failure.serverRecord {
+            writer.key("serverRecord")
+            serverRecord.write(to: &writer, rendering: rendering)
+        }
+        writer.key("serverErrorCode")
+        writer.string(code.rawValue)
+        writer.key("uuid")
+        writer.string(UUID().uuidString.lowercased())
+        writer.endObject()
+    }
+
+    /// `{recordName, serverErrorCode: NOT_FOUND, reason}` for a lookup miss.
+    static func writeMissing(_ recordName: String, to writer: inout JSONWriter) {
+        writeFailure(
+            RecordFailure(recordName: recordName, error: StorageError(.notFound, "the record does not exist")),
+            rendering: .full, to: &writer
+        )
+    }
+
+    /// `{zoneID, serverErrorCode, reason}`.
+    static func writeZoneFailure(_ zoneID: ZoneID, code: ServerErrorCode, reason: String, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("reason")
+        writer.string(reason)
+        writer.key("serverErrorCode")
+        writer.string(code.rawValue)
+        writer.key("zoneID")
+        zoneID.write(to: &writer)
+        writer.endObject()
+    }
+
+    /// `{zoneID, syncToken, atomic}`.
+    static func writeZone(_ zone: ZoneInfo, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("atomic")
+        writer.bool(zone.atomic)
+        writer.key("syncToken")
+        writer.string(zone.syncToken)
+        writer.key("zoneID")
+        zone.zoneID.write(to: &writer)
+        writer.endObject()
+    }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import StratusModel
+import StratusStore
+
+/// `records/modify`, `records/lookup`, `records/query` and `records/changes` (`ckws-protocol.md` §3-5).
+struct RecordsController {
+    let server: ServerState
+
+    func register(on group: RouterGroup<StratusRequestContext>) {
+        group.post("records/modify", use: modify)
+        group.post("records/lookup", use: lookup)
+        group.post("records/query", use: query)
+        group.post("records/changes", use: changes)
+    }
+
+    @Sendable func modify(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let call = try await DatabaseCall.resolve(request, context, using: server)
+        let body = try await call.decode(ModifyRecordsRequest.self, from: request)
+        guard body.operations.count <= RecordLimits.maximumOperations else {
+            throw APIError.badRequest("a request may have at most \(RecordLimits.maximumOperations) operations, not \(body.operations.count)")
+        }
+        let user = try call.requireUser()
+        let zone = try call.zone(body.zoneID)
+        let operations = try Self.operations(from: body.operations)
+        let results = operations.isEmpty ? [] : try await server.store.modifyRecords(RecordBatch(
+            zone: zone, operations: operations, atomic: body.atomic ?? true,
+            caller: Caller(userRecordName: user, deviceID: Self.deviceID(of: request)), timestamp: Authenticator.now()
+        ))
+        var writer = JSONWriter(capacity: 512 * max(1, results.count))
+        writer.beginObject()
+        writer.key("records")
+        writer.beginArray()
+        for (operation, result) in zip(body.operations, results) {
+            let rendering = RecordRendering(desiredKeys: operation.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? false)
+            writer.arrayElement()
+            switch result {
+            case .saved(let record): record.write(to: &writer, rendering: rendering)
+            case .deleted(let deletion): deletion.write(to: &writer)
+            case .failed(let failure): ResultWriter.writeFailure(failure, rendering: rendering, to: &writer)
+            }
+        }
+        writer.endArray()
+        writer.endObject()
+        return call.respond(writer)
+    }
+
+    /// Checks operations for shape: names present and valid, one operation per record.
+    static func operations(from inputs: [RecordOperationInput]) throws -> [RecordOperation] {
+        var seen = Set<String>()
+        return try inputs.enumerated().map { index, input in
+            var name = input.record.recordName
+            if name == nil && input.operationType == .create {
+                name = UUID().uuidString
+            }
+            guard let name else {
+                throw APIError.badRequest("operations[\(index)].record.recordName is required for \(input.operationType.rawValue)")
+            }
+            guard RecordNames.isValidName(name) else {
+                throw APIError.badRequest("operations[\(index)].record.recordName '\(name)' is not a valid record name")
+            }
+            guard seen.insert(name).inserted else {
+                throw APIError.badRequest("record \(name) appears in more than one operation; send one operation per record")
+            }
+            return RecordOperation(
+                type: input.operationType, recordName: name, recordType: input.record.recordType,
+                recordChangeTag: input.record.recordChangeTag, fields: input.record.fields
+            )
+        }
+    }
+
+    static func deviceID(of request: Request) -> String {
+        guard let name = HTTPField.Name("X-Stratus-Device-ID"), let value = request.headers[name], !value.isEmpty else { return "web" }
+        return String(value.prefix(64))
+    }
+
+    @Sendable func lookup(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let call = try await DatabaseCall.resolve(request, context, using: server)
+        let body = try await call.decode(LookupRecordsRequest.self, from: request)
+        guard body.records.count <= RecordLimits.maximumResults else {
+            throw APIError.badRequest("a lookup may name at most \(RecordLimits.maximumResults) records")
+        }
+        let zone = try call.zone(body.zoneID)
+        let found = try await server.store.lookupRecords(body.records.map(\.recordName), in: zone)
+        var writer = JSONWriter(capacity: 512 * max(1, body.records.count))
+        writer.beginObject()
+        writer.key("records")
+        writer.beginArray()
+        for item in body.records {
+            writer.arrayElement()
+            if let record = found[item.recordName] {
+                let rendering = RecordRendering(desiredKeys: item.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? false)
+                record.write(to: &writer, rendering: rendering)
+            } else {
+                ResultWriter.writeMissing(item.recordName, to: &writer)
+            }
+        }
+        writer.endArray()
+        writer.endObject()
+        return call.respond(writer)
+    }
+
+    @Sendable func query(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let call = try await DatabaseCall.resolve(request, context, using: server)
+        let body = try await call.decode(QueryRecordsRequest.self, from: request)
+        let limit = body.resultsLimit ?? RecordLimits.maximumResults
+        guard limit >= 1 else { throw APIError.badRequest("resultsLimit must be at least 1") }
+        let zoneName: String?
+        if let zoneID = body.zoneID {
+            zoneName = try call.zone(zoneID).zoneName
+        } else {
+            zoneName = body.zoneWide == true ? nil : ZoneID.defaultZoneName
+        }
+        let page = try await server.store.queryRecords(RecordQuery(
+            database: try call.database(), zoneName: zoneName, query: body.query,
+            limit: min(limit, RecordLimits.maximumResults), continuationMarker: body.continuationMarker
+        ))
+        let rendering = RecordRendering(desiredKeys: body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? false)
+        var writer = JSONWriter(capacity: 1024 * max(1, page.records.count))
+        writer.beginObject()
+        if let marker = page.continuationMarker {
+            writer.key("continuationMarker")
+            writer.string(marker)
+        }
+        writer.key("records")
+        writer.beginArray()
+        for record in page.records {
+            writer.arrayElement()
+            record.write(to: &writer, rendering: rendering)
+        }
+        writer.endArray()
+        writer.endObject()
+        return call.respond(writer)
+    }
+
+    @Sendable func changes(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let call = try await DatabaseCall.resolve(request, context, using: server)
+        let body = try await call.decode(RecordChangesRequest.self, from: request)
+        let changes = try await server.store.zoneChanges(ZoneChangesQuery(
+            zone: try call.zone(body.zoneID), syncToken: body.syncToken,
+            limit: ChangesController.limit(body.resultsLimit)
+        ))
+        var writer = JSONWriter(capacity: 1024 * max(1, changes.changes.count))
+        writer.beginObject()
+        writer.key("moreComing")
+        writer.bool(changes.moreComing)
+        writer.key("records")
+        ChangesController.write(changes.changes, rendering: RecordRendering(desiredKeys: body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? false), to: &writer)
+        writer.key("reverse")
+        writer.bool(false)
+        writer.key("syncToken")
+        writer.string(changes.syncToken)
+        writer.endObject()
+        return call.respond(writer)
+    }
+}

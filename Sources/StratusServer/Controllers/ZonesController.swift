@@ -1,0 +1,106 @@
+import Hummingbird
+import StratusModel
+import StratusStore
+
+/// `zones/list`, `zones/lookup`, `zones/modify` and the older `zones/changes` (`ckws-protocol.md` §5).
+struct ZonesController {
+    let server: ServerState
+
+    func register(on group: RouterGroup<StratusRequestContext>) {
+        group.get("zones/list", use: list)
+        group.post("zones/list", use: list)
+        group.post("zones/lookup", use: lookup)
+        group.post("zones/modify", use: modify)
+        group.post("zones/changes", use: changes)
+    }
+
+    @Sendable func list(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let call = try await DatabaseCall.resolve(request, context, using: server)
+        let zones = call.scope == .shared ? [] : try await server.store.zones(in: try call.database())
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("zones")
+        writer.beginArray()
+        for zone in zones {
+            writer.arrayElement()
+            ResultWriter.writeZone(zone, to: &writer)
+        }
+        writer.endArray()
+        writer.endObject()
+        return call.respond(writer)
+    }
+
+    @Sendable func lookup(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let call = try await DatabaseCall.resolve(request, context, using: server)
+        let body = try await call.decode(LookupZonesRequest.self, from: request)
+        guard body.zones.count <= RecordLimits.maximumOperations else {
+            throw APIError.badRequest("a lookup may name at most \(RecordLimits.maximumOperations) zones")
+        }
+        let found = call.scope == .shared ? [:] : try await server.store.lookupZones(body.zones.map(\.zoneName), in: try call.database())
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("zones")
+        writer.beginArray()
+        for zoneID in body.zones {
+            writer.arrayElement()
+            if let zone = found[zoneID.zoneName], (try? call.zone(zoneID)) != nil {
+                ResultWriter.writeZone(zone, to: &writer)
+            } else {
+                ResultWriter.writeZoneFailure(zoneID, code: .zoneNotFound, reason: "zone \(zoneID.zoneName) does not exist", to: &writer)
+            }
+        }
+        writer.endArray()
+        writer.endObject()
+        return call.respond(writer)
+    }
+
+    @Sendable func modify(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let call = try await DatabaseCall.resolve(request, context, using: server)
+        let body = try await call.decode(ModifyZonesRequest.self, from: request)
+        guard body.operations.count <= RecordLimits.maximumOperations else {
+            throw APIError.badRequest("a request may have at most \(RecordLimits.maximumOperations) operations")
+        }
+        _ = try call.requireUser()
+        var seen = Set<String>()
+        let operations: [ZoneOperation] = try body.operations.map { operation in
+            let zone = try call.zone(operation.zone.zoneID)
+            guard seen.insert(zone.zoneName).inserted else {
+                throw APIError.badRequest("zone \(zone.zoneName) appears in more than one operation")
+            }
+            return operation.operationType == .create ? .create(zoneName: zone.zoneName) : .delete(zoneName: zone.zoneName)
+        }
+        let results = try await server.store.modifyZones(operations, in: try call.database())
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("zones")
+        writer.beginArray()
+        for result in results {
+            writer.arrayElement()
+            switch result {
+            case .saved(let zone):
+                ResultWriter.writeZone(zone, to: &writer)
+            case .deleted(let zoneID):
+                writer.beginObject()
+                writer.key("deleted")
+                writer.bool(true)
+                writer.key("zoneID")
+                zoneID.write(to: &writer)
+                writer.endObject()
+            case .failed(let zoneID, let error):
+                let apiError = APIError(storageError: error)
+                ResultWriter.writeZoneFailure(zoneID, code: apiError.code, reason: apiError.reason, to: &writer)
+            }
+        }
+        writer.endArray()
+        writer.endObject()
+        return call.respond(writer)
+    }
+
+    @Sendable func changes(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let call = try await DatabaseCall.resolve(request, context, using: server)
+        let body = try await call.decode(ZoneListChangesRequest.self, from: request)
+        return try await ChangesController.databaseChanges(
+            call: call, store: server.store, syncToken: body.metaSyncToken, limit: body.resultsLimit, tokenKey: "metaSyncToken"
+        )
+    }
+}

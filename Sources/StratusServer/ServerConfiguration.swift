@@ -1,0 +1,34 @@
+/// How a Stratus server behaves. Every value has a default suited to running on one machine.
+public struct ServerConfiguration: Sendable {
+    /// The interface to listen on. Default `127.0.0.1`.
+    public var host: String
+    /// The port to listen on; 0 picks a free one. Default 8080.
+    public var port: Int
+    /// The key of the admin API (`Authorization: Bearer <key>`).
+    public var adminKey: String
+    /// The largest request body accepted, in bytes. Default 16 MiB.
+    public var maximumRequestBytes: Int
+    /// PBKDF2 rounds for new password hashes. Default 210,000.
+    public var passwordHashRounds: Int
+    /// How long a web auth token stays valid, in seconds. Default two weeks.
+    public var sessionLifetime: Int
+    /// The URL clients reach this server at, used in `redirectURL`s; by default taken from each request's `Host`.
+    public var publicURL: String?
+    /// Whether to log one line per request. Default `true`.
+    public var logRequests: Bool
+
+    public init(
+        host: String = "127.0.0.1", port: Int = 8080, adminKey: String, maximumRequestBytes: Int = 16 * 1024 * 1024,
+        passwordHashRounds: Int = 210_000, sessionLifetime: Int = 14 * 24 * 3600, publicURL: String? = nil,
+        logRequests: Bool = true
+    ) {
+        self.host = host
+        self.port = port
+        self.adminKey = adminKey
+        self.maximumRequestBytes = maximumRequestBytes
+        self.passwordHashRounds = passwordHashRounds
+        self.sessionLifetime = sessionLifetime
+        self.publicURL = publicURL
+        self.logRequests = logRequests
+    }
+}

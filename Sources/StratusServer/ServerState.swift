@@ -1,0 +1,13 @@
+import Crypto
+import StratusStore
+
+/// What every route shares: configuration, storage and the authentication state.
+struct ServerState: Sendable {
+    let configuration: ServerConfiguration
+    let store: any Store
+    let authenticator: Authenticator
+    let passwordHasher: PasswordHasher
+    let signInThrottle: SignInThrottle
+    /// A hash of a random password at the configured cost, checked against when an address has no account.
+    let decoyPasswordHash: String
+}

@@ -1,0 +1,35 @@
+import Foundation
+import StratusModel
+
+/// Storage for containers, accounts, sessions and server secrets.
+///
+/// ```swift
+/// try await store.createContainer(ContainerInfo(id: "iCloud.com.example.App", apiToken: token, createdAt: now))
+/// let container = try await store.container(id: "iCloud.com.example.App")
+/// ```
+public protocol AccountStore: Sendable {
+    /// Creates a container.
+    /// - Throws: ``StorageError/Code/alreadyExists`` when the ID is taken.
+    func createContainer(_ container: ContainerInfo) async throws
+    /// The container with that ID, if any.
+    func container(id: String) async throws -> ContainerInfo?
+    /// Every container, by ID.
+    func containers() async throws -> [ContainerInfo]
+
+    /// Creates an account, and its `Users` record in both environments' public databases.
+    /// - Throws: ``StorageError/Code/alreadyExists`` when the email address is taken in that container.
+    func createAccount(_ account: Account) async throws
+    /// The account with that (lowercased) email address in a container.
+    func account(containerID: String, emailAddress: String) async throws -> Account?
+    /// The account with that user record name in a container.
+    func account(containerID: String, userRecordName: String) async throws -> Account?
+
+    func createSession(_ session: Session) async throws
+    func session(id: String) async throws -> Session?
+    /// Removes a session; removing a missing one is not an error.
+    func deleteSession(id: String) async throws
+
+    /// A server secret, created from `makeSecret` the first time it is asked for, the same ever after
+    /// (and on every node that shares the store).
+    func secret(named name: String, makeSecret: @Sendable () -> Data) async throws -> Data
+}

@@ -1,0 +1,61 @@
+import StratusModel
+
+/// A container: the unit an app owns, with its API token.
+public struct ContainerInfo: Sendable, Hashable {
+    /// `iCloud.com.example.App`.
+    public var id: String
+    /// 64 hexadecimal characters, sent by clients as `ckAPIToken`.
+    public var apiToken: String
+    /// Milliseconds since 1970.
+    public var createdAt: Int64
+
+    public init(id: String, apiToken: String, createdAt: Int64) {
+        self.id = id
+        self.apiToken = apiToken
+        self.createdAt = createdAt
+    }
+}
+
+/// A user's account in one container, shared by both environments.
+public struct Account: Sendable, Hashable {
+    public var containerID: String
+    /// `_` + 32 lowercase hex digits; also the name of the user's `Users` record.
+    public var userRecordName: String
+    /// Lowercased.
+    public var emailAddress: String
+    /// A salted slow hash in a self-describing form (see `PasswordHasher` in the server).
+    public var passwordHash: String
+    public var givenName: String?
+    public var familyName: String?
+    public var createdAt: Int64
+
+    public init(
+        containerID: String, userRecordName: String, emailAddress: String, passwordHash: String,
+        givenName: String?, familyName: String?, createdAt: Int64
+    ) {
+        self.containerID = containerID
+        self.userRecordName = userRecordName
+        self.emailAddress = emailAddress
+        self.passwordHash = passwordHash
+        self.givenName = givenName
+        self.familyName = familyName
+        self.createdAt = createdAt
+    }
+}
+
+/// A signed-in session; the web auth token names it.
+public struct Session: Sendable, Hashable {
+    public var id: String
+    public var containerID: String
+    public var userRecordName: String
+    public var createdAt: Int64
+    public var expiresAt: Int64
+
+    public init(id: String, containerID: String, userRecordName: String, createdAt: Int64, expiresAt: Int64) {
+        self.id = id
+        self.containerID = containerID
+        self.userRecordName = userRecordName
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+    }
+}

@@ -1,0 +1,106 @@
+import StratusModel
+
+/// One searchable key derived from a record's fields. Backends store these beside records so that
+/// queries find records through an index instead of reading them all.
+public struct IndexEntry: Sendable, Hashable {
+    /// What the key stands for.
+    public enum Kind: Int, Sendable, Hashable {
+        /// The value of a scalar field.
+        case value = 0
+        /// One element of a list field.
+        case listElement = 1
+        /// One lowercased token of a STRING field, for CONTAINS_*_TOKENS.
+        case token = 2
+    }
+
+    /// A key value of a primitive storage type.
+    public enum Key: Sendable, Hashable {
+        case integer(Int64)
+        case double(Double)
+        case text(String)
+    }
+
+    public var field: String
+    public var kind: Kind
+    public var key: Key
+    /// The longitude of a LOCATION (whose key is its latitude); 0 otherwise.
+    public var extra: Double
+
+    public init(field: String, kind: Kind, key: Key, extra: Double = 0) {
+        self.field = field
+        self.kind = kind
+        self.key = key
+        self.extra = extra
+    }
+
+    /// The most tokens indexed for one STRING value.
+    public static let maximumTokensPerValue = 1_000
+
+    /// The index entries of a record's fields.
+    public static func entries(for fields: [String: FieldValue]) -> [IndexEntry] {
+        var entries: [IndexEntry] = []
+        entries.reserveCapacity(fields.count * 2)
+        for (name, value) in fields {
+            switch value {
+            case .list(_, let elements):
+                var seen = Set<IndexEntry>()
+                for element in elements {
+                    if let entry = entry(field: name, kind: .listElement, value: element), seen.insert(entry).inserted {
+                        entries.append(entry)
+                    }
+                }
+            default:
+                if let entry = entry(field: name, kind: .value, value: value) { entries.append(entry) }
+                if case .string(let text) = value {
+                    for token in TextTokenizer.tokens(in: text).prefix(maximumTokensPerValue) {
+                        entries.append(IndexEntry(field: name, kind: .token, key: .text(token)))
+                    }
+                }
+            }
+        }
+        return entries
+    }
+
+    /// The key a comparand is stored and compared as, or `nil` for values that are not indexed.
+    public static func key(for value: FieldValue) -> Key? {
+        switch value {
+        case .string(let text): .text(text)
+        case .int64(let number), .timestamp(let number): .integer(number)
+        case .double(let number): .double(number)
+        case .reference(let reference): .text(reference.recordName)
+        case .location(let location): .double(location.latitude)
+        case .bytes, .asset, .list: nil
+        }
+    }
+
+    private static func entry(field: String, kind: Kind, value: FieldValue) -> IndexEntry? {
+        guard let key = key(for: value) else { return nil }
+        if case .location(let location) = value {
+            return IndexEntry(field: field, kind: kind, key: key, extra: location.longitude)
+        }
+        return IndexEntry(field: field, kind: kind, key: key)
+    }
+}
+
+/// Splits text into the lowercased word tokens that CONTAINS_ALL_TOKENS and CONTAINS_ANY_TOKENS match.
+public enum TextTokenizer {
+    /// The distinct tokens of `text`, in order of first appearance.
+    public static func tokens(in text: String) -> [String] {
+        var tokens: [String] = []
+        var seen = Set<String>()
+        var current = ""
+        func flush() {
+            if !current.isEmpty, seen.insert(current).inserted { tokens.append(current) }
+            current = ""
+        }
+        for character in text.lowercased() {
+            if character.isLetter || character.isNumber {
+                current.append(character)
+            } else {
+                flush()
+            }
+        }
+        flush()
+        return tokens
+    }
+}

@@ -1,0 +1,62 @@
+import StratusModel
+
+/// One record operation, validated for shape but not yet typed against the schema.
+public struct RecordOperation: Sendable, Hashable {
+    public var type: RecordOperationType
+    public var recordName: String
+    public var recordType: String?
+    public var recordChangeTag: String?
+    /// The fields sent; `nil` when the client sent none. A `null` value removes a field.
+    public var fields: [String: FieldInput]?
+
+    public init(
+        type: RecordOperationType, recordName: String, recordType: String? = nil, recordChangeTag: String? = nil,
+        fields: [String: FieldInput]? = nil
+    ) {
+        self.type = type
+        self.recordName = recordName
+        self.recordType = recordType
+        self.recordChangeTag = recordChangeTag
+        self.fields = fields
+    }
+}
+
+/// A batch of record operations in one zone, as one `records/modify` request.
+public struct RecordBatch: Sendable, Hashable {
+    public var zone: ZoneRef
+    public var operations: [RecordOperation]
+    /// All-or-nothing; honoured in custom zones only, as in CloudKit.
+    public var atomic: Bool
+    /// Must be signed in: anonymous callers cannot write.
+    public var caller: Caller
+    /// The time of the write, milliseconds since 1970.
+    public var timestamp: Int64
+
+    public init(zone: ZoneRef, operations: [RecordOperation], atomic: Bool, caller: Caller, timestamp: Int64) {
+        self.zone = zone
+        self.operations = operations
+        self.atomic = atomic
+        self.caller = caller
+        self.timestamp = timestamp
+    }
+}
+
+/// The outcome of one record operation.
+public enum RecordOperationResult: Sendable {
+    case saved(Record)
+    case deleted(DeletedRecord)
+    case failed(RecordFailure)
+}
+
+/// A failed record operation. For `CONFLICT` it carries the current server record so a client can merge.
+public struct RecordFailure: Sendable {
+    public var recordName: String
+    public var error: StorageError
+    public var serverRecord: Record?
+
+    public init(recordName: String, error: StorageError, serverRecord: Record? = nil) {
+        self.recordName = recordName
+        self.error = error
+        self.serverRecord = serverRecord
+    }
+}

@@ -1,0 +1,33 @@
+import StratusModel
+
+/// A query as the store runs it.
+public struct RecordQuery: Sendable, Hashable {
+    public var database: DatabaseRef
+    /// The zones to search; `nil` searches every zone of the database (`zoneWide`).
+    public var zoneName: String?
+    public var query: QueryInput
+    /// 1...200.
+    public var limit: Int
+    /// The `continuationMarker` of the previous page.
+    public var continuationMarker: String?
+
+    public init(database: DatabaseRef, zoneName: String?, query: QueryInput, limit: Int, continuationMarker: String?) {
+        self.database = database
+        self.zoneName = zoneName
+        self.query = query
+        self.limit = limit
+        self.continuationMarker = continuationMarker
+    }
+}
+
+/// One page of query results.
+public struct QueryPage: Sendable {
+    public var records: [Record]
+    /// Present when more records match; send it back with the same query for the next page.
+    public var continuationMarker: String?
+
+    public init(records: [Record], continuationMarker: String?) {
+        self.records = records
+        self.continuationMarker = continuationMarker
+    }
+}

@@ -1,0 +1,45 @@
+import StratusModel
+
+/// The storage contract for schema, zones, records and their change feeds.
+///
+/// Every backend runs the same conformance suite (`StratusStoreTesting`). Operations are
+/// domain-level: a backend is free to use its own strengths to answer them.
+///
+/// ```swift
+/// let zone = DatabaseRef.privateDatabase("iCloud.com.example.App", .development, owner: user).zone("Notes")
+/// let results = try await store.modifyRecords(RecordBatch(zone: zone, operations: [
+///     RecordOperation(type: .create, recordName: "n1", recordType: "Note", fields: ["title": FieldInput(value: .string("Hi"))]),
+/// ], atomic: true, caller: Caller(userRecordName: user), timestamp: now))
+/// ```
+public protocol RecordStore: Sendable {
+    /// The schema of a container environment.
+    func schema(containerID: String, environment: Environment) async throws -> Schema
+
+    /// Every live zone of a database; the default zone always appears.
+    func zones(in database: DatabaseRef) async throws -> [ZoneInfo]
+    /// The named zones that exist, keyed by name.
+    func lookupZones(_ zoneNames: [String], in database: DatabaseRef) async throws -> [String: ZoneInfo]
+    /// Creates and deletes zones; deleting a zone deletes its records.
+    func modifyZones(_ operations: [ZoneOperation], in database: DatabaseRef) async throws -> [ZoneOperationResult]
+
+    /// Applies a batch of record operations, one result per operation in order.
+    ///
+    /// In development, unknown record types and fields are added to the schema; in production they
+    /// fail the operation.
+    /// - Throws: ``StorageError/Code/zoneNotFound`` when the zone does not exist.
+    func modifyRecords(_ batch: RecordBatch) async throws -> [RecordOperationResult]
+    /// The named records of a zone that exist, keyed by name.
+    func lookupRecords(_ recordNames: [String], in zone: ZoneRef) async throws -> [String: Record]
+    /// One page of a query.
+    /// - Throws: ``StorageError/Code/invalidArgument`` for a filter that does not fit the schema.
+    func queryRecords(_ query: RecordQuery) async throws -> QueryPage
+
+    /// Zones of a database that changed since a token.
+    func databaseChanges(in database: DatabaseRef, since syncToken: String?, limit: Int) async throws -> DatabaseChanges
+    /// Records of a zone that changed since a token, in commit order.
+    /// - Throws: ``StorageError/Code/zoneNotFound``; ``StorageError/Code/invalidArgument`` for a token of another zone.
+    func zoneChanges(_ query: ZoneChangesQuery) async throws -> ZoneChanges
+}
+
+/// Everything a Stratus server needs from storage.
+public typealias Store = AccountStore & RecordStore

@@ -1,0 +1,136 @@
+import StratusModel
+
+/// Turns a query as sent on the wire into a typed ``Query`` by checking it against the schema.
+///
+/// Shared by every backend, so that every backend accepts and refuses the same queries.
+public enum QueryTyper {
+    /// The most filters one query may have.
+    public static let maximumFilters = 32
+
+    /// Types a query.
+    /// - Returns: `nil` when the record type is unknown in development: no record can match yet.
+    /// - Throws: ``StorageError/Code/invalidArgument`` naming the filter or sort that does not fit.
+    public static func typedQuery(_ input: QueryInput, schema: Schema, environment: Environment) throws(StorageError) -> Query? {
+        guard let recordType = schema.recordTypes[input.recordType] else {
+            if environment == .development && RecordNames.isValidIdentifier(input.recordType) { return nil }
+            throw StorageError(.invalidArgument, "record type '\(input.recordType)' does not exist")
+        }
+        let filters = input.filterBy ?? []
+        guard filters.count <= maximumFilters else {
+            throw StorageError(.invalidArgument, "a query may have at most \(maximumFilters) filters")
+        }
+        var query = Query(recordType: input.recordType)
+        for filter in filters {
+            query.filters.append(try typedFilter(filter, recordType: recordType))
+        }
+        for sort in input.sortBy ?? [] {
+            query.sort.append(try typedSort(sort, recordType: recordType))
+        }
+        return query
+    }
+
+    private static func fieldReference(
+        fieldName: String?, systemFieldName: String?, recordType: RecordTypeSchema, declared: FieldType?
+    ) throws(StorageError) -> (FieldReference, FieldType?) {
+        if let systemFieldName {
+            guard let system = SystemField(wireName: systemFieldName) else {
+                throw StorageError(.invalidArgument, "unknown system field '\(systemFieldName)'")
+            }
+            return (.system(system), FieldType(system.valueType))
+        }
+        guard let fieldName else {
+            throw StorageError(.invalidArgument, "a filter or sort needs fieldName or systemFieldName")
+        }
+        if let system = SystemField(wireName: fieldName), fieldName.hasPrefix("___") {
+            return (.system(system), FieldType(system.valueType))
+        }
+        return (.field(fieldName), recordType.fields[fieldName]?.type ?? declared)
+    }
+
+    private static func typedFilter(_ input: FilterInput, recordType: RecordTypeSchema) throws(StorageError) -> Filter {
+        guard let comparator = Comparator(rawValue: input.comparator) else {
+            throw StorageError(.invalidArgument, "unknown comparator '\(input.comparator)'")
+        }
+        guard let fieldValue = input.fieldValue else {
+            throw StorageError(.invalidArgument, "filter \(comparator.rawValue) needs a fieldValue")
+        }
+        let declared: FieldType?
+        do { declared = try fieldValue.declaredType() } catch { throw StorageError(error) }
+        // A declared list type on a scalar comparison (IN) describes the comparand, not the field.
+        let declaredField = declared.map { comparator.takesListValue && !comparator.isListComparator ? FieldType($0.scalar) : $0 }
+        let (field, knownType) = try fieldReference(
+            fieldName: input.fieldName, systemFieldName: input.systemFieldName, recordType: recordType,
+            declared: declaredField.map { comparator.isListComparator ? FieldType.list($0.scalar) : $0 }
+        )
+        let inferred = FieldValue.inferredType(of: fieldValue.value)
+        guard let fieldType = knownType ?? inferred.map({ comparator.isListComparator ? .list($0.scalar) : FieldType($0.scalar) }) else {
+            throw StorageError(.invalidArgument, "filter on '\(field.name)': cannot tell the value's type; send \"type\"")
+        }
+        try check(comparator, on: fieldType, field: field)
+        let comparandType = comparator.takesListValue ? FieldType.list(fieldType.scalar) : FieldType(fieldType.scalar)
+        let value: FieldValue
+        do {
+            value = try FieldValue(json: fieldValue.value, as: comparandType)
+        } catch {
+            throw StorageError(.invalidArgument, "filter \(comparator.rawValue) on '\(field.name)': \(error.message)")
+        }
+        if comparator == .near {
+            guard let distance = input.distance, distance.isFinite, distance >= 0 else {
+                throw StorageError(.invalidArgument, "NEAR on '\(field.name)' needs a distance in metres")
+            }
+        }
+        return Filter(comparator: comparator, field: field, value: value, distance: input.distance)
+    }
+
+    private static func check(_ comparator: Comparator, on type: FieldType, field: FieldReference) throws(StorageError) {
+        func refuse(_ why: String) -> StorageError {
+            StorageError(.invalidArgument, "\(comparator.rawValue) cannot be used on '\(field.name)' (\(type.wireName)): \(why)")
+        }
+        if comparator.isListComparator {
+            guard type.isList else { throw refuse("it applies to list fields") }
+            if comparator == .listMemberBeginsWith || comparator == .notListMemberBeginsWith {
+                guard type.scalar == .string else { throw refuse("it applies to STRING_LIST fields") }
+            }
+            return
+        }
+        guard !type.isList else { throw refuse("use a LIST_ comparator on list fields") }
+        switch comparator {
+        case .near:
+            guard type.scalar == .location else { throw refuse("it applies to LOCATION fields") }
+        case .beginsWith, .notBeginsWith, .containsAllTokens, .containsAnyTokens:
+            guard type.scalar == .string else { throw refuse("it applies to STRING fields") }
+        case .lessThan, .lessThanOrEquals, .greaterThan, .greaterThanOrEquals:
+            guard [.string, .int64, .double, .timestamp].contains(type.scalar) else { throw refuse("values of this type are not ordered") }
+        case .equals, .notEquals, .in, .notIn:
+            guard ![.location, .asset, .bytes].contains(type.scalar) else { throw refuse("values of this type cannot be compared") }
+        default:
+            break
+        }
+    }
+
+    private static func typedSort(_ input: SortInput, recordType: RecordTypeSchema) throws(StorageError) -> SortDescriptor {
+        let (field, type) = try fieldReference(
+            fieldName: input.fieldName, systemFieldName: input.systemFieldName, recordType: recordType, declared: nil
+        )
+        var relative: Location?
+        if let relativeLocation = input.relativeLocation {
+            guard case .location(let location)? = try? FieldValue(json: relativeLocation.value, as: FieldType(.location)) else {
+                throw StorageError(.invalidArgument, "relativeLocation of the sort on '\(field.name)' must be a LOCATION")
+            }
+            relative = location
+        }
+        if let type {
+            if type.isList { throw StorageError(.invalidArgument, "cannot sort by list field '\(field.name)'") }
+            if type.scalar == .location && relative == nil {
+                throw StorageError(.invalidArgument, "sorting by LOCATION field '\(field.name)' needs a relativeLocation")
+            }
+            if relative != nil && type.scalar != .location {
+                throw StorageError(.invalidArgument, "relativeLocation applies to LOCATION fields, not '\(field.name)'")
+            }
+            if [.bytes, .asset].contains(type.scalar) {
+                throw StorageError(.invalidArgument, "cannot sort by \(type.wireName) field '\(field.name)'")
+            }
+        }
+        return SortDescriptor(field: field, ascending: input.ascending ?? true, relativeLocation: relative)
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import ArgumentParser
+import StratusSQLite
+
+/// The server's data folder: the SQLite file and the generated admin key.
+struct DataFolder {
+    let path: String
+
+    var databasePath: String { path + "/stratus.sqlite" }
+    var adminKeyPath: String { path + "/admin.key" }
+
+    /// Creates the folder if needed.
+    func prepare() throws {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    func openStore(durability: SQLiteStore.Configuration.Durability = .process) throws -> SQLiteStore {
+        try prepare()
+        return try SQLiteStore(configuration: .init(path: databasePath, durability: durability))
+    }
+
+    /// The admin key kept in the folder, generating it on first use.
+    /// - Returns: the key, and whether it was generated just now.
+    func adminKey() throws -> (key: String, generated: Bool) {
+        if let stored = try? String(contentsOfFile: adminKeyPath, encoding: .utf8) {
+            let key = stored.trimmingCharacters(in: .whitespacesAndNewlines)
+            if !key.isEmpty { return (key, false) }
+        }
+        var generator = SystemRandomNumberGenerator()
+        let key = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
+        try prepare()
+        guard FileManager.default.createFile(atPath: adminKeyPath, contents: Data((key + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw ValidationError("cannot write the admin key to \(adminKeyPath)")
+        }
+        return (key, true)
+    }
+}
+
+/// Reads an option from its environment variable when the flag was not given.
+func environmentValue(_ name: String) -> String? {
+    guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
+    return value
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import StratusServer
+import StratusSQLite
+
+/// `stratus serve`: runs the server on the embedded SQLite store.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the server.")
+
+    @Option(help: "The interface to listen on (STRATUS_HOST).")
+    var host: String?
+
+    @Option(help: "The port to listen on; 0 picks a free one (STRATUS_PORT).")
+    var port: Int?
+
+    @Option(help: "The data folder (STRATUS_DATA).")
+    var data: String?
+
+    @Option(help: "The admin API key (STRATUS_ADMIN_KEY); generated and kept in the data folder when not given.")
+    var adminKey: String?
+
+    @Option(help: "When commits reach the disk: 'process' survives a killed process, 'full' also power loss (STRATUS_SYNC).")
+    var sync: String?
+
+    @Option(help: "The URL clients reach this server at, used in redirect URLs (STRATUS_PUBLIC_URL).")
+    var publicURL: String?
+
+    @Option(help: "PBKDF2 rounds for new password hashes (STRATUS_PASSWORD_ROUNDS).")
+    var passwordRounds: Int?
+
+    @Flag(help: "Do not log one line per request.")
+    var quiet = false
+
+    func run() async throws {
+        LoggingSystem.bootstrap { label in BufferedLogHandler(label: label) }
+        defer { LogSink.standardError.flush() }
+        let logger = Logger(label: "stratus")
+
+        let folder = DataFolder(path: data ?? environmentValue("STRATUS_DATA") ?? "./stratus-data")
+        let syncName = sync ?? environmentValue("STRATUS_SYNC") ?? "process"
+        guard let durability = SQLiteStore.Configuration.Durability(rawValue: syncName) else {
+            throw ValidationError("--sync must be 'process' or 'full'")
+        }
+        let store = try folder.openStore(durability: durability)
+        var key = adminKey ?? environmentValue("STRATUS_ADMIN_KEY")
+        if key == nil {
+            let stored = try folder.adminKey()
+            key = stored.key
+            if stored.generated {
+                print("Generated an admin key (kept in \(folder.adminKeyPath)); it is shown only this once:\n  \(stored.key)")
+            }
+        }
+        let configuration = ServerConfiguration(
+            host: host ?? environmentValue("STRATUS_HOST") ?? "127.0.0.1",
+            port: port ?? environmentValue("STRATUS_PORT").flatMap(Int.init) ?? 8080,
+            adminKey: key!,
+            passwordHashRounds: passwordRounds ?? environmentValue("STRATUS_PASSWORD_ROUNDS").flatMap(Int.init) ?? 210_000,
+            publicURL: publicURL ?? environmentValue("STRATUS_PUBLIC_URL"),
+            logRequests: !quiet
+        )
+        let host = configuration.host
+        let app = try await buildApplication(configuration: configuration, store: store, logger: logger) { port in
+            // Written unbuffered: scripts wait for this line to know the server is up.
+            FileHandle.standardOutput.write(Data("Stratus is listening on http://\(host):\(port) (data in \(folder.path))\n".utf8))
+        }
+        try await app.runService()
+    }
+}
