@@ -180,7 +180,8 @@ struct QuerySQL {
         case .field(let name):
             if let location = sort.relativeLocation {
                 sortKeys.append((
-                    "(SELECT stratus_distance(value, extra, ?, ?) FROM field_index WHERE record_id = r.id AND field = ? AND kind = 0)",
+                    // Records without a location sort after every distance.
+                    "COALESCE((SELECT stratus_distance(value, extra, ?, ?) FROM field_index WHERE record_id = r.id AND field = ? AND kind = 0), 1e300)",
                     [location.latitude, location.longitude, name], sort.ascending
                 ))
             } else {

@@ -3,11 +3,61 @@ import StratusModel
 import StratusStore
 
 extension SQLiteStore {
+    /// A query checked against the schema, with its cursor decoded.
+    private struct TypedQuery: Sendable {
+        var query: Query
+        var fingerprint: UInt64
+        var cursor: QueryCursor?
+        var limit: Int
+    }
+
+    /// One page's statement, and what is needed to read its rows.
+    private struct PageStatement {
+        var sql: String
+        var arguments: StatementArguments
+        var zones: [ZoneRow]
+        var sortKeyCount: Int
+    }
+
     public func queryRecords(_ query: RecordQuery) async throws -> QueryPage {
+        guard let typed = try await typedQuery(query) else { return QueryPage(records: [], continuationMarker: nil) }
+        return try await read { db in
+            guard let statement = try Self.pageStatement(for: query, typed, db: db) else {
+                return QueryPage(records: [], continuationMarker: nil)
+            }
+            let rows = try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments)
+            let zoneIDs = Dictionary(uniqueKeysWithValues: statement.zones.map { ($0.id, $0.zone.wireZoneID) })
+            let page = rows.prefix(typed.limit)
+            let records = page.map { row in
+                let record = RecordRow(row: row)
+                return record.record(in: zoneIDs[record.zoneID] ?? query.database.wireZoneID(ZoneID.defaultZoneName))
+            }
+            var marker: String?
+            if rows.count > typed.limit, let last = page.last {
+                let keys = (0..<statement.sortKeyCount).map { JSONValue(last["s\($0)"] as DatabaseValue) }
+                marker = OpaqueToken.encode(QueryCursor(fingerprint: typed.fingerprint, keys: keys, lastID: last[0]))
+            }
+            return QueryPage(records: records, continuationMarker: marker)
+        }
+    }
+
+    /// SQLite's plan for the first page of a query, one line per step (`EXPLAIN QUERY PLAN`).
+    ///
+    /// For operators and tests: a plan that says `SCAN` over records reads every record of the type.
+    public func queryPlan(for query: RecordQuery) async throws -> [String] {
+        guard let typed = try await typedQuery(query) else { return [] }
+        return try await read { db in
+            guard let statement = try Self.pageStatement(for: query, typed, db: db) else { return [] }
+            return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments)
+                .map { $0["detail"] as String }
+        }
+    }
+
+    private func typedQuery(_ query: RecordQuery) async throws -> TypedQuery? {
         let database = query.database
         let schema = try await self.schema(containerID: database.containerID, environment: database.environment)
         guard let typed = try QueryTyper.typedQuery(query.query, schema: schema, environment: database.environment) else {
-            return QueryPage(records: [], continuationMarker: nil)
+            return nil
         }
         let fingerprint = Self.fingerprint("\(typed)|\(query.zoneName ?? "*")")
         let cursor = try query.continuationMarker.map { marker throws(StorageError) in
@@ -17,37 +67,27 @@ extension SQLiteStore {
             }
             return cursor
         }
-        let limit = max(1, min(query.limit, RecordLimits.maximumResults))
-        return try await read { db in
-            let zones: [ZoneRow]
-            if let zoneName = query.zoneName {
-                guard let zone = try Self.liveZone(database.zone(zoneName), db: db) else {
-                    if zoneName == ZoneID.defaultZoneName { return QueryPage(records: [], continuationMarker: nil) }
-                    throw StorageError(.zoneNotFound, "zone \(zoneName) does not exist")
-                }
-                zones = [zone]
-            } else {
-                zones = try Self.liveZones(in: database, db: db)
+        return TypedQuery(query: typed, fingerprint: fingerprint, cursor: cursor, limit: max(1, min(query.limit, RecordLimits.maximumResults)))
+    }
+
+    /// The statement of one page, or `nil` when no zone can hold a match.
+    private static func pageStatement(for query: RecordQuery, _ typed: TypedQuery, db: Database) throws -> PageStatement? {
+        let zones: [ZoneRow]
+        if let zoneName = query.zoneName {
+            guard let zone = try liveZone(query.database.zone(zoneName), db: db) else {
+                if zoneName == ZoneID.defaultZoneName { return nil }
+                throw StorageError(.zoneNotFound, "zone \(zoneName) does not exist")
             }
-            guard !zones.isEmpty else { return QueryPage(records: [], continuationMarker: nil) }
-            var builder = QuerySQL(zoneIDs: zones.map(\.id), recordType: typed.recordType)
-            for filter in typed.filters { try builder.add(filter) }
-            for sort in typed.sort { builder.add(sort) }
-            let (sql, arguments) = builder.statement(after: cursor, limit: limit + 1)
-            let rows = try Row.fetchAll(db, sql: sql, arguments: arguments)
-            let zoneIDs = Dictionary(uniqueKeysWithValues: zones.map { ($0.id, $0.zone.wireZoneID) })
-            let page = rows.prefix(limit)
-            let records = page.map { row in
-                let record = RecordRow(row: row)
-                return record.record(in: zoneIDs[record.zoneID] ?? database.wireZoneID(ZoneID.defaultZoneName))
-            }
-            var marker: String?
-            if rows.count > limit, let last = page.last {
-                let keys = (0..<builder.sortKeyCount).map { JSONValue(last["s\($0)"] as DatabaseValue) }
-                marker = OpaqueToken.encode(QueryCursor(fingerprint: fingerprint, keys: keys, lastID: last[0]))
-            }
-            return QueryPage(records: records, continuationMarker: marker)
+            zones = [zone]
+        } else {
+            zones = try liveZones(in: query.database, db: db)
         }
+        guard !zones.isEmpty else { return nil }
+        var builder = QuerySQL(zoneIDs: zones.map(\.id), recordType: typed.query.recordType)
+        for filter in typed.query.filters { try builder.add(filter) }
+        for sort in typed.query.sort { builder.add(sort) }
+        let (sql, arguments) = builder.statement(after: typed.cursor, limit: typed.limit + 1)
+        return PageStatement(sql: sql, arguments: arguments, zones: zones, sortKeyCount: builder.sortKeyCount)
     }
 
     /// A stable 64-bit FNV-1a hash: a continuation marker names the query it belongs to.

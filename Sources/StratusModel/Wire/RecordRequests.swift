@@ -62,6 +62,14 @@ public struct FilterInput: Sendable, Hashable, Decodable {
     public var systemFieldName: String?
     public var fieldValue: FieldInput?
     public var distance: Double?
+
+    public init(comparator: String, fieldName: String? = nil, systemFieldName: String? = nil, fieldValue: FieldInput? = nil, distance: Double? = nil) {
+        self.comparator = comparator
+        self.fieldName = fieldName
+        self.systemFieldName = systemFieldName
+        self.fieldValue = fieldValue
+        self.distance = distance
+    }
 }
 
 /// A sort descriptor as a client sends it.
@@ -70,6 +78,13 @@ public struct SortInput: Sendable, Hashable, Decodable {
     public var systemFieldName: String?
     public var ascending: Bool?
     public var relativeLocation: FieldInput?
+
+    public init(fieldName: String? = nil, systemFieldName: String? = nil, ascending: Bool? = nil, relativeLocation: FieldInput? = nil) {
+        self.fieldName = fieldName
+        self.systemFieldName = systemFieldName
+        self.ascending = ascending
+        self.relativeLocation = relativeLocation
+    }
 }
 
 /// The `query` dictionary of `records/query`.
@@ -77,6 +92,12 @@ public struct QueryInput: Sendable, Hashable, Decodable {
     public var recordType: String
     public var filterBy: [FilterInput]?
     public var sortBy: [SortInput]?
+
+    public init(recordType: String, filterBy: [FilterInput]? = nil, sortBy: [SortInput]? = nil) {
+        self.recordType = recordType
+        self.filterBy = filterBy
+        self.sortBy = sortBy
+    }
 }
 
 /// The `records/query` request body.

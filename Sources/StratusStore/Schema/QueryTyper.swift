@@ -68,9 +68,13 @@ public enum QueryTyper {
         }
         try check(comparator, on: fieldType, field: field)
         let comparandType = comparator.takesListValue ? FieldType.list(fieldType.scalar) : FieldType(fieldType.scalar)
+        var json = fieldValue.value
+        if case .system(let system) = field, system == .createdUserRecordName || system == .modifiedUserRecordName {
+            json = userRecordNames(in: json)
+        }
         let value: FieldValue
         do {
-            value = try FieldValue(json: fieldValue.value, as: comparandType)
+            value = try FieldValue(json: json, as: comparandType)
         } catch {
             throw StorageError(.invalidArgument, "filter \(comparator.rawValue) on '\(field.name)': \(error.message)")
         }
@@ -80,6 +84,15 @@ public enum QueryTyper {
             }
         }
         return Filter(comparator: comparator, field: field, value: value, distance: input.distance)
+    }
+
+    /// Clients filter on creators with REFERENCE values (`{recordName}`); the comparand is the name.
+    private static func userRecordNames(in json: JSONValue) -> JSONValue {
+        switch json {
+        case .object(let object): object["recordName"] ?? json
+        case .array(let elements): .array(elements.map(userRecordNames(in:)))
+        default: json
+        }
     }
 
     private static func check(_ comparator: Comparator, on type: FieldType, field: FieldReference) throws(StorageError) {

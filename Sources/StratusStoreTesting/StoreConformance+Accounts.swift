@@ -1,0 +1,61 @@
+import Foundation
+import StratusModel
+import StratusStore
+import Testing
+
+extension StoreConformance {
+    static var accountCases: [ConformanceCase] {
+        [
+            ConformanceCase("containers are created once and found by ID") { store in
+                try await store.createContainer(ContainerInfo(id: "iCloud.a", apiToken: "t1", createdAt: 1))
+                await #expect {
+                    try await store.createContainer(ContainerInfo(id: "iCloud.a", apiToken: "t2", createdAt: 2))
+                } throws: { error in
+                    (error as? StorageError)?.code == .alreadyExists
+                }
+                #expect(try await store.container(id: "iCloud.a")?.apiToken == "t1")
+                #expect(try await store.container(id: "iCloud.b") == nil)
+                #expect(try await store.containers().map(\.id) == ["iCloud.a"])
+            },
+            ConformanceCase("an account is unique by email and owns a Users record in both environments") { store in
+                let account = Account(
+                    containerID: Fixture.container, userRecordName: Fixture.alice, emailAddress: "alice@example.com",
+                    passwordHash: "hash", givenName: "Alice", familyName: nil, createdAt: Fixture.now
+                )
+                try await store.createAccount(account)
+                var duplicate = account
+                duplicate.userRecordName = Fixture.bob
+                await #expect {
+                    try await store.createAccount(duplicate)
+                } throws: { error in
+                    (error as? StorageError)?.code == .alreadyExists
+                }
+                #expect(try await store.account(containerID: Fixture.container, emailAddress: "alice@example.com") == account)
+                #expect(try await store.account(containerID: Fixture.container, userRecordName: Fixture.alice) == account)
+                #expect(try await store.account(containerID: "iCloud.other", userRecordName: Fixture.alice) == nil)
+                for environment in Environment.allCases {
+                    let zone = Fixture.publicDB(environment).zone(ZoneID.defaultZoneName)
+                    let user = try await store.lookupRecords([Fixture.alice], in: zone)[Fixture.alice]
+                    #expect(user?.recordType == "Users")
+                    #expect(user?.created.userRecordName == Fixture.alice)
+                }
+                let spoof = try await Fixture.modify(store, Fixture.publicDB().zone(ZoneID.defaultZoneName), [Fixture.create("_fake", type: "Users")])
+                #expect(Fixture.failure(spoof)?.error.code == .accessDenied)
+            },
+            ConformanceCase("sessions are stored, found and removed") { store in
+                let session = Session(id: "s1", containerID: Fixture.container, userRecordName: Fixture.alice, createdAt: Fixture.now, expiresAt: Fixture.now + 1000)
+                try await store.createSession(session)
+                #expect(try await store.session(id: "s1") == session)
+                try await store.deleteSession(id: "s1")
+                #expect(try await store.session(id: "s1") == nil)
+                try await store.deleteSession(id: "s1")
+            },
+            ConformanceCase("a secret is made once and stays the same") { store in
+                let first = try await store.secret(named: "k") { Data([1, 2, 3]) }
+                let second = try await store.secret(named: "k") { Data([4, 5, 6]) }
+                #expect(first == Data([1, 2, 3]))
+                #expect(second == first)
+            },
+        ]
+    }
+}

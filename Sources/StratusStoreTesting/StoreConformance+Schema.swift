@@ -1,0 +1,105 @@
+import StratusModel
+import StratusStore
+import Testing
+
+extension StoreConformance {
+    static var schemaCases: [ConformanceCase] {
+        [
+            ConformanceCase("in development, saving creates unknown record types and fields") { store in
+                let zone = Fixture.publicDB().zone(ZoneID.defaultZoneName)
+                _ = try await Fixture.save(store, zone, Fixture.create("m1", type: "Message", [
+                    "title": Fixture.field(.string("Hi")), "version": Fixture.field(.integer(2)),
+                    "at": Fixture.field(.integer(5), "TIMESTAMP"),
+                ]))
+                let schema = try await store.schema(containerID: Fixture.container, environment: .development)
+                let message = try #require(schema.recordTypes["Message"])
+                #expect(message.fields["title"]?.type == FieldType(.string))
+                #expect(message.fields["version"]?.type == FieldType(.int64))
+                #expect(message.fields["at"]?.type == FieldType(.timestamp))
+                #expect(schema.recordTypes["Users"] != nil)
+            },
+            ConformanceCase("a value of another type for an existing field is refused") { store in
+                let zone = Fixture.publicDB().zone(ZoneID.defaultZoneName)
+                _ = try await Fixture.save(store, zone, Fixture.create("m1", type: "Message", ["version": Fixture.field(.integer(2))]))
+                let wrong = try await Fixture.modify(store, zone, [Fixture.create("m2", type: "Message", ["version": Fixture.field(.string("two"))])])
+                #expect(Fixture.failure(wrong)?.error.code == .invalidArgument)
+                let declared = try await Fixture.modify(store, zone, [Fixture.create("m3", type: "Message", ["version": Fixture.field(.integer(3), "DOUBLE")])])
+                #expect(Fixture.failure(declared)?.error.code == .invalidArgument)
+                // A bare number on a TIMESTAMP field is read as milliseconds.
+                _ = try await Fixture.save(store, zone, Fixture.create("m4", type: "Message", ["at": Fixture.field(.integer(9), "TIMESTAMP")]))
+                let typed = try await Fixture.save(store, zone, Fixture.create("m5", type: "Message", ["at": Fixture.field(.integer(10))]))
+                #expect(try Fixture.fields(of: typed)["at"] == .timestamp(10))
+            },
+            ConformanceCase("a failed save leaves no trace in the schema") { store in
+                let zone = Fixture.publicDB().zone(ZoneID.defaultZoneName)
+                _ = try await Fixture.save(store, zone, Fixture.create("m1", type: "Message"))
+                let failed = try await Fixture.modify(store, zone, [Fixture.create("m1", type: "Message", ["ghost": Fixture.field(.integer(1))])])
+                #expect(Fixture.failure(failed)?.error.code == .alreadyExists)
+                let schema = try await store.schema(containerID: Fixture.container, environment: .development)
+                #expect(schema.recordTypes["Message"]?.fields["ghost"] == nil)
+            },
+            ConformanceCase("in production, unknown record types and fields are refused") { store in
+                let zone = Fixture.publicDB(.production).zone(ZoneID.defaultZoneName)
+                let unknownType = try await Fixture.modify(store, zone, [Fixture.create("m1", type: "Message")])
+                #expect(Fixture.failure(unknownType)?.error.code == .invalidArgument)
+                let schema = try await store.schema(containerID: Fixture.container, environment: .production)
+                #expect(schema.recordTypes["Message"] == nil)
+            },
+            ConformanceCase("field values must fit their declared type") { store in
+                let zone = Fixture.publicDB().zone(ZoneID.defaultZoneName)
+                let cases: [FieldInput] = [
+                    Fixture.field(.string("abc"), "INT64"),
+                    Fixture.field(.object(["latitude": .integer(100), "longitude": .integer(0)]), "LOCATION"),
+                    Fixture.field(.string("not base64!"), "BYTES"),
+                    Fixture.field(.integer(1), "WHATEVER"),
+                    Fixture.field(.object([:])),
+                ]
+                for (index, input) in cases.enumerated() {
+                    let results = try await Fixture.modify(store, zone, [Fixture.create("bad\(index)", type: "Bad", ["f\(index)": input])])
+                    #expect(Fixture.failure(results)?.error.code == .invalidArgument, "case \(index)")
+                }
+            },
+        ]
+    }
+
+    static var referenceCases: [ConformanceCase] {
+        [
+            ConformanceCase("deleting a record deletes, transitively, the records that point at it with DELETE_SELF") { store in
+                let zone = try await Fixture.createZone(store, "Chat")
+                func reference(_ name: String, _ action: String) -> FieldInput {
+                    Fixture.field(.object(["recordName": .string(name), "action": .string(action)]))
+                }
+                _ = try await Fixture.save(store, zone, Fixture.create("room", type: "Room"))
+                _ = try await Fixture.save(store, zone, Fixture.create("msg", type: "Message", ["room": reference("room", "DELETE_SELF")]))
+                _ = try await Fixture.save(store, zone, Fixture.create("reaction", type: "Reaction", ["message": reference("msg", "DELETE_SELF")]))
+                _ = try await Fixture.save(store, zone, Fixture.create("bookmark", type: "Bookmark", ["message": reference("msg", "NONE")]))
+                let results = try await Fixture.modify(store, zone, [RecordOperation(type: .forceDelete, recordName: "room")])
+                guard case .deleted = results[0] else { Issue.record("room not deleted: \(results)"); return }
+                let left = try await store.lookupRecords(["room", "msg", "reaction", "bookmark"], in: zone)
+                #expect(Set(left.keys) == ["bookmark"])
+                let changes = try await store.zoneChanges(ZoneChangesQuery(zone: zone, syncToken: nil, limit: 200))
+                let deleted = changes.changes.compactMap { change -> String? in
+                    if case .deleted(let deletion) = change { return deletion.recordName }
+                    return nil
+                }
+                #expect(Set(deleted) == ["room", "msg", "reaction"])
+            },
+            ConformanceCase("a VALIDATE reference must point at an existing record, which it then protects") { store in
+                let zone = Fixture.privateDB().zone(ZoneID.defaultZoneName)
+                let dangling = try await Fixture.modify(store, zone, [Fixture.create("order", type: "Order", [
+                    "customer": Fixture.field(.object(["recordName": .string("nobody"), "action": .string("VALIDATE")])),
+                ])])
+                #expect(Fixture.failure(dangling)?.error.code == .validatingReference)
+                _ = try await Fixture.save(store, zone, Fixture.create("customer", type: "Customer"))
+                _ = try await Fixture.save(store, zone, Fixture.create("order", type: "Order", [
+                    "customer": Fixture.field(.object(["recordName": .string("customer"), "action": .string("VALIDATE")])),
+                ]))
+                let protected = try await Fixture.modify(store, zone, [RecordOperation(type: .forceDelete, recordName: "customer")])
+                #expect(Fixture.failure(protected)?.error.code == .validatingReference)
+                _ = try await Fixture.modify(store, zone, [RecordOperation(type: .forceDelete, recordName: "order")])
+                let now = try await Fixture.modify(store, zone, [RecordOperation(type: .forceDelete, recordName: "customer")])
+                guard case .deleted = now[0] else { Issue.record("customer should be deletable now: \(now)"); return }
+            },
+        ]
+    }
+}

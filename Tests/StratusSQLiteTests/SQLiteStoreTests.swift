@@ -1,0 +1,98 @@
+import Foundation
+import GRDB
+import StratusModel
+import StratusSQLite
+import StratusStore
+import Testing
+
+@Suite struct SQLiteStoreTests {
+    static let database = DatabaseRef.publicDatabase("iCloud.test.SQLite", .development)
+    static let zone = database.zone(ZoneID.defaultZoneName)
+
+    func create(_ name: String, _ fields: [String: FieldInput]) -> RecordOperation {
+        RecordOperation(type: .create, recordName: name, recordType: "Item", fields: fields)
+    }
+
+    func batch(_ operations: [RecordOperation]) -> RecordBatch {
+        RecordBatch(zone: Self.zone, operations: operations, atomic: false, caller: Caller(userRecordName: "_u"), timestamp: 1)
+    }
+
+    @Test("an equality query is answered from the field index without scanning the records")
+    func equalityQueryUsesIndex() async throws {
+        let (store, _) = try makeTemporaryStore()
+        let operations = (0..<2_000).map { create("r\($0)", ["bucket": FieldInput(value: .integer(Int64($0 % 40)))]) }
+        for chunk in stride(from: 0, to: operations.count, by: 200) {
+            _ = try await store.modifyRecords(batch(Array(operations[chunk..<chunk + 200])))
+        }
+        let page = try await store.queryRecords(RecordQuery(
+            database: Self.database, zoneName: ZoneID.defaultZoneName,
+            query: QueryInput(recordType: "Item", filterBy: [FilterInput(comparator: "EQUALS", fieldName: "bucket", fieldValue: FieldInput(value: .integer(7)))]),
+            limit: 200, continuationMarker: nil
+        ))
+        #expect(page.records.count == 50)
+
+        // The same statement the store runs, asked for its plan: records are reached by rowid from the index.
+        let plan = try await store.queryPlan(for: RecordQuery(
+            database: Self.database, zoneName: ZoneID.defaultZoneName,
+            query: QueryInput(recordType: "Item", filterBy: [FilterInput(comparator: "EQUALS", fieldName: "bucket", fieldValue: FieldInput(value: .integer(7)))]),
+            limit: 200, continuationMarker: nil
+        ))
+        #expect(!plan.contains { $0.contains("SCAN r") || $0.contains("SCAN records") }, "plan: \(plan)")
+        #expect(plan.contains { $0.contains("field_index") }, "plan: \(plan)")
+    }
+
+    @Test("concurrent writers share commits and every write gets its own change tag")
+    func groupCommit() async throws {
+        let (store, _) = try makeTemporaryStore(durability: .full)
+        let tags = try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    let results = try await store.modifyRecords(batch([create("c\(index)", ["n": FieldInput(value: .integer(Int64(index)))])]))
+                    guard case .saved(let record) = results[0] else { throw StorageError(.internalFailure, "not saved") }
+                    return record.recordChangeTag
+                }
+            }
+            return try await group.reduce(into: [String]()) { $0.append($1) }
+        }
+        #expect(Set(tags).count == 64)
+        let found = try await store.lookupRecords((0..<64).map { "c\($0)" }, in: Self.zone)
+        #expect(found.count == 64)
+    }
+
+    @Test("a failing write in a shared commit does not undo the others")
+    func isolatedFailures() async throws {
+        let (store, _) = try makeTemporaryStore()
+        _ = try await store.modifyRecords(batch([create("taken", [:])]))
+        async let good = store.modifyRecords(batch([create("fresh", [:])]))
+        async let bad = store.modifyRecords(batch([create("taken", [:])]))
+        let (goodResults, badResults) = try await (good, bad)
+        guard case .saved = goodResults[0], case .failed(let failure) = badResults[0] else {
+            Issue.record("unexpected results \(goodResults) \(badResults)")
+            return
+        }
+        #expect(failure.error.code == .alreadyExists)
+    }
+
+    @Test("data, schema and change order survive reopening the file")
+    func reopen() async throws {
+        let (store, path) = try makeTemporaryStore()
+        _ = try await store.modifyRecords(batch([create("a", ["title": FieldInput(value: .string("kept"))])]))
+        let before = try await store.zoneChanges(ZoneChangesQuery(zone: Self.zone, syncToken: nil, limit: 200))
+        let reopened = try SQLiteStore(configuration: .init(path: path))
+        let found = try await reopened.lookupRecords(["a"], in: Self.zone)
+        #expect(try found["a"]?.fields.decode()["title"] == .string("kept"))
+        let schema = try await reopened.schema(containerID: Self.database.containerID, environment: .development)
+        #expect(schema.recordTypes["Item"]?.fields["title"]?.type == FieldType(.string))
+        _ = try await reopened.modifyRecords(batch([create("b", [:])]))
+        let after = try await reopened.zoneChanges(ZoneChangesQuery(zone: Self.zone, syncToken: before.syncToken, limit: 200))
+        #expect(after.changes.map(\.recordName) == ["b"])
+    }
+
+    @Test("the file is in WAL mode")
+    func walMode() async throws {
+        let (_, path) = try makeTemporaryStore()
+        let queue = try DatabaseQueue(path: path)
+        let mode = try await queue.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
+        #expect(mode == "wal")
+    }
+}
