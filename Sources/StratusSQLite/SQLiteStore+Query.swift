@@ -20,7 +20,14 @@ extension SQLiteStore {
     }
 
     public func queryRecords(_ query: RecordQuery) async throws -> QueryPage {
-        guard let typed = try await typedQuery(query) else { return QueryPage(records: [], continuationMarker: nil) }
+        guard let typed = try await typedQuery(query) else {
+            // No record of this type exists yet; a missing zone is still an error.
+            if let zoneName = query.zoneName, zoneName != ZoneID.defaultZoneName {
+                let exists = try await read { db in try Self.liveZone(query.database.zone(zoneName), db: db) != nil }
+                if !exists { throw StorageError(.zoneNotFound, "zone \(zoneName) does not exist") }
+            }
+            return QueryPage(records: [], continuationMarker: nil)
+        }
         return try await read { db in
             guard let statement = try Self.pageStatement(for: query, typed, db: db) else {
                 return QueryPage(records: [], continuationMarker: nil)

@@ -1,0 +1,133 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import StratusModel
+import StratusServer
+import StratusSQLite
+import Testing
+
+/// An in-process server on a fresh SQLite file, and helpers to talk to it like a client.
+struct TestServer {
+    static let adminKey = "test-admin-key"
+    static let container = "iCloud.com.example.Tests"
+
+    /// Runs `body` against a fresh server through Hummingbird's in-process router tester.
+    static func run(_ body: @escaping @Sendable (TestClient) async throws -> Void) async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-http-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let store = try SQLiteStore(configuration: .init(path: folder + "/stratus.sqlite"))
+        let configuration = ServerConfiguration(adminKey: adminKey, maximumRequestBytes: 2 * 1024 * 1024, passwordHashRounds: 1_000, logRequests: false)
+        let router = try await buildRouter(configuration: configuration, store: store)
+        let app = Application(router: router)
+        try await app.test(.router) { client in
+            try await body(TestClient(client: client))
+        }
+    }
+}
+
+/// A response's status and JSON body.
+struct Reply: Sendable {
+    var status: Int
+    var json: JSONValue
+    var headers: HTTPFields
+
+    subscript(key: String) -> JSONValue? { json.objectValue?[key] }
+    var errorCode: String? {
+        if case .string(let code)? = self["serverErrorCode"] { return code }
+        return nil
+    }
+    var records: [[String: JSONValue]] {
+        guard case .array(let items)? = self["records"] else { return [] }
+        return items.compactMap(\.objectValue)
+    }
+}
+
+/// Client-side helpers over Hummingbird's test client.
+struct TestClient: Sendable {
+    let client: any TestClientProtocol
+
+    func send(_ method: HTTPRequest.Method, _ path: String, body: String? = nil, headers: HTTPFields = [:]) async throws -> Reply {
+        let buffer = body.map { ByteBuffer(string: $0) }
+        return try await client.execute(uri: path, method: method, headers: headers, body: buffer) { response in
+            let bytes = Data(buffer: response.body)
+            let json = bytes.isEmpty ? JSONValue.null : (try? JSONDecoder().decode(JSONValue.self, from: bytes)) ?? .string(String(decoding: bytes, as: UTF8.self))
+            return Reply(status: Int(response.status.code), json: json, headers: response.headers)
+        }
+    }
+
+    func send(_ method: HTTPRequest.Method, _ path: String, json: JSONValue, headers: HTTPFields = [:]) async throws -> Reply {
+        var writer = JSONWriter()
+        json.write(to: &writer)
+        return try await send(method, path, body: writer.text, headers: headers)
+    }
+
+    var admin: HTTPFields { [.authorization: "Bearer \(TestServer.adminKey)"] }
+
+    /// Creates the test container and returns its API token.
+    func createContainer(_ id: String = TestServer.container) async throws -> String {
+        let reply = try await send(.post, "/admin/1/containers", body: #"{"containerID":"\#(id)"}"#, headers: admin)
+        #expect(reply.status == 201)
+        guard case .string(let token)? = reply["apiToken"] else { throw TestFailure("no apiToken in \(reply.json)") }
+        return token
+    }
+
+    /// Signs up a user and returns a session for them.
+    func signUp(_ email: String, token: String, environment: String = "development") async throws -> UserSession {
+        let reply = try await send(
+            .post, "/auth/1/\(TestServer.container)/\(environment)/signup?ckAPIToken=\(token)",
+            body: #"{"emailAddress":"\#(email)","password":"correct horse","givenName":"Test"}"#
+        )
+        guard reply.status == 201, case .string(let webToken)? = reply["ckWebAuthToken"], case .string(let user)? = reply["userRecordName"] else {
+            throw TestFailure("sign-up failed: \(reply.status) \(reply.json)")
+        }
+        return UserSession(client: self, apiToken: token, webAuthToken: webToken, userRecordName: user)
+    }
+}
+
+/// A signed-in user talking to one environment.
+struct UserSession: Sendable {
+    let client: TestClient
+    let apiToken: String
+    var webAuthToken: String?
+    let userRecordName: String
+    var environment = "development"
+
+    var query: String {
+        var query = "ckAPIToken=\(apiToken)"
+        if let webAuthToken {
+            query += "&ckWebAuthToken=" + webAuthToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        }
+        return query
+    }
+
+    func path(_ database: String, _ operation: String) -> String {
+        "/database/1/\(TestServer.container)/\(environment)/\(database)/\(operation)?\(query)"
+    }
+
+    func post(_ database: String, _ operation: String, _ body: String) async throws -> Reply {
+        try await client.send(.post, path(database, operation), body: body)
+    }
+
+    func get(_ database: String, _ operation: String) async throws -> Reply {
+        try await client.send(.get, path(database, operation))
+    }
+
+    /// The same user without a web auth token.
+    var anonymous: UserSession {
+        var copy = self
+        copy.webAuthToken = nil
+        return copy
+    }
+
+    func inEnvironment(_ environment: String) -> UserSession {
+        var copy = self
+        copy.environment = environment
+        return copy
+    }
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
