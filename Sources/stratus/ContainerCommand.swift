@@ -24,8 +24,9 @@ struct ContainerCommand: AsyncParsableCommand {
                 let container = try await AdminOperations.createContainer(id: id, store: store)
                 let output = try JSONEncoder().encode(CreateContainerResponse(containerID: container.id, apiToken: container.apiToken))
                 print(String(decoding: output, as: UTF8.self))
-            } catch let error as APIError {
-                throw ValidationError("\(error.code): \(error.reason)")
+            } catch {
+                let apiError = APIError(translating: error)
+                throw ValidationError("\(apiError.code): \(apiError.reason)")
             }
         }
     }

@@ -36,8 +36,8 @@ public struct APIError: Error, Sendable, CustomStringConvertible {
 }
 
 extension APIError {
-    /// Translates any error raised while answering a request, exactly once.
-    init(translating error: any Error) {
+    /// Translates any error raised while answering a request (or running an operator command), exactly once.
+    public init(translating error: any Error) {
         switch error {
         case let error as APIError:
             self = error

@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite(.serialized) struct EndToEndTests {
+    static func temporaryFolder() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("stratus-e2e-\(UUID().uuidString)").path
+    }
+
+    @Test("stratus serve answers over loopback, and acknowledged writes survive kill -9")
+    func serveAndCrash() async throws {
+        let folder = Self.temporaryFolder()
+        let server = ServerProcess(dataFolder: folder)
+        try server.start()
+        defer { server.stop() }
+
+        let (health, _) = try await server.send("GET", "/healthz")
+        #expect(health == 200)
+        let (created, container) = try await server.send(
+            "POST", "/admin/1/containers", body: #"{"containerID":"iCloud.com.example.E2E"}"#,
+            headers: ["Authorization": "Bearer \(ServerProcess.adminKey)"]
+        )
+        #expect(created == 201)
+        let apiToken = try #require(container["apiToken"] as? String)
+        let (signedUp, user) = try await server.send(
+            "POST", "/auth/1/iCloud.com.example.E2E/development/signup?ckAPIToken=\(apiToken)",
+            body: #"{"emailAddress":"e2e@example.com","password":"long password"}"#
+        )
+        #expect(signedUp == 201)
+        let webToken = try #require(user["ckWebAuthToken"] as? String).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let database = "/database/1/iCloud.com.example.E2E/development/private"
+        let query = "ckAPIToken=\(apiToken)&ckWebAuthToken=\(webToken)"
+        let (zoneStatus, _) = try await server.send("POST", "\(database)/zones/modify?\(query)", body: #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Notes"}}}]}"#)
+        #expect(zoneStatus == 200)
+        for batch in 0..<5 {
+            let operations = (0..<20).map { #"{"operationType":"create","record":{"recordName":"n\#(batch * 20 + $0)","recordType":"Note","fields":{"i":{"value":\#(batch * 20 + $0)}}}}"# }
+            let (status, _) = try await server.send("POST", "\(database)/records/modify?\(query)", body: #"{"zoneID":{"zoneName":"Notes"},"operations":[\#(operations.joined(separator: ","))]}"#)
+            #expect(status == 200)
+        }
+
+        server.kill()
+        let restarted = ServerProcess(dataFolder: folder)
+        try restarted.start()
+        defer { restarted.stop() }
+        let (status, changes) = try await restarted.send("POST", "\(database)/changes/zone?\(query)", body: #"{"zones":[{"zoneID":{"zoneName":"Notes"}}]}"#)
+        #expect(status == 200)
+        let zone = try #require((changes["zones"] as? [[String: Any]])?.first)
+        let records = try #require(zone["records"] as? [[String: Any]])
+        #expect(records.count == 100)
+        #expect(Set(records.compactMap { $0["recordName"] as? String }) == Set((0..<100).map { "n\($0)" }))
+    }
+
+    @Test("stratus container create prints the new container's API token, and refuses a duplicate")
+    func containerCommand() throws {
+        let folder = Self.temporaryFolder()
+        func run(_ arguments: [String]) throws -> (Int32, String) {
+            let process = Process()
+            process.executableURL = ServerProcess.executable
+            process.arguments = arguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+        let (status, output) = try run(["container", "create", "iCloud.com.example.CLI", "--data", folder])
+        #expect(status == 0)
+        let json = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String]
+        #expect(json?["containerID"] == "iCloud.com.example.CLI")
+        #expect(json?["apiToken"]?.count == 64)
+        let (again, message) = try run(["container", "create", "iCloud.com.example.CLI", "--data", folder])
+        #expect(again != 0)
+        #expect(message.contains("EXISTS"))
+        let (_, list) = try run(["container", "list", "--data", folder])
+        #expect(list.contains("iCloud.com.example.CLI"))
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A `stratus serve` child process on a free loopback port.
+final class ServerProcess: @unchecked Sendable {
+    static let adminKey = "e2e-admin-key"
+    let process = Process()
+    let dataFolder: String
+    private(set) var baseURL = ""
+
+    /// The `stratus` executable built beside the test bundle.
+    static var executable: URL {
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("stratus")
+        if FileManager.default.isExecutableFile(atPath: beside.path) { return beside }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug/stratus")
+    }
+
+    init(dataFolder: String) {
+        self.dataFolder = dataFolder
+    }
+
+    /// Starts the server and waits for its "listening" line.
+    func start() throws {
+        process.executableURL = Self.executable
+        process.arguments = ["serve", "--port", "0", "--data", dataFolder, "--admin-key", Self.adminKey, "--password-rounds", "1000"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var buffer = ""
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            buffer += String(decoding: data, as: UTF8.self)
+            if let range = buffer.range(of: "listening on "), let end = buffer[range.upperBound...].firstIndex(where: { $0 == " " || $0 == "\n" }) {
+                baseURL = String(buffer[range.upperBound..<end])
+                return
+            }
+        }
+        process.terminate()
+        throw E2EFailure("the server did not start: \(buffer)")
+    }
+
+    /// Kills the process at once, as a crash would (SIGKILL).
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+
+    /// Sends a request and returns the status and JSON body.
+    func send(_ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:]) async throws -> (Int, [String: Any]) {
+        var request = URLRequest(url: URL(string: baseURL + path)!)
+        request.httpMethod = method
+        request.httpBody = body.map { Data($0.utf8) }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+        return (status, json)
+    }
+}
+
+struct E2EFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
