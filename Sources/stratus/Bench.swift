@@ -1,13 +1,48 @@
 import ArgumentParser
+import Foundation
+import StratusBench
 
 /// `stratus bench`: drives a running server over loopback HTTP.
 struct Bench: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Benchmark a running server.")
+    static let configuration = CommandConfiguration(
+        abstract: "Benchmark a running server.",
+        discussion: """
+            Creates a fresh container on the server, then measures /healthz (the baseline), single-record creates \
+            at 1 and 16 clients, 200-record batches, lookups by name, an indexed query returning 50 records, and a \
+            full changes/zone sync. Figures are printed with their ratio to the baseline of the same run.
+            """
+    )
 
     @Option(help: "The server's URL.")
     var url: String = "http://127.0.0.1:8080"
 
+    @Option(help: "The server's admin key (STRATUS_ADMIN_KEY); read from --data's admin.key when not given.")
+    var adminKey: String?
+
+    @Option(help: "The server's data folder, to read its admin key from.")
+    var data: String = "./stratus-data"
+
+    @Option(help: "Seconds each timed scenario runs.")
+    var seconds: Double = 5
+
+    @Option(help: "Records in the query and sync dataset.")
+    var records: Int = 100_000
+
+    @Option(help: "The server's process id, to report its peak memory.")
+    var serverPID: Int32?
+
     func run() async throws {
-        throw ValidationError("bench is not built yet")
+        guard let components = URLComponents(string: url), let host = components.host else {
+            throw ValidationError("--url must look like http://127.0.0.1:8080")
+        }
+        let key = try adminKey ?? environmentValue("STRATUS_ADMIN_KEY") ?? DataFolder(path: data).storedAdminKey()
+        guard let key else { throw ValidationError("give --admin-key, or --data with the server's admin.key") }
+        guard records >= 200, records % 200 == 0 else { throw ValidationError("--records must be a multiple of 200") }
+        let benchmark = Benchmark(
+            options: .init(host: host, port: components.port ?? 80, adminKey: key, seconds: seconds, datasetSize: records, serverPID: serverPID),
+            log: { message in FileHandle.standardError.write(Data((message + "\n").utf8)) }
+        )
+        let report = try await benchmark.run()
+        print(report.table)
     }
 }

@@ -19,13 +19,17 @@ struct DataFolder {
         return try SQLiteStore(configuration: .init(path: databasePath, durability: durability))
     }
 
+    /// The admin key kept in the folder, if there is one.
+    func storedAdminKey() -> String? {
+        guard let stored = try? String(contentsOfFile: adminKeyPath, encoding: .utf8) else { return nil }
+        let key = stored.trimmingCharacters(in: .whitespacesAndNewlines)
+        return key.isEmpty ? nil : key
+    }
+
     /// The admin key kept in the folder, generating it on first use.
     /// - Returns: the key, and whether it was generated just now.
     func adminKey() throws -> (key: String, generated: Bool) {
-        if let stored = try? String(contentsOfFile: adminKeyPath, encoding: .utf8) {
-            let key = stored.trimmingCharacters(in: .whitespacesAndNewlines)
-            if !key.isEmpty { return (key, false) }
-        }
+        if let key = storedAdminKey() { return (key, false) }
         var generator = SystemRandomNumberGenerator()
         let key = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
         try prepare()

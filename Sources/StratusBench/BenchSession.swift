@@ -1,0 +1,64 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// A fresh container, user and zones created for one benchmark run.
+struct BenchSession: Sendable {
+    var containerID: String
+    var query: String
+
+    func path(_ database: String, _ operation: String) -> String {
+        "/database/1/\(containerID)/development/\(database)/\(operation)?\(query)"
+    }
+
+    static func prepare(_ options: Benchmark.Options) async throws -> BenchSession {
+        let containerID = "iCloud.bench.run\(UInt32.random(in: 0...UInt32.max))"
+        return try await HTTPConnection.with(host: options.host, port: options.port) { connection in
+            let created = try await connection.send(
+                .POST, "/admin/1/containers", body: ByteBuffer(string: #"{"containerID":"\#(containerID)"}"#),
+                headers: [("Authorization", "Bearer \(options.adminKey)")]
+            )
+            guard created.status == 201, let apiToken = try Self.string("apiToken", in: created.body) else {
+                throw BenchError("could not create a container (status \(created.status)); is --admin-key right?")
+            }
+            let signedUp = try await connection.send(
+                .POST, "/auth/1/\(containerID)/development/signup?ckAPIToken=\(apiToken)",
+                body: ByteBuffer(string: #"{"emailAddress":"bench@example.com","password":"benchmark password"}"#)
+            )
+            guard signedUp.status == 201, let webToken = try Self.string("ckWebAuthToken", in: signedUp.body) else {
+                throw BenchError("could not sign up (status \(signedUp.status))")
+            }
+            let encoded = webToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? webToken
+            let session = BenchSession(containerID: containerID, query: "ckAPIToken=\(apiToken)&ckWebAuthToken=\(encoded)")
+            let zones = try await connection.send(
+                .POST, session.path("private", "zones/modify"),
+                body: ByteBuffer(string: #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Creates"}}},{"operationType":"create","zone":{"zoneID":{"zoneName":"Dataset"}}}]}"#)
+            )
+            guard zones.status == 200 else { throw BenchError("could not create zones (status \(zones.status))") }
+            return session
+        }
+    }
+
+    private static func string(_ key: String, in body: ByteBuffer) throws -> String? {
+        let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+        return object?[key] as? String
+    }
+}
+
+/// Reads a process's peak resident memory from `/proc` (Linux).
+struct MemorySampler: Sendable {
+    let pid: Int32?
+
+    /// The process's high-water mark of resident memory so far, in bytes.
+    var peakBytes: Int? {
+        guard let pid, let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return nil }
+        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
+            let digits = line.split(separator: " ").compactMap { Int($0) }.first
+            return digits.map { $0 * 1024 }
+        }
+        return nil
+    }
+
+    /// Nothing to do between scenarios: the kernel keeps the high-water mark.
+    func sample() {}
+}

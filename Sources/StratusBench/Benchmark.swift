@@ -1,0 +1,203 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import StratusModel
+
+/// Drives a running Stratus server over loopback HTTP with concurrent clients.
+///
+/// Every scenario is reported beside `/healthz`, measured in the same run, so that figures taken on a
+/// noisy, shared machine can be compared as ratios.
+public struct Benchmark: Sendable {
+    public struct Options: Sendable {
+        public var host: String
+        public var port: Int
+        public var adminKey: String
+        /// How long each timed scenario runs.
+        public var seconds: Double
+        /// How many records the query and sync scenarios run over.
+        public var datasetSize: Int
+        /// The server's process id, to sample its memory; `nil` to skip.
+        public var serverPID: Int32?
+
+        public init(host: String, port: Int, adminKey: String, seconds: Double = 5, datasetSize: Int = 100_000, serverPID: Int32? = nil) {
+            self.host = host
+            self.port = port
+            self.adminKey = adminKey
+            self.seconds = seconds
+            self.datasetSize = datasetSize
+            self.serverPID = serverPID
+        }
+    }
+
+    let options: Options
+    let log: @Sendable (String) -> Void
+
+    public init(options: Options, log: @escaping @Sendable (String) -> Void) {
+        self.options = options
+        self.log = log
+    }
+
+    /// Runs every scenario and returns their summaries, `/healthz` first.
+    public func run() async throws -> BenchmarkReport {
+        let memory = MemorySampler(pid: options.serverPID)
+        let session = try await BenchSession.prepare(options)
+        let zonePath = session.path("private", "records/modify")
+        var results: [LatencySummary] = []
+
+        log("healthz baseline (16 clients)...")
+        results.append(try await timed("GET /healthz (16 clients)", clients: 16) { connection, _ in
+            try await connection.send(.GET, "/healthz")
+        })
+        for clients in [1, 16] {
+            log("single-record creates (\(clients) client\(clients == 1 ? "" : "s"))...")
+            results.append(try await timed("create 1 record (\(clients) client\(clients == 1 ? "" : "s"))", clients: clients) { connection, counter in
+                let body = #"{"zoneID":{"zoneName":"Creates"},"operations":[{"operationType":"create","record":{"recordType":"Event","fields":{"seq":{"value":\#(counter)},"title":{"value":"event \#(counter)"}}}}]}"#
+                return try await connection.send(.POST, zonePath, body: ByteBuffer(string: body))
+            })
+        }
+        memory.sample()
+
+        log("seeding \(options.datasetSize) records in 200-record batches (4 clients)...")
+        let batches = options.datasetSize / 200
+        results.append(try await counted("modify 200-record batch (4 clients)", clients: 4, total: batches, unitsPerRequest: 200) { connection, batch in
+            let operations = (0..<200).map { offset -> String in
+                let index = batch * 200 + offset
+                return #"{"operationType":"create","record":{"recordName":"r\#(index)","recordType":"Item","fields":{"bucket":{"value":\#(index % (options.datasetSize / 50))},"n":{"value":\#(index)},"title":{"value":"Record number \#(index)"}}}}"#
+            }
+            let body = #"{"zoneID":{"zoneName":"Dataset"},"operations":[\#(operations.joined(separator: ","))]}"#
+            return try await connection.send(.POST, zonePath, body: ByteBuffer(string: body))
+        })
+        memory.sample()
+
+        log("lookups by name (16 clients)...")
+        let lookupPath = session.path("private", "records/lookup")
+        results.append(try await timed("lookup 1 record by name (16 clients)", clients: 16) { connection, counter in
+            let body = #"{"zoneID":{"zoneName":"Dataset"},"records":[{"recordName":"r\#((counter &* 7919) % options.datasetSize)"}]}"#
+            return try await connection.send(.POST, lookupPath, body: ByteBuffer(string: body))
+        })
+        log("indexed query, 50 of \(options.datasetSize) records (16 clients)...")
+        let queryPath = session.path("private", "records/query")
+        results.append(try await timed("query 50 of \(options.datasetSize) by index (16 clients)", clients: 16, unitsPerRequest: 50) { connection, counter in
+            let body = #"{"zoneID":{"zoneName":"Dataset"},"query":{"recordType":"Item","filterBy":[{"comparator":"EQUALS","fieldName":"bucket","fieldValue":{"value":\#(counter % (options.datasetSize / 50))}}]}}"#
+            return try await connection.send(.POST, queryPath, body: ByteBuffer(string: body))
+        })
+        memory.sample()
+
+        log("full changes/zone sync of \(options.datasetSize) records (1 client)...")
+        results.append(try await fullSync(session))
+        memory.sample()
+        return BenchmarkReport(results: results, peakServerMemoryBytes: memory.peakBytes)
+    }
+
+    /// Runs `request` from `clients` connections for the configured time.
+    private func timed(
+        _ name: String, clients: Int, unitsPerRequest: Int = 1,
+        _ request: @escaping @Sendable (inout HTTPConnection, Int) async throws -> HTTPConnection.Response
+    ) async throws -> LatencySummary {
+        let seconds = options.seconds
+        let start = ContinuousClock.now
+        let deadline = start + .milliseconds(Int(seconds * 1000))
+        let outcomes = try await withThrowingTaskGroup(of: ([UInt64], Int).self) { group in
+            for client in 0..<clients {
+                group.addTask {
+                    try await HTTPConnection.with(host: options.host, port: options.port) { connection in
+                        var latencies: [UInt64] = []
+                        var errors = 0
+                        var counter = client * 1_000_003
+                        while ContinuousClock.now < deadline {
+                            let begin = ContinuousClock.now
+                            let response = try await request(&connection, counter)
+                            latencies.append(Self.nanoseconds(ContinuousClock.now - begin))
+                            if response.status != 200 { errors += 1 }
+                            counter += 1
+                        }
+                        return (latencies, errors)
+                    }
+                }
+            }
+            return try await group.reduce(into: [([UInt64], Int)]()) { $0.append($1) }
+        }
+        let elapsed = Self.seconds(ContinuousClock.now - start)
+        return LatencySummary(
+            name: name, latencies: outcomes.flatMap(\.0), seconds: elapsed, unitsPerRequest: unitsPerRequest,
+            errors: outcomes.reduce(0) { $0 + $1.1 }
+        )
+    }
+
+    /// Runs `total` requests, numbered 0..<total, spread over `clients` connections.
+    private func counted(
+        _ name: String, clients: Int, total: Int, unitsPerRequest: Int,
+        _ request: @escaping @Sendable (inout HTTPConnection, Int) async throws -> HTTPConnection.Response
+    ) async throws -> LatencySummary {
+        let start = ContinuousClock.now
+        let outcomes = try await withThrowingTaskGroup(of: ([UInt64], Int).self) { group in
+            for client in 0..<clients {
+                group.addTask {
+                    try await HTTPConnection.with(host: options.host, port: options.port) { connection in
+                        var latencies: [UInt64] = []
+                        var errors = 0
+                        for index in stride(from: client, to: total, by: clients) {
+                            let begin = ContinuousClock.now
+                            let response = try await request(&connection, index)
+                            latencies.append(Self.nanoseconds(ContinuousClock.now - begin))
+                            if response.status != 200 || response.body.readableBytesView.firstRange(of: Array("serverErrorCode".utf8)) != nil {
+                                errors += 1
+                            }
+                        }
+                        return (latencies, errors)
+                    }
+                }
+            }
+            return try await group.reduce(into: [([UInt64], Int)]()) { $0.append($1) }
+        }
+        return LatencySummary(
+            name: name, latencies: outcomes.flatMap(\.0), seconds: Self.seconds(ContinuousClock.now - start),
+            unitsPerRequest: unitsPerRequest, errors: outcomes.reduce(0) { $0 + $1.1 }
+        )
+    }
+
+    /// Syncs the whole dataset zone from no token, page by page.
+    private func fullSync(_ session: BenchSession) async throws -> LatencySummary {
+        let path = session.path("private", "changes/zone")
+        return try await HTTPConnection.with(host: options.host, port: options.port) { connection in
+            var token: String?
+            var latencies: [UInt64] = []
+            var records = 0
+            let start = ContinuousClock.now
+            while true {
+                let tokenJSON = token.map { #","syncToken":"\#($0)""# } ?? ""
+                let body = #"{"zones":[{"zoneID":{"zoneName":"Dataset"}\#(tokenJSON)}]}"#
+                let begin = ContinuousClock.now
+                let response = try await connection.send(.POST, path, body: ByteBuffer(string: body))
+                latencies.append(Self.nanoseconds(ContinuousClock.now - begin))
+                let page = try JSONDecoder().decode(SyncPage.self, from: Data(response.body.readableBytesView))
+                guard let zone = page.zones.first else { throw BenchError("changes/zone answered no zone") }
+                records += zone.records.count
+                token = zone.syncToken
+                if zone.moreComing != true { break }
+            }
+            let elapsed = Self.seconds(ContinuousClock.now - start)
+            var summary = LatencySummary(name: "full changes/zone sync (\(records) records)", latencies: latencies, seconds: elapsed, unitsPerRequest: 200)
+            summary.unitsPerRequest = latencies.isEmpty ? 0 : records / latencies.count
+            return summary
+        }
+    }
+
+    private struct SyncPage: Decodable {
+        struct Zone: Decodable {
+            struct Entry: Decodable { var recordName: String }
+            var records: [Entry]
+            var syncToken: String?
+            var moreComing: Bool?
+        }
+        var zones: [Zone]
+    }
+
+    static func nanoseconds(_ duration: Duration) -> UInt64 {
+        UInt64(duration.components.seconds) * 1_000_000_000 + UInt64(duration.components.attoseconds / 1_000_000_000)
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+/// The figures of one benchmark run, each beside the `/healthz` baseline of the same run.
+public struct BenchmarkReport: Sendable {
+    public var results: [LatencySummary]
+    public var peakServerMemoryBytes: Int?
+
+    /// A Markdown table: throughput, latency and each figure's ratio to the baseline's throughput.
+    public var table: String {
+        guard let baseline = results.first else { return "" }
+        var lines = [
+            "| scenario | requests/s | records/s | p50 ms | p99 ms | req/s ÷ healthz | errors |",
+            "|---|---:|---:|---:|---:|---:|---:|",
+        ]
+        for result in results {
+            let ratio = baseline.requestsPerSecond > 0 ? result.requestsPerSecond / baseline.requestsPerSecond : 0
+            lines.append(
+                "| \(result.name) | \(Self.format(result.requestsPerSecond)) | \(result.unitsPerRequest == 0 ? "-" : Self.format(result.unitsPerSecond)) "
+                    + "| \(String(format: "%.2f", result.p50Milliseconds)) | \(String(format: "%.2f", result.p99Milliseconds)) "
+                    + "| \(String(format: "%.3f", ratio)) | \(result.errors) |"
+            )
+        }
+        if let sync = results.last, sync.name.hasPrefix("full changes/zone sync") {
+            lines.append("")
+            lines.append("Full sync took \(String(format: "%.2f", sync.seconds)) s.")
+        }
+        if let peak = peakServerMemoryBytes {
+            lines.append("Server peak resident memory: \(peak / (1024 * 1024)) MB.")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func format(_ value: Double) -> String {
+        value >= 100 ? String(Int(value.rounded())) : String(format: "%.1f", value)
+    }
+}
