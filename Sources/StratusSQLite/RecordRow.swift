@@ -40,7 +40,7 @@ struct RecordRow: Sendable {
 
     static func fetch(zoneID: Int64, name: String, db: Database) throws -> RecordRow? {
         try Row.fetchOne(
-            db, sql: "SELECT \(columns) FROM records r WHERE r.zone_id = ? AND r.name = ?", arguments: [zoneID, name]
+            db.cachedStatement(sql: "SELECT \(columns) FROM records r WHERE r.zone_id = ? AND r.name = ?"), arguments: [zoneID, name]
         ).map(RecordRow.init(row:))
     }
 }

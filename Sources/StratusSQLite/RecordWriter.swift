@@ -106,12 +106,13 @@ struct RecordWriter {
         let id: Int64
         if let existing {
             id = existing.id
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE records SET type = ?, change_tag = ?, seq = ?, deleted = 0, fields = ?,
                         created_at = ?, created_by = ?, created_device = ?, modified_at = ?, modified_by = ?, modified_device = ?
                     WHERE id = ?
-                    """,
+                    """
+            ).execute(
                 arguments: [
                     type, changeTag, sequence, encoded.json, created.timestamp, created.userRecordName, created.deviceID,
                     modified.timestamp, modified.userRecordName, modified.deviceID, id,
@@ -119,12 +120,13 @@ struct RecordWriter {
             )
             try removeIndexEntries(ofRecord: id)
         } else {
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     INSERT INTO records (zone_id, name, type, change_tag, seq, fields, created_at, created_by, created_device,
                         modified_at, modified_by, modified_device)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
+                    """
+            ).execute(
                 arguments: [
                     zone.id, name, type, changeTag, sequence, encoded.json, created.timestamp, created.userRecordName,
                     created.deviceID, modified.timestamp, modified.userRecordName, modified.deviceID,
@@ -151,8 +153,8 @@ struct RecordWriter {
     }
 
     private func removeIndexEntries(ofRecord id: Int64) throws {
-        try db.execute(sql: "DELETE FROM field_index WHERE record_id = ?", arguments: [id])
-        try db.execute(sql: "DELETE FROM record_refs WHERE source_id = ?", arguments: [id])
+        try db.cachedStatement(sql: "DELETE FROM field_index WHERE record_id = ?").execute(arguments: [id])
+        try db.cachedStatement(sql: "DELETE FROM record_refs WHERE source_id = ?").execute(arguments: [id])
     }
 
     // MARK: - References

@@ -6,9 +6,12 @@ extension SQLiteStore {
     /// A query checked against the schema, with its cursor decoded.
     private struct TypedQuery: Sendable {
         var query: Query
-        var fingerprint: UInt64
+        var zoneName: String?
         var cursor: QueryCursor?
         var limit: Int
+
+        /// Names the query in its continuation markers. Computed only when a marker is read or written.
+        var fingerprint: UInt64 { SQLiteStore.fingerprint("\(query)|\(zoneName ?? "*")") }
     }
 
     /// One page's statement, and what is needed to read its rows.
@@ -32,7 +35,7 @@ extension SQLiteStore {
             guard let statement = try Self.pageStatement(for: query, typed, db: db) else {
                 return QueryPage(records: [], continuationMarker: nil)
             }
-            let rows = try Row.fetchAll(db, sql: statement.sql, arguments: statement.arguments)
+            let rows = try Row.fetchAll(db.cachedStatement(sql: statement.sql), arguments: statement.arguments)
             let zoneIDs = Dictionary(uniqueKeysWithValues: statement.zones.map { ($0.id, $0.zone.wireZoneID) })
             let page = rows.prefix(typed.limit)
             let records = page.map { row in
@@ -66,15 +69,15 @@ extension SQLiteStore {
         guard let typed = try QueryTyper.typedQuery(query.query, schema: schema, environment: database.environment) else {
             return nil
         }
-        let fingerprint = Self.fingerprint("\(typed)|\(query.zoneName ?? "*")")
-        let cursor = try query.continuationMarker.map { marker throws(StorageError) in
+        var result = TypedQuery(query: typed, zoneName: query.zoneName, cursor: nil, limit: max(1, min(query.limit, RecordLimits.maximumResults)))
+        if let marker = query.continuationMarker {
             let cursor = try OpaqueToken.decode(marker, as: QueryCursor.self, what: "continuationMarker")
-            guard cursor.fingerprint == fingerprint else {
+            guard cursor.fingerprint == result.fingerprint else {
                 throw StorageError(.invalidArgument, "continuationMarker belongs to another query; send it with the query that returned it")
             }
-            return cursor
+            result.cursor = cursor
         }
-        return TypedQuery(query: typed, fingerprint: fingerprint, cursor: cursor, limit: max(1, min(query.limit, RecordLimits.maximumResults)))
+        return result
     }
 
     /// The statement of one page, or `nil` when no zone can hold a match.

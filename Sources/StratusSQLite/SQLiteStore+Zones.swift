@@ -24,7 +24,7 @@ extension SQLiteStore {
     /// The live zone's row, if the zone exists.
     static func liveZone(_ zone: ZoneRef, db: Database) throws -> ZoneRow? {
         let id = try Int64.fetchOne(
-            db, sql: "SELECT id FROM zones WHERE \(zoneColumns) AND name = ? AND deleted = 0",
+            db.cachedStatement(sql: "SELECT id FROM zones WHERE \(zoneColumns) AND name = ? AND deleted = 0"),
             arguments: arguments(zone.database) + [zone.zoneName]
         )
         return id.map { ZoneRow(id: $0, zone: zone) }
@@ -59,7 +59,7 @@ extension SQLiteStore {
     /// The sequence number of the zone's latest change (its creation, or a record change).
     static func lastChange(ofZone id: Int64, db: Database) throws -> Int64 {
         try Int64.fetchOne(
-            db, sql: "SELECT MAX(m) FROM (SELECT seq AS m FROM zones WHERE id = ? UNION ALL SELECT MAX(seq) FROM records WHERE zone_id = ?)",
+            db.cachedStatement(sql: "SELECT MAX(m) FROM (SELECT seq AS m FROM zones WHERE id = ? UNION ALL SELECT MAX(seq) FROM records WHERE zone_id = ?)"),
             arguments: [id, id]
         ) ?? 0
     }
