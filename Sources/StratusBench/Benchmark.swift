@@ -89,60 +89,64 @@ public struct Benchmark: Sendable {
         return BenchmarkReport(results: results, peakServerMemoryBytes: memory.peakBytes)
     }
 
-    /// Runs `request` from `clients` connections for the configured time.
+    /// How much work a scenario does.
+    enum Workload: Sendable {
+        /// Requests numbered from each client's own offset, until the time is up.
+        case duration(Double)
+        /// Requests numbered 0..<total, spread over the clients.
+        case count(Int)
+    }
+
     private func timed(
         _ name: String, clients: Int, unitsPerRequest: Int = 1,
         _ request: @escaping @Sendable (inout HTTPConnection, Int) async throws -> HTTPConnection.Response
     ) async throws -> LatencySummary {
-        let seconds = options.seconds
-        let start = ContinuousClock.now
-        let deadline = start + .milliseconds(Int(seconds * 1000))
-        let outcomes = try await withThrowingTaskGroup(of: ([UInt64], Int).self) { group in
-            for client in 0..<clients {
-                group.addTask {
-                    try await HTTPConnection.with(host: options.host, port: options.port) { connection in
-                        var latencies: [UInt64] = []
-                        var errors = 0
-                        var counter = client * 1_000_003
-                        while ContinuousClock.now < deadline {
-                            let begin = ContinuousClock.now
-                            let response = try await request(&connection, counter)
-                            latencies.append(Self.nanoseconds(ContinuousClock.now - begin))
-                            if response.status != 200 { errors += 1 }
-                            counter += 1
-                        }
-                        return (latencies, errors)
-                    }
-                }
-            }
-            return try await group.reduce(into: [([UInt64], Int)]()) { $0.append($1) }
-        }
-        let elapsed = Self.seconds(ContinuousClock.now - start)
-        return LatencySummary(
-            name: name, latencies: outcomes.flatMap(\.0), seconds: elapsed, unitsPerRequest: unitsPerRequest,
-            errors: outcomes.reduce(0) { $0 + $1.1 }
-        )
+        try await drive(name, clients: clients, workload: .duration(options.seconds), unitsPerRequest: unitsPerRequest, request)
     }
 
-    /// Runs `total` requests, numbered 0..<total, spread over `clients` connections.
     private func counted(
         _ name: String, clients: Int, total: Int, unitsPerRequest: Int,
         _ request: @escaping @Sendable (inout HTTPConnection, Int) async throws -> HTTPConnection.Response
     ) async throws -> LatencySummary {
+        try await drive(name, clients: clients, workload: .count(total), unitsPerRequest: unitsPerRequest, request)
+    }
+
+    /// Runs `request` from `clients` keep-alive connections, each sending one request at a time.
+    /// A response that is not 200, or that carries a per-item `serverErrorCode`, counts as an error.
+    private func drive(
+        _ name: String, clients: Int, workload: Workload, unitsPerRequest: Int,
+        _ request: @escaping @Sendable (inout HTTPConnection, Int) async throws -> HTTPConnection.Response
+    ) async throws -> LatencySummary {
         let start = ContinuousClock.now
+        let errorMarker = Array("serverErrorCode".utf8)
         let outcomes = try await withThrowingTaskGroup(of: ([UInt64], Int).self) { group in
             for client in 0..<clients {
                 group.addTask {
                     try await HTTPConnection.with(host: options.host, port: options.port) { connection in
                         var latencies: [UInt64] = []
                         var errors = 0
-                        for index in stride(from: client, to: total, by: clients) {
+                        var index: Int
+                        let step: Int
+                        var deadline: ContinuousClock.Instant?
+                        switch workload {
+                        case .duration(let seconds):
+                            index = client * 1_000_003
+                            step = 1
+                            deadline = start + .milliseconds(Int(seconds * 1000))
+                        case .count:
+                            index = client
+                            step = clients
+                        }
+                        while true {
+                            if let deadline, ContinuousClock.now >= deadline { break }
+                            if case .count(let total) = workload, index >= total { break }
                             let begin = ContinuousClock.now
                             let response = try await request(&connection, index)
                             latencies.append(Self.nanoseconds(ContinuousClock.now - begin))
-                            if response.status != 200 || response.body.readableBytesView.firstRange(of: Array("serverErrorCode".utf8)) != nil {
+                            if response.status != 200 || response.body.readableBytesView.firstRange(of: errorMarker) != nil {
                                 errors += 1
                             }
+                            index += step
                         }
                         return (latencies, errors)
                     }

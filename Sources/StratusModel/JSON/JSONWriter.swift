@@ -91,6 +91,28 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: "null".utf8)
     }
 
+    /// Writes `"key": [elements...]`, each element written by `element`.
+    public mutating func array<Elements: Sequence>(
+        _ key: String, _ elements: Elements, _ element: (inout JSONWriter, Elements.Element) -> Void
+    ) {
+        self.key(key)
+        beginArray()
+        for item in elements {
+            arrayElement()
+            element(&self, item)
+        }
+        endArray()
+    }
+
+    /// Writes a whole object whose members `body` writes.
+    public static func object(capacity: Int = 256, _ body: (inout JSONWriter) -> Void) -> JSONWriter {
+        var writer = JSONWriter(capacity: capacity)
+        writer.beginObject()
+        body(&writer)
+        writer.endObject()
+        return writer
+    }
+
     /// Appends text that is already valid JSON (a stored value), as one value.
     public mutating func raw(_ json: String) {
         bytes.append(contentsOf: json.utf8)

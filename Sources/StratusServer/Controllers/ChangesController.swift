@@ -30,9 +30,7 @@ struct ChangesController {
             writer.bool(false)
             writer.key(tokenKey)
             writer.string(syncToken ?? "")
-            writer.key("zones")
-            writer.beginArray()
-            writer.endArray()
+            writer.array("zones", [ZoneChange]()) { _, _ in }
             writer.endObject()
             return call.respond(writer)
         }
@@ -41,10 +39,7 @@ struct ChangesController {
         writer.bool(changes.moreComing)
         writer.key(tokenKey)
         writer.string(changes.syncToken)
-        writer.key("zones")
-        writer.beginArray()
-        for zone in changes.zones {
-            writer.arrayElement()
+        writer.array("zones", changes.zones) { writer, zone in
             writer.beginObject()
             if zone.deleted {
                 writer.key("deleted")
@@ -54,7 +49,6 @@ struct ChangesController {
             zone.zoneID.write(to: &writer)
             writer.endObject()
         }
-        writer.endArray()
         writer.endObject()
         return call.respond(writer)
     }
@@ -84,7 +78,6 @@ struct ChangesController {
                 writer.beginObject()
                 writer.key("moreComing")
                 writer.bool(changes.moreComing)
-                writer.key("records")
                 Self.write(changes.changes, rendering: rendering, to: &writer)
                 writer.key("syncToken")
                 writer.string(changes.syncToken)
@@ -104,14 +97,11 @@ struct ChangesController {
 
     /// Writes a change feed page: saved records in full, deletions as `{recordName, deleted: true}`.
     static func write(_ changes: [RecordChange], rendering: RecordRendering, to writer: inout JSONWriter) {
-        writer.beginArray()
-        for change in changes {
-            writer.arrayElement()
+        writer.array("records", changes) { writer, change in
             switch change {
             case .saved(let record): record.write(to: &writer, rendering: rendering)
             case .deleted(let deletion): deletion.write(to: &writer)
             }
         }
-        writer.endArray()
     }
 }

@@ -28,22 +28,17 @@ struct RecordsController {
             zone: zone, operations: operations, atomic: body.atomic ?? true,
             caller: Caller(userRecordName: user, deviceID: Self.deviceID(of: request)), timestamp: Authenticator.now()
         ))
-        var writer = JSONWriter(capacity: 512 * max(1, results.count))
-        writer.beginObject()
-        writer.key("records")
-        writer.beginArray()
-        for (operation, result) in zip(body.operations, results) {
-            let rendering = RecordRendering(desiredKeys: operation.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? false)
-            writer.arrayElement()
-            switch result {
-            case .saved(let record): record.write(to: &writer, rendering: rendering)
-            case .deleted(let deletion): deletion.write(to: &writer)
-            case .failed(let failure): ResultWriter.writeFailure(failure, rendering: rendering, to: &writer)
+        return call.respond(JSONWriter.object(capacity: 512 * max(1, results.count)) { writer in
+            writer.array("records", zip(body.operations, results)) { writer, item in
+                let (operation, result) = item
+                let rendering = RecordRendering(desiredKeys: operation.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? false)
+                switch result {
+                case .saved(let record): record.write(to: &writer, rendering: rendering)
+                case .deleted(let deletion): deletion.write(to: &writer)
+                case .failed(let failure): ResultWriter.writeFailure(failure, rendering: rendering, to: &writer)
+                }
             }
-        }
-        writer.endArray()
-        writer.endObject()
-        return call.respond(writer)
+        })
     }
 
     /// Checks operations for shape: names present and valid, one operation per record.
@@ -83,22 +78,16 @@ struct RecordsController {
         }
         let zone = try call.zone(body.zoneID)
         let found = try await server.store.lookupRecords(body.records.map(\.recordName), in: zone)
-        var writer = JSONWriter(capacity: 512 * max(1, body.records.count))
-        writer.beginObject()
-        writer.key("records")
-        writer.beginArray()
-        for item in body.records {
-            writer.arrayElement()
-            if let record = found[item.recordName] {
-                let rendering = RecordRendering(desiredKeys: item.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? false)
-                record.write(to: &writer, rendering: rendering)
-            } else {
-                ResultWriter.writeMissing(item.recordName, to: &writer)
+        return call.respond(JSONWriter.object(capacity: 512 * max(1, body.records.count)) { writer in
+            writer.array("records", body.records) { writer, item in
+                if let record = found[item.recordName] {
+                    let rendering = RecordRendering(desiredKeys: item.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? false)
+                    record.write(to: &writer, rendering: rendering)
+                } else {
+                    ResultWriter.writeMissing(item.recordName, to: &writer)
+                }
             }
-        }
-        writer.endArray()
-        writer.endObject()
-        return call.respond(writer)
+        })
     }
 
     @Sendable func query(_ request: Request, context: StratusRequestContext) async throws -> Response {
@@ -117,21 +106,13 @@ struct RecordsController {
             limit: min(limit, RecordLimits.maximumResults), continuationMarker: body.continuationMarker
         ))
         let rendering = RecordRendering(desiredKeys: body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? false)
-        var writer = JSONWriter(capacity: 1024 * max(1, page.records.count))
-        writer.beginObject()
-        if let marker = page.continuationMarker {
-            writer.key("continuationMarker")
-            writer.string(marker)
-        }
-        writer.key("records")
-        writer.beginArray()
-        for record in page.records {
-            writer.arrayElement()
-            record.write(to: &writer, rendering: rendering)
-        }
-        writer.endArray()
-        writer.endObject()
-        return call.respond(writer)
+        return call.respond(JSONWriter.object(capacity: 1024 * max(1, page.records.count)) { writer in
+            if let marker = page.continuationMarker {
+                writer.key("continuationMarker")
+                writer.string(marker)
+            }
+            writer.array("records", page.records) { writer, record in record.write(to: &writer, rendering: rendering) }
+        })
     }
 
     @Sendable func changes(_ request: Request, context: StratusRequestContext) async throws -> Response {
@@ -145,7 +126,6 @@ struct RecordsController {
         writer.beginObject()
         writer.key("moreComing")
         writer.bool(changes.moreComing)
-        writer.key("records")
         ChangesController.write(changes.changes, rendering: RecordRendering(desiredKeys: body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? false), to: &writer)
         writer.key("reverse")
         writer.bool(false)

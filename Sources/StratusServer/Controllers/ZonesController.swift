@@ -17,17 +17,9 @@ struct ZonesController {
     @Sendable func list(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let call = try await DatabaseCall.resolve(request, context, using: server)
         let zones = call.scope == .shared ? [] : try await server.store.zones(in: try call.database())
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("zones")
-        writer.beginArray()
-        for zone in zones {
-            writer.arrayElement()
-            ResultWriter.writeZone(zone, to: &writer)
-        }
-        writer.endArray()
-        writer.endObject()
-        return call.respond(writer)
+        return call.respond(JSONWriter.object { writer in
+            writer.array("zones", zones) { writer, zone in ResultWriter.writeZone(zone, to: &writer) }
+        })
     }
 
     @Sendable func lookup(_ request: Request, context: StratusRequestContext) async throws -> Response {
@@ -37,21 +29,15 @@ struct ZonesController {
             throw APIError.badRequest("a lookup may name at most \(RecordLimits.maximumOperations) zones")
         }
         let found = call.scope == .shared ? [:] : try await server.store.lookupZones(body.zones.map(\.zoneName), in: try call.database())
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("zones")
-        writer.beginArray()
-        for zoneID in body.zones {
-            writer.arrayElement()
-            if let zone = found[zoneID.zoneName], (try? call.zone(zoneID)) != nil {
-                ResultWriter.writeZone(zone, to: &writer)
-            } else {
-                ResultWriter.writeZoneFailure(zoneID, code: .zoneNotFound, reason: "zone \(zoneID.zoneName) does not exist", to: &writer)
+        return call.respond(JSONWriter.object { writer in
+            writer.array("zones", body.zones) { writer, zoneID in
+                if let zone = found[zoneID.zoneName], (try? call.zone(zoneID)) != nil {
+                    ResultWriter.writeZone(zone, to: &writer)
+                } else {
+                    ResultWriter.writeZoneFailure(zoneID, code: .zoneNotFound, reason: "zone \(zoneID.zoneName) does not exist", to: &writer)
+                }
             }
-        }
-        writer.endArray()
-        writer.endObject()
-        return call.respond(writer)
+        })
     }
 
     @Sendable func modify(_ request: Request, context: StratusRequestContext) async throws -> Response {
@@ -70,30 +56,24 @@ struct ZonesController {
             return operation.operationType == .create ? .create(zoneName: zone.zoneName) : .delete(zoneName: zone.zoneName)
         }
         let results = try await server.store.modifyZones(operations, in: try call.database())
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("zones")
-        writer.beginArray()
-        for result in results {
-            writer.arrayElement()
-            switch result {
-            case .saved(let zone):
-                ResultWriter.writeZone(zone, to: &writer)
-            case .deleted(let zoneID):
-                writer.beginObject()
-                writer.key("deleted")
-                writer.bool(true)
-                writer.key("zoneID")
-                zoneID.write(to: &writer)
-                writer.endObject()
-            case .failed(let zoneID, let error):
-                let apiError = APIError(storageError: error)
-                ResultWriter.writeZoneFailure(zoneID, code: apiError.code, reason: apiError.reason, to: &writer)
+        return call.respond(JSONWriter.object { writer in
+            writer.array("zones", results) { writer, result in
+                switch result {
+                case .saved(let zone):
+                    ResultWriter.writeZone(zone, to: &writer)
+                case .deleted(let zoneID):
+                    writer.beginObject()
+                    writer.key("deleted")
+                    writer.bool(true)
+                    writer.key("zoneID")
+                    zoneID.write(to: &writer)
+                    writer.endObject()
+                case .failed(let zoneID, let error):
+                    let apiError = APIError(storageError: error)
+                    ResultWriter.writeZoneFailure(zoneID, code: apiError.code, reason: apiError.reason, to: &writer)
+                }
             }
-        }
-        writer.endArray()
-        writer.endObject()
-        return call.respond(writer)
+        })
     }
 
     @Sendable func changes(_ request: Request, context: StratusRequestContext) async throws -> Response {
