@@ -118,7 +118,6 @@ public struct Benchmark: Sendable {
         _ request: @escaping @Sendable (inout HTTPConnection, Int) async throws -> HTTPConnection.Response
     ) async throws -> LatencySummary {
         let start = ContinuousClock.now
-        let errorMarker = Array("serverErrorCode".utf8)
         let outcomes = try await withThrowingTaskGroup(of: ([UInt64], Int).self) { group in
             for client in 0..<clients {
                 group.addTask {
@@ -143,7 +142,7 @@ public struct Benchmark: Sendable {
                             let begin = ContinuousClock.now
                             let response = try await request(&connection, index)
                             latencies.append(Self.nanoseconds(ContinuousClock.now - begin))
-                            if response.status != 200 || response.body.readableBytesView.firstRange(of: errorMarker) != nil {
+                            if response.status != 200 || response.hasItemError {
                                 errors += 1
                             }
                             index += step

@@ -8,6 +8,25 @@ struct HTTPConnection {
     struct Response {
         var status: Int
         var body: ByteBuffer
+
+        /// Whether the body reports a per-item failure (`serverErrorCode` inside a 200 answer).
+        var hasItemError: Bool {
+            let marker = Array("serverErrorCode".utf8)
+            return body.withUnsafeReadableBytes { bytes in
+                guard bytes.count >= marker.count else { return false }
+                var index = 0
+                let last = bytes.count - marker.count
+                while index <= last {
+                    if bytes[index] == marker[0] {
+                        var offset = 1
+                        while offset < marker.count && bytes[index + offset] == marker[offset] { offset += 1 }
+                        if offset == marker.count { return true }
+                    }
+                    index += 1
+                }
+                return false
+            }
+        }
     }
 
     private let host: String

@@ -12,10 +12,11 @@ extension SQLiteStore {
         /// The database file's path.
         public var path: String
         public var durability: Durability
-        /// How many connections may read at once.
+        /// How many connections may read at once. Keep it above the number of CPU cores: reads run on
+        /// the caller's thread.
         public var maximumReaderCount: Int
 
-        public init(path: String, durability: Durability = .process, maximumReaderCount: Int = 4) {
+        public init(path: String, durability: Durability = .process, maximumReaderCount: Int = 8) {
             self.path = path
             self.durability = durability
             self.maximumReaderCount = maximumReaderCount

@@ -12,6 +12,7 @@ import FoundationNetworking
     @Test("stratus serve answers over loopback, and acknowledged writes survive kill -9")
     func serveAndCrash() async throws {
         let folder = Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = ServerProcess(dataFolder: folder)
         try server.start()
         defer { server.stop() }
@@ -55,6 +56,7 @@ import FoundationNetworking
     @Test("stratus container create prints the new container's API token, and refuses a duplicate")
     func containerCommand() throws {
         let folder = Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         func run(_ arguments: [String]) throws -> (Int32, String) {
             let process = Process()
             process.executableURL = ServerProcess.executable

@@ -12,10 +12,16 @@ func makeTemporaryStore(durability: SQLiteStore.Configuration.Durability = .proc
     return (try SQLiteStore(configuration: .init(path: path, durability: durability)), path)
 }
 
+/// Removes the folder of a store made by ``makeTemporaryStore(durability:)``.
+func removeTemporaryStore(at path: String) {
+    try? FileManager.default.removeItem(atPath: (path as NSString).deletingLastPathComponent)
+}
+
 @Suite struct SQLiteConformanceTests {
     @Test("the SQLite store meets the storage contract", arguments: StoreConformance.cases)
     func conformance(_ check: ConformanceCase) async throws {
-        let (store, _) = try makeTemporaryStore()
+        let (store, path) = try makeTemporaryStore()
+        defer { removeTemporaryStore(at: path) }
         try await check.run(store)
     }
 }

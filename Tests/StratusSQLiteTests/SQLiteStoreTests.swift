@@ -19,7 +19,8 @@ import Testing
 
     @Test("an equality query is answered from the field index without scanning the records")
     func equalityQueryUsesIndex() async throws {
-        let (store, _) = try makeTemporaryStore()
+        let (store, path) = try makeTemporaryStore()
+        defer { removeTemporaryStore(at: path) }
         let operations = (0..<2_000).map { create("r\($0)", ["bucket": FieldInput(value: .integer(Int64($0 % 40)))]) }
         for chunk in stride(from: 0, to: operations.count, by: 200) {
             _ = try await store.modifyRecords(batch(Array(operations[chunk..<chunk + 200])))
@@ -43,7 +44,8 @@ import Testing
 
     @Test("concurrent writers share commits and every write gets its own change tag")
     func groupCommit() async throws {
-        let (store, _) = try makeTemporaryStore(durability: .full)
+        let (store, path) = try makeTemporaryStore(durability: .full)
+        defer { removeTemporaryStore(at: path) }
         let tags = try await withThrowingTaskGroup(of: String.self) { group in
             for index in 0..<64 {
                 group.addTask {
@@ -61,7 +63,8 @@ import Testing
 
     @Test("a failing write in a shared commit does not undo the others")
     func isolatedFailures() async throws {
-        let (store, _) = try makeTemporaryStore()
+        let (store, path) = try makeTemporaryStore()
+        defer { removeTemporaryStore(at: path) }
         _ = try await store.modifyRecords(batch([create("taken", [:])]))
         async let good = store.modifyRecords(batch([create("fresh", [:])]))
         async let bad = store.modifyRecords(batch([create("taken", [:])]))
@@ -76,6 +79,7 @@ import Testing
     @Test("data, schema and change order survive reopening the file")
     func reopen() async throws {
         let (store, path) = try makeTemporaryStore()
+        defer { removeTemporaryStore(at: path) }
         _ = try await store.modifyRecords(batch([create("a", ["title": FieldInput(value: .string("kept"))])]))
         let before = try await store.zoneChanges(ZoneChangesQuery(zone: Self.zone, syncToken: nil, limit: 200))
         let reopened = try SQLiteStore(configuration: .init(path: path))
@@ -91,6 +95,7 @@ import Testing
     @Test("the file is in WAL mode")
     func walMode() async throws {
         let (_, path) = try makeTemporaryStore()
+        defer { removeTemporaryStore(at: path) }
         let queue = try DatabaseQueue(path: path)
         let mode = try await queue.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
         #expect(mode == "wal")

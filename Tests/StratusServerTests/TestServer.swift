@@ -16,6 +16,7 @@ struct TestServer {
     static func run(_ body: @escaping @Sendable (TestClient) async throws -> Void) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-http-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try SQLiteStore(configuration: .init(path: folder + "/stratus.sqlite"))
         let configuration = ServerConfiguration(adminKey: adminKey, maximumRequestBytes: 2 * 1024 * 1024, passwordHashRounds: 1_000, logRequests: false)
         let router = try await buildRouter(configuration: configuration, store: store)

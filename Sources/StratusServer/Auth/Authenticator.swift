@@ -70,16 +70,19 @@ final class Authenticator: Sendable {
     }
 
     private func user(ofToken token: String, containerID: String) async throws -> String {
-        guard let claims = tokens.verify(token, containerID: containerID, now: Self.now()) else {
+        let now = Self.now()
+        // The cache key is the whole token, whose signature covers the container: a hit is this container's.
+        let cacheKey = containerID + "|" + token
+        if let user = sessions.userRecordName(ofToken: cacheKey, now: now) { return user }
+        guard let claims = tokens.verify(token, containerID: containerID, now: now) else {
             throw APIError(.authenticationFailed, "ckWebAuthToken is not valid or has expired; sign in again")
         }
-        if let user = sessions.userRecordName(ofSession: claims.sessionID) { return user }
         guard let session = try await store.session(id: claims.sessionID), session.containerID == containerID,
             session.userRecordName == claims.userRecordName
         else {
             throw APIError(.authenticationFailed, "ckWebAuthToken was signed out; sign in again")
         }
-        sessions.remember(session: session.id, userRecordName: session.userRecordName)
+        sessions.remember(token: cacheKey, sessionID: session.id, userRecordName: session.userRecordName, expiresAt: claims.expiresAt)
         return session.userRecordName
     }
 
@@ -91,11 +94,15 @@ final class Authenticator: Sendable {
             createdAt: now, expiresAt: now + sessionLifetime
         )
         try await store.createSession(session)
-        sessions.remember(session: session.id, userRecordName: session.userRecordName)
-        return tokens.issue(
+        let token = tokens.issue(
             .init(sessionID: session.id, userRecordName: session.userRecordName, expiresAt: session.expiresAt),
             containerID: account.containerID
         )
+        sessions.remember(
+            token: account.containerID + "|" + token, sessionID: session.id, userRecordName: session.userRecordName,
+            expiresAt: session.expiresAt
+        )
+        return token
     }
 
     /// Ends the session a token names.

@@ -1,12 +1,17 @@
 import Synchronization
 
-/// Remembers which sessions exist, so that a signed-in request costs no storage read.
+/// Remembers verified web auth tokens and the sessions they name, so that a signed-in request costs
+/// neither a storage read nor a signature check.
 ///
-/// Entries are re-checked against storage after ``timeToLive`` seconds, so a sign-out on another
-/// server node takes effect here within that time; on this node it takes effect at once.
+/// Only tokens whose signature was checked enter the cache. Entries are re-checked against storage
+/// after ``timeToLive``, so a sign-out on another server node takes effect here within that time; on
+/// this node it takes effect at once.
 final class SessionCache: Sendable {
-    private struct Entry {
+    struct Entry: Sendable {
+        var sessionID: String
         var userRecordName: String
+        /// Milliseconds since 1970.
+        var expiresAt: Int64
         var checkedAt: ContinuousClock.Instant
     }
 
@@ -19,27 +24,30 @@ final class SessionCache: Sendable {
         self.capacity = capacity
     }
 
-    /// The session's user, if the session was seen alive recently.
-    func userRecordName(ofSession id: String) -> String? {
-        let now = ContinuousClock.now
+    /// The user a token was verified for, if it was seen alive recently and has not expired.
+    func userRecordName(ofToken token: String, now: Int64) -> String? {
+        let instant = ContinuousClock.now
         return entries.withLock { entries in
-            guard let entry = entries[id] else { return nil }
-            guard now - entry.checkedAt < timeToLive else {
-                entries[id] = nil
+            guard let entry = entries[token] else { return nil }
+            guard instant - entry.checkedAt < timeToLive, entry.expiresAt > now else {
+                entries[token] = nil
                 return nil
             }
             return entry.userRecordName
         }
     }
 
-    func remember(session id: String, userRecordName: String) {
+    func remember(token: String, sessionID: String, userRecordName: String, expiresAt: Int64) {
         entries.withLock { entries in
             if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[id] = Entry(userRecordName: userRecordName, checkedAt: .now)
+            entries[token] = Entry(sessionID: sessionID, userRecordName: userRecordName, expiresAt: expiresAt, checkedAt: .now)
         }
     }
 
+    /// Forgets every token of a session.
     func forget(session id: String) {
-        _ = entries.withLock { $0.removeValue(forKey: id) }
+        entries.withLock { entries in
+            entries = entries.filter { $0.value.sessionID != id }
+        }
     }
 }

@@ -36,7 +36,27 @@ struct WebAuthTokens: Sendable {
 
     private func signature(_ payload: String, containerID: String) -> String {
         let mac = HMAC<SHA256>.authenticationCode(for: Data((containerID + "|" + payload).utf8), using: SymmetricKey(data: key))
-        return Data(mac).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return Self.base64URL(Array(mac))
+    }
+
+    /// Unpadded base64url (RFC 4648 §5).
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        var output: [UInt8] = []
+        output.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var index = 0
+        while index + 2 < bytes.count {
+            let value = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            output += [alphabet[Int(value >> 18 & 63)], alphabet[Int(value >> 12 & 63)], alphabet[Int(value >> 6 & 63)], alphabet[Int(value & 63)]]
+            index += 3
+        }
+        let remaining = bytes.count - index
+        if remaining > 0 {
+            var value = UInt32(bytes[index]) << 16
+            if remaining == 2 { value |= UInt32(bytes[index + 1]) << 8 }
+            output += [alphabet[Int(value >> 18 & 63)], alphabet[Int(value >> 12 & 63)]]
+            if remaining == 2 { output.append(alphabet[Int(value >> 6 & 63)]) }
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 }

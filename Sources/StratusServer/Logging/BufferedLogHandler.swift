@@ -23,25 +23,54 @@ public struct BufferedLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var line = Self.timestamp()
-        line += " level=\(event.level.rawValue) label=\(label) msg=\(Self.quote(event.message.description))"
+        var line: [UInt8] = []
+        line.reserveCapacity(256)
+        Self.appendTimestamp(to: &line)
+        line += Array(" level=".utf8) + Array(event.level.rawValue.utf8)
+        line += Array(" label=".utf8) + Array(label.utf8)
+        line += Array(" msg=".utf8)
+        Self.appendValue(event.message.description, to: &line)
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        for key in merged.keys.sorted() {
-            line += " \(key)=\(Self.quote(merged[key]!.description))"
+        for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
+            line.append(UInt8(ascii: " "))
+            line += Array(key.utf8)
+            line.append(UInt8(ascii: "="))
+            Self.appendValue(value.description, to: &line)
         }
-        line += "\n"
+        line.append(UInt8(ascii: "\n"))
         sink.append(line)
     }
 
-    private static func quote(_ value: String) -> String {
-        if !value.isEmpty, !value.contains(where: { $0 == " " || $0 == "\"" || $0 == "=" || $0.isNewline }) { return value }
-        return "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
-            .replacingOccurrences(of: "\n", with: "\\n") + "\""
+    /// Appends a logfmt value, quoted and escaped only when it must be.
+    private static func appendValue(_ value: String, to line: inout [UInt8]) {
+        let bytes = value.utf8
+        let needsQuotes = bytes.isEmpty || bytes.contains { $0 == 0x20 || $0 == 0x22 || $0 == 0x3D || $0 == 0x5C || $0 < 0x20 }
+        guard needsQuotes else {
+            line += bytes
+            return
+        }
+        line.append(0x22)
+        for byte in bytes {
+            switch byte {
+            case 0x22, 0x5C: line += [0x5C, byte]
+            case 0x0A: line += [0x5C, UInt8(ascii: "n")]
+            case 0x0D: line += [0x5C, UInt8(ascii: "r")]
+            case 0x09: line += [0x5C, UInt8(ascii: "t")]
+            default: line.append(byte)
+            }
+        }
+        line.append(0x22)
     }
 
     /// UTC ISO 8601 with milliseconds, computed without a formatter.
     static func timestamp(_ date: Date = Date()) -> String {
+        var line: [UInt8] = []
+        appendTimestamp(date, to: &line)
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    private static func appendTimestamp(_ date: Date = Date(), to line: inout [UInt8]) {
         let millis = Int64(date.timeIntervalSince1970 * 1000)
         let seconds = millis / 1000
         var days = seconds / 86_400
@@ -56,11 +85,30 @@ public struct BufferedLogHandler: LogHandler {
         let day = dayOfYear - (153 * monthPrime + 2) / 5 + 1
         let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ value: Int64, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
+        func digits(_ value: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            var rest = value
+            while divisor > 0 {
+                line.append(UInt8(ascii: "0") + UInt8(rest / divisor % 10))
+                rest %= divisor
+                divisor /= 10
+            }
         }
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(secondOfDay / 3600, 2)):\(pad(secondOfDay % 3600 / 60, 2)):\(pad(secondOfDay % 60, 2)).\(pad(millis % 1000, 3))Z"
+        digits(year, 4)
+        line.append(UInt8(ascii: "-"))
+        digits(month, 2)
+        line.append(UInt8(ascii: "-"))
+        digits(day, 2)
+        line.append(UInt8(ascii: "T"))
+        digits(secondOfDay / 3600, 2)
+        line.append(UInt8(ascii: ":"))
+        digits(secondOfDay % 3600 / 60, 2)
+        line.append(UInt8(ascii: ":"))
+        digits(secondOfDay % 60, 2)
+        line.append(UInt8(ascii: "."))
+        digits(millis % 1000, 3)
+        line.append(UInt8(ascii: "Z"))
     }
 }
 
@@ -86,10 +134,10 @@ public final class LogSink: Sendable {
         thread.start()
     }
 
-    func append(_ line: String) {
+    func append(_ line: [UInt8]) {
         buffer.withLock { buffer in
             guard buffer.count < capacity else { return }
-            buffer.append(contentsOf: line.utf8)
+            buffer.append(contentsOf: line)
         }
     }
 
