@@ -21,7 +21,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
@@ -67,12 +66,7 @@ let package = Package(
         // Load generator behind `stratus bench`.
         .target(
             name: "StratusBench",
-            dependencies: [
-                "StratusModel",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
+            dependencies: ["StratusModel"],
             swiftSettings: swiftSettings
         ),
         // The `stratus` executable: composition root and operator commands.

@@ -1,6 +1,4 @@
 import Foundation
-import NIOCore
-import NIOHTTP1
 
 /// A fresh container, user and zones created for one benchmark run.
 struct BenchSession: Sendable {
@@ -13,34 +11,35 @@ struct BenchSession: Sendable {
 
     static func prepare(_ options: Benchmark.Options) async throws -> BenchSession {
         let containerID = "iCloud.bench.run\(UInt32.random(in: 0...UInt32.max))"
-        return try await HTTPConnection.with(host: options.host, port: options.port) { connection in
-            let created = try await connection.send(
-                .POST, "/admin/1/containers", body: ByteBuffer(string: #"{"containerID":"\#(containerID)"}"#),
+        return try await Benchmark.onThreads(1) { _ in
+            let connection = try HTTPConnection(host: options.host, port: options.port)
+            let created = try connection.send(
+                "POST", "/admin/1/containers", body: #"{"containerID":"\#(containerID)"}"#,
                 headers: [("Authorization", "Bearer \(options.adminKey)")]
             )
             guard created.status == 201, let apiToken = try Self.string("apiToken", in: created.body) else {
                 throw BenchError("could not create a container (status \(created.status)); is --admin-key right?")
             }
-            let signedUp = try await connection.send(
-                .POST, "/auth/1/\(containerID)/development/signup?ckAPIToken=\(apiToken)",
-                body: ByteBuffer(string: #"{"emailAddress":"bench@example.com","password":"benchmark password"}"#)
+            let signedUp = try connection.send(
+                "POST", "/auth/1/\(containerID)/development/signup?ckAPIToken=\(apiToken)",
+                body: #"{"emailAddress":"bench@example.com","password":"benchmark password"}"#
             )
             guard signedUp.status == 201, let webToken = try Self.string("ckWebAuthToken", in: signedUp.body) else {
                 throw BenchError("could not sign up (status \(signedUp.status))")
             }
             let encoded = webToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? webToken
             let session = BenchSession(containerID: containerID, query: "ckAPIToken=\(apiToken)&ckWebAuthToken=\(encoded)")
-            let zones = try await connection.send(
-                .POST, session.path("private", "zones/modify"),
-                body: ByteBuffer(string: #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Creates"}}},{"operationType":"create","zone":{"zoneID":{"zoneName":"Dataset"}}}]}"#)
+            let zones = try connection.send(
+                "POST", session.path("private", "zones/modify"),
+                body: #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Creates"}}},{"operationType":"create","zone":{"zoneID":{"zoneName":"Dataset"}}}]}"#
             )
             guard zones.status == 200 else { throw BenchError("could not create zones (status \(zones.status))") }
             return session
-        }
+        }[0]
     }
 
-    private static func string(_ key: String, in body: ByteBuffer) throws -> String? {
-        let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+    private static func string(_ key: String, in body: [UInt8]) throws -> String? {
+        let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
         return object?[key] as? String
     }
 }
