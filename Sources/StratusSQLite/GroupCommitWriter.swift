@@ -40,9 +40,9 @@ final class GroupCommitWriter: Sendable {
                     let schemaSnapshot = batch.schemas
                     do {
                         var value: T?
-                        try batch.db.inSavepoint {
+                        try batch.db.withSavepoint(named: "job") {
                             value = try body(batch)
-                            return .commit
+                            return true
                         }
                         outcome.result = value.map { .success($0) }
                     } catch {

@@ -17,7 +17,7 @@ struct RecordWriter {
 
     /// Applies one operation. A stale change tag is answered with a failure carrying the server record;
     /// other failures are thrown.
-    func apply(_ operation: RecordOperation) throws -> RecordOperationResult {
+    func apply(_ operation: RecordOperation, prepared: PreparedFields? = nil) throws -> RecordOperationResult {
         let existing = try RecordRow.fetch(zoneID: zone.id, name: operation.recordName, db: db)
         let live = existing.flatMap { $0.deleted ? nil : $0 }
 
@@ -62,26 +62,28 @@ struct RecordWriter {
         }
 
         var schema = try batch.schema(schemaKey)
-        let resolved = try SchemaResolver.resolve(
-            recordType: recordType, fields: operation.fields ?? [:], in: &schema, environment: schemaKey.environment
-        )
-        batch.schemas[schemaKey] = schema
-
-        var fields: [String: FieldValue] = [:]
-        if let live, operation.type == .update || operation.type == .forceUpdate {
-            fields = try live.fields.decode()
+        let fields: PreparedFields
+        if let prepared, prepared.isValid(in: schema, recordType: recordType) {
+            fields = prepared
+        } else {
+            let resolved = try SchemaResolver.resolve(
+                recordType: recordType, fields: operation.fields ?? [:], in: &schema, environment: schemaKey.environment
+            )
+            batch.schemas[schemaKey] = schema
+            var values: [String: FieldValue] = [:]
+            if let live, operation.type == .update || operation.type == .forceUpdate {
+                values = try live.fields.decode()
+            }
+            for (name, value) in resolved {
+                values[name] = value
+            }
+            fields = PreparedFields(values: values)
         }
-        for (name, value) in resolved {
-            fields[name] = value
+        try validateReferences(in: fields.values)
+        guard fields.encoded.byteCount <= RecordLimits.maximumRecordBytes else {
+            throw StorageError(.limitExceeded, "the record's fields take \(fields.encoded.byteCount) bytes; the limit is \(RecordLimits.maximumRecordBytes)")
         }
-        try validateReferences(in: fields)
-        let encoded = EncodedFields(fields)
-        guard encoded.byteCount <= RecordLimits.maximumRecordBytes else {
-            throw StorageError(.limitExceeded, "the record's fields take \(encoded.byteCount) bytes; the limit is \(RecordLimits.maximumRecordBytes)")
-        }
-        return .saved(try write(
-            name: operation.recordName, type: recordType, fields: fields, encoded: encoded, replacing: existing, live: live
-        ))
+        return .saved(try write(name: operation.recordName, type: recordType, fields: fields, replacing: existing, live: live))
     }
 
     /// Creates the `Users` record of a new account.
@@ -90,15 +92,13 @@ struct RecordWriter {
         var schema = try batch.schema(schemaKey)
         try SchemaResolver.requireRecordType(Schema.usersType, in: &schema, environment: .development)
         batch.schemas[schemaKey] = schema
-        _ = try write(name: name, type: Schema.usersType, fields: [:], encoded: EncodedFields([:]), replacing: nil, live: nil)
+        _ = try write(name: name, type: Schema.usersType, fields: PreparedFields(values: [:]), replacing: nil, live: nil)
     }
 
     // MARK: - Writing rows
 
-    private func write(
-        name: String, type: String, fields: [String: FieldValue], encoded: EncodedFields, replacing existing: RecordRow?,
-        live: RecordRow?
-    ) throws -> Record {
+    private func write(name: String, type: String, fields: PreparedFields, replacing existing: RecordRow?, live: RecordRow?) throws -> Record {
+        let encoded = fields.encoded
         let sequence = store.nextSequence()
         let changeTag = String(sequence, radix: 36)
         let modified = RecordStamp(timestamp: timestamp, userRecordName: caller.userRecordName ?? "", deviceID: caller.deviceID)
@@ -134,8 +134,8 @@ struct RecordWriter {
             )
             id = db.lastInsertedRowID
         }
-        try insertIndexEntries(IndexEntry.entries(for: fields), recordID: id, type: type)
-        try insertReferences(in: fields, sourceID: id)
+        try insertIndexEntries(fields.indexEntries, recordID: id, type: type)
+        try insertReferences(in: fields.values, sourceID: id)
         return Record(
             recordName: name, recordType: type, recordChangeTag: changeTag, fields: encoded, created: created,
             modified: modified, zoneID: zone.zone.wireZoneID

@@ -48,7 +48,8 @@ extension SQLiteStore {
         let token = try query.syncToken.map { token throws(StorageError) in
             try OpaqueToken.decode(token, as: ZoneSyncToken.self, what: "syncToken")
         }
-        return try await read { db in
+        // One snapshot: the token returned must match exactly the rows returned.
+        return try await readSnapshot { db in
             guard let zone = try Self.liveZone(query.zone, db: db) else {
                 guard query.zone.isDefault else {
                     throw StorageError(.zoneNotFound, "zone \(query.zone.zoneName) does not exist")

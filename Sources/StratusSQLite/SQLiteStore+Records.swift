@@ -10,24 +10,29 @@ extension SQLiteStore: RecordStore {
     }
 
     public func modifyRecords(_ batch: RecordBatch) async throws -> [RecordOperationResult] {
-        try await write { writeBatch in
+        // Typing, encoding and indexing happen here, on the caller's thread, so the single writer only runs SQL.
+        let database = batch.zone.database
+        let schema = try await self.schema(containerID: database.containerID, environment: database.environment)
+        let prepared = batch.operations.map { PreparedFields.prepare($0, schema: schema, environment: database.environment) }
+        return try await write { writeBatch in
             let db = writeBatch.db
             let zone = try self.ensureZone(batch.zone, db: db)
             let writer = RecordWriter(store: self, batch: writeBatch, zone: zone, caller: batch.caller, timestamp: batch.timestamp)
+            let operations = Array(zip(batch.operations, prepared))
             guard batch.atomic && !batch.zone.isDefault else {
-                return batch.operations.map { self.apply($0, with: writer) }
+                return operations.map { self.apply($0, prepared: $1, with: writer) }
             }
             // All or nothing: the first failure rolls every operation back; the others report ATOMIC_ERROR.
             let schemasBefore = writeBatch.schemas
             var results: [RecordOperationResult] = []
             var failed = false
-            try db.inSavepoint {
-                for operation in batch.operations {
-                    let result = self.apply(operation, with: writer)
+            try db.withSavepoint(named: "atomic") {
+                for (operation, prepared) in operations {
+                    let result = self.apply(operation, prepared: prepared, with: writer)
                     if case .failed = result { failed = true }
                     results.append(result)
                 }
-                return failed ? .rollback : .commit
+                return !failed
             }
             guard failed else { return results }
             writeBatch.schemas = schemasBefore
@@ -42,16 +47,17 @@ extension SQLiteStore: RecordStore {
     }
 
     /// Applies one operation in its own savepoint, so that its failure undoes only its own changes.
-    private func apply(_ operation: RecordOperation, with writer: RecordWriter) -> RecordOperationResult {
+    private func apply(_ operation: RecordOperation, prepared: PreparedFields?, with writer: RecordWriter) -> RecordOperationResult {
         let schemasBefore = writer.batch.schemas
         do {
             var result: RecordOperationResult?
-            try writer.batch.db.inSavepoint {
-                let outcome = try writer.apply(operation)
+            let run = {
+                let outcome = try writer.apply(operation, prepared: prepared)
                 result = outcome
-                if case .failed = outcome { return .rollback }
-                return .commit
+                if case .failed = outcome { return false }
+                return true
             }
+            try writer.batch.db.withSavepoint(named: "operation", run)
             if case .failed? = result { writer.batch.schemas = schemasBefore }
             return result ?? .failed(RecordFailure(recordName: operation.recordName, error: StorageError(.internalFailure, "no result")))
         } catch {

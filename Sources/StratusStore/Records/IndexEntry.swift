@@ -86,6 +86,33 @@ public struct IndexEntry: Sendable, Hashable {
 public enum TextTokenizer {
     /// The distinct tokens of `text`, in order of first appearance.
     public static func tokens(in text: String) -> [String] {
+        if text.utf8.allSatisfy({ $0 < 0x80 }) { return asciiTokens(in: text) }
+        return unicodeTokens(in: text)
+    }
+
+    /// The common case, byte by byte: letters and digits make tokens, lowercased.
+    private static func asciiTokens(in text: String) -> [String] {
+        var tokens: [String] = []
+        var seen = Set<String>()
+        var current: [UInt8] = []
+        func flush() {
+            guard !current.isEmpty else { return }
+            let token = String(decoding: current, as: UTF8.self)
+            if seen.insert(token).inserted { tokens.append(token) }
+            current.removeAll(keepingCapacity: true)
+        }
+        for byte in text.utf8 {
+            switch byte {
+            case 0x30...0x39, 0x61...0x7A: current.append(byte)
+            case 0x41...0x5A: current.append(byte | 0x20)
+            default: flush()
+            }
+        }
+        flush()
+        return tokens
+    }
+
+    private static func unicodeTokens(in text: String) -> [String] {
         var tokens: [String] = []
         var seen = Set<String>()
         var current = ""
