@@ -44,41 +44,42 @@ public struct Benchmark: Sendable {
         var results: [LatencySummary] = []
 
         log("healthz baseline (16 clients)...")
-        results.append(try await timed("GET /healthz (16 clients)", clients: 16) { connection, _ in
-            try connection.send("GET", "/healthz")
+        let host = options.host
+        results.append(try await timed("GET /healthz (16 clients)", clients: 16) { _ in
+            RequestBytes.make("GET", "/healthz", host: host)
         })
         for clients in [1, 16] {
             log("single-record creates (\(clients) client\(clients == 1 ? "" : "s"))...")
-            results.append(try await timed("create 1 record (\(clients) client\(clients == 1 ? "" : "s"))", clients: clients) { connection, counter in
+            results.append(try await timed("create 1 record (\(clients) client\(clients == 1 ? "" : "s"))", clients: clients) { counter in
                 let body = #"{"zoneID":{"zoneName":"Creates"},"operations":[{"operationType":"create","record":{"recordType":"Event","fields":{"seq":{"value":\#(counter)},"title":{"value":"event \#(counter)"}}}}]}"#
-                return try connection.send("POST", zonePath, body: body)
+                return RequestBytes.make("POST", zonePath, host: host, body: body)
             })
         }
         memory.sample()
 
         log("seeding \(options.datasetSize) records in 200-record batches (4 clients)...")
         let batches = options.datasetSize / 200
-        results.append(try await counted("modify 200-record batch (4 clients)", clients: 4, total: batches, unitsPerRequest: 200) { connection, batch in
+        results.append(try await counted("modify 200-record batch (4 clients)", clients: 4, total: batches, unitsPerRequest: 200) { batch in
             let operations = (0..<200).map { offset -> String in
                 let index = batch * 200 + offset
                 return #"{"operationType":"create","record":{"recordName":"r\#(index)","recordType":"Item","fields":{"bucket":{"value":\#(index % (options.datasetSize / 50))},"n":{"value":\#(index)},"title":{"value":"Record number \#(index)"}}}}"#
             }
             let body = #"{"zoneID":{"zoneName":"Dataset"},"operations":[\#(operations.joined(separator: ","))]}"#
-            return try connection.send("POST", zonePath, body: body)
+            return RequestBytes.make("POST", zonePath, host: host, body: body)
         })
         memory.sample()
 
         log("lookups by name (16 clients)...")
         let lookupPath = session.path("private", "records/lookup")
-        results.append(try await timed("lookup 1 record by name (16 clients)", clients: 16) { connection, counter in
+        results.append(try await timed("lookup 1 record by name (16 clients)", clients: 16) { counter in
             let body = #"{"zoneID":{"zoneName":"Dataset"},"records":[{"recordName":"r\#((counter &* 7919) % options.datasetSize)"}]}"#
-            return try connection.send("POST", lookupPath, body: body)
+            return RequestBytes.make("POST", lookupPath, host: host, body: body)
         })
         log("indexed query, 50 of \(options.datasetSize) records (16 clients)...")
         let queryPath = session.path("private", "records/query")
-        results.append(try await timed("query 50 of \(options.datasetSize) by index (16 clients)", clients: 16, unitsPerRequest: 50) { connection, counter in
+        results.append(try await timed("query 50 of \(options.datasetSize) by index (16 clients)", clients: 16, unitsPerRequest: 50) { counter in
             let body = #"{"zoneID":{"zoneName":"Dataset"},"query":{"recordType":"Item","filterBy":[{"comparator":"EQUALS","fieldName":"bucket","fieldValue":{"value":\#(counter % (options.datasetSize / 50))}}]}}"#
-            return try connection.send("POST", queryPath, body: body)
+            return RequestBytes.make("POST", queryPath, host: host, body: body)
         })
         memory.sample()
 
@@ -98,58 +99,34 @@ public struct Benchmark: Sendable {
 
     private func timed(
         _ name: String, clients: Int, unitsPerRequest: Int = 1,
-        _ request: @escaping @Sendable (HTTPConnection, Int) throws -> HTTPConnection.Response
+        _ request: @escaping @Sendable (Int) -> [UInt8]
     ) async throws -> LatencySummary {
         try await drive(name, clients: clients, workload: .duration(options.seconds), unitsPerRequest: unitsPerRequest, request)
     }
 
     private func counted(
         _ name: String, clients: Int, total: Int, unitsPerRequest: Int,
-        _ request: @escaping @Sendable (HTTPConnection, Int) throws -> HTTPConnection.Response
+        _ request: @escaping @Sendable (Int) -> [UInt8]
     ) async throws -> LatencySummary {
         try await drive(name, clients: clients, workload: .count(total), unitsPerRequest: unitsPerRequest, request)
     }
 
-    /// Runs `request` from `clients` keep-alive connections, each on its own thread sending one request
-    /// at a time. A response that is not 200, or that carries a per-item `serverErrorCode`, is an error.
+    /// Runs `request` from `clients` keep-alive connections, all driven by one thread. A response that is
+    /// not 200 is an error, and so is a batch's 200 answer that carries a per-item `serverErrorCode`.
     private func drive(
         _ name: String, clients: Int, workload: Workload, unitsPerRequest: Int,
-        _ request: @escaping @Sendable (HTTPConnection, Int) throws -> HTTPConnection.Response
+        _ request: @escaping @Sendable (Int) -> [UInt8]
     ) async throws -> LatencySummary {
         let start = ContinuousClock.now
-        let options = self.options
-        let outcomes = try await Self.onThreads(clients) { client -> ([UInt64], Int) in
-            let connection = try HTTPConnection(host: options.host, port: options.port)
-            var latencies: [UInt64] = []
-            var errors = 0
-            var index: Int
-            let step: Int
-            var deadline: ContinuousClock.Instant?
-            switch workload {
-            case .duration(let seconds):
-                index = client * 1_000_003
-                step = 1
-                deadline = start + .milliseconds(Int(seconds * 1000))
-            case .count:
-                index = client
-                step = clients
-            }
-            while true {
-                if let deadline, ContinuousClock.now >= deadline { break }
-                if case .count(let total) = workload, index >= total { break }
-                let begin = ContinuousClock.now
-                let response = try request(connection, index)
-                latencies.append(Self.nanoseconds(ContinuousClock.now - begin))
-                // Batches answer 200 with per-record errors inside; other scenarios are judged by status.
-                if response.status != 200 { errors += 1 }
-                if case .count = workload, response.hasItemError { errors += 1 }
-                index += step
-            }
-            return (latencies, errors)
-        }
+        let driver = PollingDriver(host: options.host, port: options.port)
+        let checkItemErrors: Bool
+        if case .count = workload { checkItemErrors = true } else { checkItemErrors = false }
+        let outcome = try await Self.onThreads(1) { _ in
+            try driver.run(clients: clients, workload: workload, checkItemErrors: checkItemErrors, request: request)
+        }[0]
         return LatencySummary(
-            name: name, latencies: outcomes.flatMap(\.0), seconds: Self.seconds(ContinuousClock.now - start),
-            unitsPerRequest: unitsPerRequest, errors: outcomes.reduce(0) { $0 + $1.1 }
+            name: name, latencies: outcome.latencies, seconds: Self.seconds(ContinuousClock.now - start),
+            unitsPerRequest: unitsPerRequest, errors: outcome.errors
         )
     }
 
