@@ -142,13 +142,25 @@ struct RecordWriter {
         )
     }
 
+    /// Inserts a record's index rows with one multi-row statement per chunk of up to 16 rows.
     private func insertIndexEntries(_ entries: [IndexEntry], recordID: Int64, type: String) throws {
-        guard !entries.isEmpty else { return }
-        let statement = try db.cachedStatement(
-            sql: "INSERT OR IGNORE INTO field_index (zone_id, type, field, kind, value, extra, record_id) VALUES (?, ?, ?, ?, ?, ?, ?)"
-        )
-        for entry in entries {
-            try statement.execute(arguments: [zone.id, type, entry.field, entry.kind.rawValue, entry.key.databaseValue, entry.extra, recordID])
+        var offset = 0
+        while offset < entries.count {
+            let chunk = entries[offset..<min(offset + 16, entries.count)]
+            let rows = Array(repeating: "(?, ?, ?, ?, ?, ?, ?)", count: chunk.count).joined(separator: ", ")
+            let statement = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO field_index (zone_id, type, field, kind, value, extra, record_id) VALUES \(rows)"
+            )
+            var values: [DatabaseValue] = []
+            values.reserveCapacity(chunk.count * 7)
+            for entry in chunk {
+                values += [
+                    zone.id.databaseValue, type.databaseValue, entry.field.databaseValue, entry.kind.rawValue.databaseValue,
+                    entry.key.databaseValue, entry.extra.databaseValue, recordID.databaseValue,
+                ]
+            }
+            try statement.execute(arguments: StatementArguments(values))
+            offset += chunk.count
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 import StratusModel
 import StratusStore
 import Synchronization
@@ -15,14 +16,19 @@ import Synchronization
 /// ```
 public final class SQLiteStore: Sendable {
     let pool: DatabasePool
+    let configuration: Configuration
+    let logger: Logger
     let writer: GroupCommitWriter
     let schemas: SchemaCache
     /// The last change sequence number handed out. Changes are ordered by it; only the writer advances it.
     private let sequence: Mutex<Int64>
 
     /// Opens (creating if needed) the store's file and brings its tables up to date.
+    /// - Parameter logger: where background work reports trouble.
     /// - Throws: ``StorageError`` when the file cannot be opened or migrated.
-    public init(configuration: Configuration) throws {
+    public init(configuration: Configuration, logger: Logger = Logger(label: "stratus.sqlite")) throws {
+        self.configuration = configuration
+        self.logger = logger
         var config = GRDB.Configuration()
         config.busyMode = .timeout(10)
         config.maximumReaderCount = configuration.maximumReaderCount
@@ -50,6 +56,9 @@ public final class SQLiteStore: Sendable {
         // process (it is in the OS's cache) but not power loss; FULL syncs at every (group) commit.
         try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
         try db.execute(sql: "PRAGMA cache_size = -8000")
+        // The store's service checkpoints in the background (SQLiteStore+Checkpoints); this automatic
+        // checkpoint on commit only bounds the log (about 32 MB) when that service is not running.
+        try db.execute(sql: "PRAGMA wal_autocheckpoint = 8000")
         try db.execute(sql: "PRAGMA temp_store = MEMORY")
         db.add(function: DatabaseFunction("stratus_distance", argumentCount: 4, pure: true) { values in
             guard let lat1 = Double.fromDatabaseValue(values[0]), let lon1 = Double.fromDatabaseValue(values[1]),

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import StratusModel
+import ServiceLifecycle
 import StratusStore
 
 /// Builds the Stratus HTTP application over a store.
@@ -13,14 +14,17 @@ import StratusStore
 /// let app = try await buildApplication(configuration: ServerConfiguration(adminKey: key), store: store, logger: logger)
 /// try await app.runService()
 /// ```
+/// - Parameters:
+///   - services: long-lived parts to run beside the server, such as the store's background work.
 public func buildApplication(
-    configuration: ServerConfiguration, store: some Store, logger: Logger,
+    configuration: ServerConfiguration, store: some Store, services: [any Service] = [], logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     let router = try await buildRouter(configuration: configuration, store: store)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Stratus"),
+        services: services,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )

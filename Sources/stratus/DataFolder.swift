@@ -1,5 +1,6 @@
 import Foundation
 import ArgumentParser
+import Logging
 import StratusSQLite
 
 /// The server's data folder: the SQLite file and the generated admin key.
@@ -14,9 +15,9 @@ struct DataFolder {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
 
-    func openStore(durability: SQLiteStore.Configuration.Durability = .process) throws -> SQLiteStore {
+    func openStore(durability: SQLiteStore.Configuration.Durability = .process, logger: Logger = Logger(label: "stratus")) throws -> SQLiteStore {
         try prepare()
-        return try SQLiteStore(configuration: .init(path: databasePath, durability: durability))
+        return try SQLiteStore(configuration: .init(path: databasePath, durability: durability), logger: logger)
     }
 
     /// The admin key kept in the folder, if there is one.

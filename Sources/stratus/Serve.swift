@@ -43,7 +43,7 @@ struct Serve: AsyncParsableCommand {
         guard let durability = SQLiteStore.Configuration.Durability(rawValue: syncName) else {
             throw ValidationError("--sync must be 'process' or 'full'")
         }
-        let store = try folder.openStore(durability: durability)
+        let store = try folder.openStore(durability: durability, logger: logger)
         var key = adminKey ?? environmentValue("STRATUS_ADMIN_KEY")
         if key == nil {
             let stored = try folder.adminKey()
@@ -61,7 +61,7 @@ struct Serve: AsyncParsableCommand {
             logRequests: !quiet
         )
         let host = configuration.host
-        let app = try await buildApplication(configuration: configuration, store: store, logger: logger) { port in
+        let app = try await buildApplication(configuration: configuration, store: store, services: [store], logger: logger) { port in
             // Written unbuffered: scripts wait for this line to know the server is up.
             FileHandle.standardOutput.write(Data("Stratus is listening on http://\(host):\(port) (data in \(folder.path))\n".utf8))
         }

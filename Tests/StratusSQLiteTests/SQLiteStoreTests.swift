@@ -92,6 +92,25 @@ import Testing
         #expect(after.changes.map(\.recordName) == ["b"])
     }
 
+    @Test("the background checkpointer runs beside concurrent writes without failing, and stops when cancelled")
+    func checkpointService() async throws {
+        let (store, path) = try makeTemporaryStore()
+        defer { removeTemporaryStore(at: path) }
+        let service = Task { try await store.run() }
+        for round in 0..<10 {
+            let operations = (0..<100).map { create("w\(round)-\($0)", ["body": FieldInput(value: .string(String(repeating: "x", count: 2_000)))]) }
+            _ = try await store.modifyRecords(batch(operations))
+            try await Task.sleep(for: .milliseconds(60))
+        }
+        service.cancel()
+        try await service.value
+        let found = try await store.lookupRecords(["w0-0", "w9-99"], in: Self.zone)
+        #expect(found.count == 2)
+        // Everything the checkpointer copied is in the main file: it grew beyond its empty size.
+        let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        #expect(size > 1_000_000)
+    }
+
     @Test("the file is in WAL mode")
     func walMode() async throws {
         let (_, path) = try makeTemporaryStore()
