@@ -26,20 +26,36 @@ public struct BufferedLogHandler: LogHandler {
         var line: [UInt8] = []
         line.reserveCapacity(256)
         Self.appendTimestamp(to: &line)
-        line += Array(" level=".utf8) + Array(event.level.rawValue.utf8)
-        line += Array(" label=".utf8) + Array(label.utf8)
-        line += Array(" msg=".utf8)
+        line += " level=".utf8
+        line += event.level.rawValue.utf8
+        line += " label=".utf8
+        line += label.utf8
+        line += " msg=".utf8
         Self.appendValue(event.message.description, to: &line)
-        var merged = metadata
-        if let extra = event.metadata { merged.merge(extra) { _, new in new } }
-        for (key, value) in merged.sorted(by: { $0.key < $1.key }) {
-            line.append(UInt8(ascii: " "))
-            line += Array(key.utf8)
-            line.append(UInt8(ascii: "="))
-            Self.appendValue(value.description, to: &line)
+        // The handler's metadata (such as the request id), then the event's, each in key order; an event
+        // key overrides the handler's. No merged dictionary is built: this runs once per request.
+        let extra = event.metadata ?? [:]
+        if !metadata.isEmpty {
+            for key in metadata.keys.sorted() where extra[key] == nil {
+                Self.appendField(key, metadata[key]!, to: &line)
+            }
+        }
+        for key in extra.keys.sorted() {
+            Self.appendField(key, extra[key]!, to: &line)
         }
         line.append(UInt8(ascii: "\n"))
         sink.append(line)
+    }
+
+    private static func appendField(_ key: String, _ value: Logger.MetadataValue, to line: inout [UInt8]) {
+        line.append(UInt8(ascii: " "))
+        line += key.utf8
+        line.append(UInt8(ascii: "="))
+        if case .string(let text) = value {
+            appendValue(text, to: &line)
+        } else {
+            appendValue(value.description, to: &line)
+        }
     }
 
     /// Appends a logfmt value, quoted and escaped only when it must be.

@@ -16,12 +16,18 @@ struct RequestLogMiddleware: RouterMiddleware {
         context.logger.info(
             "request",
             metadata: [
-                "method": "\(request.method.rawValue)",
-                "path": "\(request.uri.path)",
-                "status": "\(response.status.code)",
-                "duration_ms": "\(Double(micros) / 1000)",
+                "method": .string(request.method.rawValue),
+                "path": .string(request.uri.path),
+                "status": .stringConvertible(Int(response.status.code)),
+                "duration_ms": .string(Self.milliseconds(micros)),
             ]
         )
         return response
+    }
+
+    /// Microseconds as milliseconds with three decimals ("12.345"), without floating-point formatting.
+    static func milliseconds(_ micros: Int64) -> String {
+        let fraction = String(micros % 1000)
+        return String(micros / 1000) + "." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 }
