@@ -86,6 +86,16 @@ import Testing
         #expect(FieldValue.inferredType(of: json) == nil)
     }
 
+    @Test("every JSON kind decodes to the matching JSONValue")
+    func jsonValueDecoding() throws {
+        let text = #"[true, false, 1, -9223372036854775808, 1.5, 1e300, "s", null, {"a": [1, "b"]}, [], {}]"#
+        let values = try JSONDecoder().decode([JSONValue].self, from: Data(text.utf8))
+        #expect(values == [
+            .bool(true), .bool(false), .integer(1), .integer(.min), .double(1.5), .double(1e300), .string("s"), .null,
+            .object(["a": .array([.integer(1), .string("b")])]), .array([]), .object([:]),
+        ])
+    }
+
     @Test("wire type names parse both ways, ASSET as an alias")
     func typeNames() {
         for scalar in ScalarType.allCases {
