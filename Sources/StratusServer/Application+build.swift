@@ -49,8 +49,7 @@ public func buildRouter(configuration: ServerConfiguration, store: some Store) a
     }
     router.add(middleware: CORSMiddleware(
         allowOrigin: .originBased,
-        allowHeaders: [.accept, .authorization, .contentType, .origin, HTTPField.Name("X-Apple-CloudKit-Request-KeyID")!,
-                       HTTPField.Name("X-Apple-CloudKit-Request-ISO8601Date")!, HTTPField.Name("X-Apple-CloudKit-Request-SignatureV1")!],
+        allowHeaders: [.accept, .authorization, .contentType, .origin, .cloudKitKeyID, .cloudKitDate, .cloudKitSignature, .stratusDeviceID],
         allowMethods: [.get, .post, .put, .delete, .options],
         exposedHeaders: ["X-Apple-Request-UUID", "X-Apple-CloudKit-Web-Auth-Token"]
     ))

@@ -8,8 +8,14 @@ import StratusStore
 struct DatabaseCall: Sendable {
     var authentication: Authentication
     var scope: DatabaseScope
-    var redirectURL: String
     var maximumRequestBytes: Int
+    /// Where clients reach this server: the configured public URL, else the request's `Host`.
+    var baseURL: String
+
+    /// Where a client without a signed-in user is sent to sign in (`AUTHENTICATION_REQUIRED`).
+    var redirectURL: String {
+        "\(baseURL)/auth/1/\(authentication.container.id)/\(authentication.environment.rawValue)/signin"
+    }
 
     var caller: Caller {
         Caller(userRecordName: authentication.userRecordName)
@@ -24,11 +30,9 @@ struct DatabaseCall: Sendable {
         guard let scope = DatabaseScope(rawValue: database) else {
             throw APIError.badRequest("database must be public, private or shared, not '\(database)'")
         }
-        let base = server.configuration.publicURL ?? "http://\(request.head.authority ?? "localhost")"
         let call = DatabaseCall(
-            authentication: authentication, scope: scope,
-            redirectURL: "\(base)/auth/1/\(containerID)/\(environment)/signin",
-            maximumRequestBytes: server.configuration.maximumRequestBytes
+            authentication: authentication, scope: scope, maximumRequestBytes: server.configuration.maximumRequestBytes,
+            baseURL: server.configuration.publicURL ?? "http://\(request.head.authority ?? "localhost")"
         )
         if scope != .public { _ = try call.requireUser() }
         return call
@@ -77,7 +81,7 @@ struct DatabaseCall: Sendable {
     func respond(_ writer: JSONWriter) -> Response {
         var headers = HTTPFields()
         if let token = authentication.webAuthToken {
-            headers[HTTPField.Name("X-Apple-CloudKit-Web-Auth-Token")!] = token
+            headers[.cloudKitWebAuthToken] = token
         }
         return JSONResponse.make(writer, headers: headers)
     }

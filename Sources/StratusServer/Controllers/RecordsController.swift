@@ -66,7 +66,7 @@ struct RecordsController {
     }
 
     static func deviceID(of request: Request) -> String {
-        guard let name = HTTPField.Name("X-Stratus-Device-ID"), let value = request.headers[name], !value.isEmpty else { return "web" }
+        guard let value = request.headers[.stratusDeviceID], !value.isEmpty else { return "web" }
         return String(value.prefix(64))
     }
 

@@ -1,0 +1,12 @@
+import HTTPTypes
+
+extension HTTPField.Name {
+    /// The web auth token, sent back on every response to a signed-in request (`ckws-protocol.md` §7.1).
+    static let cloudKitWebAuthToken = HTTPField.Name("X-Apple-CloudKit-Web-Auth-Token")!
+    /// Server-to-server request signing headers (`ckws-protocol.md` §7.2).
+    static let cloudKitKeyID = HTTPField.Name("X-Apple-CloudKit-Request-KeyID")!
+    static let cloudKitDate = HTTPField.Name("X-Apple-CloudKit-Request-ISO8601Date")!
+    static let cloudKitSignature = HTTPField.Name("X-Apple-CloudKit-Request-SignatureV1")!
+    /// Which device a write comes from, recorded in `created` and `modified`.
+    static let stratusDeviceID = HTTPField.Name("X-Stratus-Device-ID")!
+}
