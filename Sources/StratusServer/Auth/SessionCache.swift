@@ -15,7 +15,13 @@ final class SessionCache: Sendable {
         var checkedAt: ContinuousClock.Instant
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
+    private struct State {
+        var entries: [String: Entry] = [:]
+        /// The cached tokens of each session, so that a sign-out finds them without a scan.
+        var tokensBySession: [String: [String]] = [:]
+    }
+
+    private let state = Mutex(State())
     private let timeToLive: Duration
     private let capacity: Int
 
@@ -27,10 +33,11 @@ final class SessionCache: Sendable {
     /// The user a token was verified for, if it was seen alive recently and has not expired.
     func userRecordName(ofToken token: String, now: Int64) -> String? {
         let instant = ContinuousClock.now
-        return entries.withLock { entries in
-            guard let entry = entries[token] else { return nil }
+        return state.withLock { state in
+            guard let entry = state.entries[token] else { return nil }
             guard instant - entry.checkedAt < timeToLive, entry.expiresAt > now else {
-                entries[token] = nil
+                state.entries[token] = nil
+                state.tokensBySession[entry.sessionID]?.removeAll { $0 == token }
                 return nil
             }
             return entry.userRecordName
@@ -38,16 +45,25 @@ final class SessionCache: Sendable {
     }
 
     func remember(token: String, sessionID: String, userRecordName: String, expiresAt: Int64) {
-        entries.withLock { entries in
-            if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
-            entries[token] = Entry(sessionID: sessionID, userRecordName: userRecordName, expiresAt: expiresAt, checkedAt: .now)
+        state.withLock { state in
+            if state.entries.count >= capacity {
+                state.entries.removeAll(keepingCapacity: true)
+                state.tokensBySession.removeAll(keepingCapacity: true)
+            }
+            if state.entries.updateValue(
+                Entry(sessionID: sessionID, userRecordName: userRecordName, expiresAt: expiresAt, checkedAt: .now), forKey: token
+            ) == nil {
+                state.tokensBySession[sessionID, default: []].append(token)
+            }
         }
     }
 
     /// Forgets every token of a session.
     func forget(session id: String) {
-        entries.withLock { entries in
-            entries = entries.filter { $0.value.sessionID != id }
+        state.withLock { state in
+            for token in state.tokensBySession.removeValue(forKey: id) ?? [] {
+                state.entries[token] = nil
+            }
         }
     }
 }
