@@ -44,7 +44,8 @@ struct BenchSession: Sendable {
     }
 }
 
-/// Reads a process's peak resident memory from `/proc` (Linux).
+/// Reads a process's peak resident memory from `/proc` (Linux); the kernel keeps the high-water mark, so
+/// one reading at the end covers the whole run.
 struct MemorySampler: Sendable {
     let pid: Int32?
 
@@ -57,7 +58,4 @@ struct MemorySampler: Sendable {
         }
         return nil
     }
-
-    /// Nothing to do between scenarios: the kernel keeps the high-water mark.
-    func sample() {}
 }

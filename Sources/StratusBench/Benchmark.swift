@@ -55,7 +55,6 @@ public struct Benchmark: Sendable {
                 return RequestBytes.make("POST", zonePath, host: host, body: body)
             })
         }
-        memory.sample()
 
         log("seeding \(options.datasetSize) records in 200-record batches (4 clients)...")
         let batches = options.datasetSize / 200
@@ -67,7 +66,6 @@ public struct Benchmark: Sendable {
             let body = #"{"zoneID":{"zoneName":"Dataset"},"operations":[\#(operations.joined(separator: ","))]}"#
             return RequestBytes.make("POST", zonePath, host: host, body: body)
         })
-        memory.sample()
 
         log("lookups by name (16 clients)...")
         let lookupPath = session.path("private", "records/lookup")
@@ -81,11 +79,9 @@ public struct Benchmark: Sendable {
             let body = #"{"zoneID":{"zoneName":"Dataset"},"query":{"recordType":"Item","filterBy":[{"comparator":"EQUALS","fieldName":"bucket","fieldValue":{"value":\#(counter % (options.datasetSize / 50))}}]}}"#
             return RequestBytes.make("POST", queryPath, host: host, body: body)
         })
-        memory.sample()
 
         log("full changes/zone sync of \(options.datasetSize) records (1 client)...")
         results.append(try await fullSync(session))
-        memory.sample()
         return BenchmarkReport(results: results, peakServerMemoryBytes: memory.peakBytes)
     }
 

@@ -115,10 +115,6 @@ public final class SQLiteStore: Sendable {
         }
     }
 
-    /// The current milliseconds since 1970.
-    static func now() -> Int64 {
-        Int64(Date().timeIntervalSince1970 * 1000)
-    }
 }
 
 // GRDB and Foundation have types of these names too; inside this module the model's are meant.
