@@ -72,7 +72,8 @@ extension SQLiteStore {
         var result = TypedQuery(query: typed, zoneName: query.zoneName, cursor: nil, limit: max(1, min(query.limit, RecordLimits.maximumResults)))
         if let marker = query.continuationMarker {
             let cursor = try OpaqueToken.decode(marker, as: QueryCursor.self, what: "continuationMarker")
-            guard cursor.fingerprint == result.fingerprint else {
+            // The marker comes from the client: its shape must fit the query before the SQL uses it.
+            guard cursor.fingerprint == result.fingerprint, cursor.keys.count == typed.sort.count else {
                 throw StorageError(.invalidArgument, "continuationMarker belongs to another query; send it with the query that returned it")
             }
             result.cursor = cursor

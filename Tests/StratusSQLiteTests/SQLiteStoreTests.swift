@@ -111,6 +111,25 @@ import Testing
         #expect(size > 1_000_000)
     }
 
+    @Test("a forged continuation marker is refused, not trusted")
+    func forgedMarker() async throws {
+        let (store, path) = try makeTemporaryStore()
+        defer { removeTemporaryStore(at: path) }
+        _ = try await store.modifyRecords(batch([create("a", ["n": FieldInput(value: .integer(1))]), create("b", ["n": FieldInput(value: .integer(2))])]))
+        let input = QueryInput(recordType: "Item", sortBy: [SortInput(fieldName: "n")])
+        let first = try await store.queryRecords(RecordQuery(database: Self.database, zoneName: ZoneID.defaultZoneName, query: input, limit: 1, continuationMarker: nil))
+        let marker = try #require(first.continuationMarker)
+        // Same fingerprint, no sort keys: a client rewrote the marker.
+        var base64 = marker.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        var payload = try #require(try JSONSerialization.jsonObject(with: Data(base64Encoded: base64)!) as? [String: Any])
+        payload["k"] = []
+        let forged = try JSONSerialization.data(withJSONObject: payload).base64EncodedString()
+        await #expect(throws: StorageError.self) {
+            try await store.queryRecords(RecordQuery(database: Self.database, zoneName: ZoneID.defaultZoneName, query: input, limit: 1, continuationMarker: forged))
+        }
+    }
+
     @Test("the file is in WAL mode")
     func walMode() async throws {
         let (_, path) = try makeTemporaryStore()
