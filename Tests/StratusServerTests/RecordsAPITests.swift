@@ -99,6 +99,24 @@ import Testing
         }
     }
 
+    @Test("references: VALIDATE refuses a missing target per record, DELETE_SELF cascades over HTTP")
+    func references() async throws {
+        try await TestServer.run { client in
+            let token = try await client.createContainer()
+            let alice = try await client.signUp("alice@example.com", token: token)
+            let dangling = try await alice.post("private", "records/modify", #"{"operations":[{"operationType":"create","record":{"recordName":"o1","recordType":"Order","fields":{"customer":{"value":{"recordName":"ghost","action":"VALIDATE"}}}}}]}"#)
+            #expect(dangling.records.first?["serverErrorCode"] == .string("VALIDATING_REFERENCE_ERROR"))
+            _ = try await alice.post("private", "records/modify", #"""
+                {"operations":[{"operationType":"create","record":{"recordName":"room","recordType":"Room"}},
+                  {"operationType":"create","record":{"recordName":"m1","recordType":"Message","fields":{"room":{"value":{"recordName":"room","action":"DELETE_SELF"}}}}}]}
+                """#)
+            let deleted = try await alice.post("private", "records/modify", #"{"operations":[{"operationType":"forceDelete","record":{"recordName":"room"}}]}"#)
+            #expect(deleted.records.first?["deleted"] == .bool(true))
+            let lookup = try await alice.post("private", "records/lookup", #"{"records":[{"recordName":"m1"}]}"#)
+            #expect(lookup.records.first?["serverErrorCode"] == .string("NOT_FOUND"))
+        }
+    }
+
     @Test("queries filter, sort and page with continuation markers over HTTP")
     func queries() async throws {
         try await TestServer.run { client in
