@@ -5,7 +5,7 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A broad classification that can grow without breaking callers.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
-            case invalidValue, invalidRequest, invalidToken
+            case invalidValue, invalidRequest, invalidToken, invalidSchema
         }
         private let base: Base
         /// A field value does not match its type.
@@ -14,6 +14,8 @@ public struct ModelError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidRequest = Code(base: .invalidRequest)
         /// A sync token or continuation marker cannot be read.
         public static let invalidToken = Code(base: .invalidToken)
+        /// Schema text does not follow the schema language; the message names the line and column.
+        public static let invalidSchema = Code(base: .invalidSchema)
         public var description: String { base.rawValue }
     }
 

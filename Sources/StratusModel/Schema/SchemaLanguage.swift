@@ -1,0 +1,253 @@
+/// Reads and writes CloudKit's text schema language (`ckws-protocol.md` §12), as cktool exports it.
+///
+/// ```swift
+/// let schema = try SchemaLanguage.parse("""
+///     DEFINE SCHEMA
+///         RECORD TYPE Note (title STRING QUERYABLE, GRANT READ TO "_world");
+///     """)
+/// let text = SchemaLanguage.print(schema) // re-imports to the same schema
+/// ```
+public enum SchemaLanguage {
+    /// Parses schema text.
+    /// - Throws: ``ModelError/Code/invalidSchema`` naming the line and column and what was expected.
+    public static func parse(_ text: String) throws(ModelError) -> Schema {
+        var parser = SchemaParser(tokens: try SchemaLexer.tokens(in: text))
+        return try parser.parseSchema()
+    }
+
+    static func error(line: Int, column: Int, _ message: String) -> ModelError {
+        ModelError(.invalidSchema, "line \(line), column \(column): \(message)")
+    }
+
+    /// Words that must be quoted when used as names.
+    static let keywords: Set<String> = [
+        "DEFINE", "SCHEMA", "CREATE", "ROLE", "RECORD", "TYPE", "GRANT", "TO", "READ", "WRITE", "LIST", "ENCRYPTED",
+        "NUMBER", "PREFERRED", "AS", "QUERYABLE", "SORTABLE", "SEARCHABLE", "ASSET", "BYTES", "DOUBLE", "INT64",
+        "LOCATION", "REFERENCE", "STRING", "TIMESTAMP",
+    ]
+}
+
+/// A recursive-descent parser over schema tokens.
+struct SchemaParser {
+    private let tokens: [SchemaToken]
+    private var position = 0
+
+    init(tokens: [SchemaToken]) {
+        self.tokens = tokens
+    }
+
+    private var current: SchemaToken { tokens[position] }
+
+    private mutating func next() -> SchemaToken {
+        let token = tokens[position]
+        if position < tokens.count - 1 { position += 1 }
+        return token
+    }
+
+    private func fail(_ expected: String, at token: SchemaToken? = nil) -> ModelError {
+        let token = token ?? current
+        return SchemaLanguage.error(line: token.line, column: token.column, "expected \(expected), found \(token.description)")
+    }
+
+    /// Whether the current token is the (case-insensitive) keyword.
+    private func isKeyword(_ keyword: String) -> Bool {
+        if case .word(let word) = current.kind { return word.uppercased() == keyword }
+        return false
+    }
+
+    private func isSymbol(_ symbol: Character) -> Bool {
+        if case .symbol(let found) = current.kind { return found == symbol }
+        return false
+    }
+
+    private mutating func expectKeyword(_ keyword: String) throws(ModelError) {
+        guard isKeyword(keyword) else { throw fail(keyword) }
+        _ = next()
+    }
+
+    private mutating func expectSymbol(_ symbol: Character) throws(ModelError) {
+        guard isSymbol(symbol) else { throw fail("'\(symbol)'") }
+        _ = next()
+    }
+
+    /// A name: an unquoted identifier that is not a keyword, or any quoted name.
+    private mutating func name(_ what: String) throws(ModelError) -> String {
+        switch current.kind {
+        case .quoted(let name):
+            _ = next()
+            return name
+        case .word(let word) where !SchemaLanguage.keywords.contains(word.uppercased()):
+            _ = next()
+            return word
+        default:
+            throw fail(what)
+        }
+    }
+
+    mutating func parseSchema() throws(ModelError) -> Schema {
+        try expectKeyword("DEFINE")
+        try expectKeyword("SCHEMA")
+        var schema = Schema(recordTypes: [:])
+        var grantsToCheck: [(role: String, token: SchemaToken)] = []
+        while true {
+            if case .end = current.kind { break }
+            if isSymbol(";") {
+                _ = next()
+            } else if isKeyword("CREATE") {
+                _ = next()
+                try expectKeyword("ROLE")
+                let token = current
+                let role = try name("a role name")
+                guard !Role.builtIn.contains(role) else {
+                    throw SchemaLanguage.error(line: token.line, column: token.column, "\(role) is a built-in role; it needs no CREATE ROLE")
+                }
+                schema.roles.insert(role)
+            } else if isKeyword("RECORD") {
+                let start = current
+                _ = next()
+                try expectKeyword("TYPE")
+                let (type, grants) = try parseRecordType()
+                guard schema.recordTypes[type.name] == nil else {
+                    throw SchemaLanguage.error(line: start.line, column: start.column, "record type \(type.name) is defined twice")
+                }
+                schema.recordTypes[type.name] = type
+                grantsToCheck += grants
+            } else {
+                throw fail("CREATE ROLE or RECORD TYPE")
+            }
+        }
+        for (role, token) in grantsToCheck where !Role.builtIn.contains(role) && !schema.roles.contains(role) {
+            throw SchemaLanguage.error(line: token.line, column: token.column, "role \(role) is not defined; add CREATE ROLE \(role);")
+        }
+        return schema
+    }
+
+    /// `Name ( field TYPE options, ..., GRANT permissions TO role, ... )`
+    private mutating func parseRecordType() throws(ModelError) -> (RecordTypeSchema, [(String, SchemaToken)]) {
+        let nameToken = current
+        let typeName = try name("a record type name")
+        guard RecordNames.isValidIdentifier(typeName) else {
+            throw SchemaLanguage.error(line: nameToken.line, column: nameToken.column, "'\(typeName)' is not a valid record type name")
+        }
+        var type = RecordTypeSchema(name: typeName, grants: [:])
+        var grantRoles: [(String, SchemaToken)] = []
+        try expectSymbol("(")
+        while !isSymbol(")") {
+            if isKeyword("GRANT") {
+                _ = next()
+                var permissions: Set<Permission> = []
+                while true {
+                    guard case .word(let word) = current.kind, let permission = Permission(rawValue: word.uppercased()) else {
+                        throw fail("READ, CREATE or WRITE")
+                    }
+                    permissions.insert(permission)
+                    _ = next()
+                    // In a GRANT, a comma followed by a permission continues the list of permissions.
+                    guard isSymbol(","), nextIsPermission() else { break }
+                    _ = next()
+                }
+                try expectKeyword("TO")
+                let roleToken = current
+                let role = try name("a role name")
+                type.grants[role, default: []].formUnion(permissions)
+                grantRoles.append((role, roleToken))
+            } else {
+                try parseField(into: &type)
+            }
+            guard isSymbol(",") else { break }
+            _ = next()
+        }
+        try expectSymbol(")")
+        return (type, grantRoles)
+    }
+
+    /// Whether the token after a comma is a permission (so the comma continues a GRANT list).
+    private func nextIsPermission() -> Bool {
+        guard position + 1 < tokens.count, case .word(let word) = tokens[position + 1].kind else { return false }
+        return Permission(rawValue: word.uppercased()) != nil
+    }
+
+    private mutating func parseField(into type: inout RecordTypeSchema) throws(ModelError) {
+        let nameToken = current
+        let fieldName = try name("a field name or GRANT")
+        var field = try parseFieldType()
+        while true {
+            if isKeyword("QUERYABLE") {
+                field.indexes.insert(.queryable)
+            } else if isKeyword("SORTABLE") {
+                field.indexes.insert(.sortable)
+            } else if isKeyword("SEARCHABLE") {
+                field.indexes.insert(.searchable)
+            } else {
+                break
+            }
+            _ = next()
+        }
+        if fieldName.hasPrefix("___") {
+            guard let system = RecordTypeSchema.systemFields.first(where: { $0.name == fieldName }) else {
+                throw SchemaLanguage.error(line: nameToken.line, column: nameToken.column, "\(fieldName) is not a system field")
+            }
+            guard FieldType(wireName: system.type) == field.type else {
+                throw SchemaLanguage.error(line: nameToken.line, column: nameToken.column, "system field \(fieldName) has type \(system.type)")
+            }
+            type.systemFieldIndexes[fieldName] = field.indexes.isEmpty ? nil : field.indexes
+            return
+        }
+        guard RecordNames.isValidIdentifier(fieldName) else {
+            throw SchemaLanguage.error(line: nameToken.line, column: nameToken.column, "'\(fieldName)' is not a valid field name")
+        }
+        guard type.fields[fieldName] == nil else {
+            throw SchemaLanguage.error(line: nameToken.line, column: nameToken.column, "field \(fieldName) is defined twice in \(type.name)")
+        }
+        if field.isEncrypted && !field.indexes.isEmpty {
+            throw SchemaLanguage.error(line: nameToken.line, column: nameToken.column, "encrypted field \(fieldName) cannot be indexed")
+        }
+        type.fields[fieldName] = field
+    }
+
+    /// `LIST<primitive>` or a primitive: `[ENCRYPTED] base`, `NUMBER [PREFERRED AS INT64|DOUBLE]`.
+    private mutating func parseFieldType() throws(ModelError) -> FieldSchema {
+        if isKeyword("LIST") {
+            _ = next()
+            try expectSymbol("<")
+            var element = try parsePrimitive()
+            try expectSymbol(">")
+            element.type.isList = true
+            return element
+        }
+        return try parsePrimitive()
+    }
+
+    private mutating func parsePrimitive() throws(ModelError) -> FieldSchema {
+        if isKeyword("NUMBER") {
+            _ = next()
+            guard isKeyword("PREFERRED") else { return FieldSchema(type: FieldType(.double), numberSpelling: .number) }
+            _ = next()
+            try expectKeyword("AS")
+            if isKeyword("INT64") {
+                _ = next()
+                return FieldSchema(type: FieldType(.int64), numberSpelling: .preferred)
+            }
+            try expectKeyword("DOUBLE")
+            return FieldSchema(type: FieldType(.double), numberSpelling: .preferred)
+        }
+        var encrypted = false
+        if isKeyword("ENCRYPTED") {
+            _ = next()
+            encrypted = true
+        }
+        guard case .word(let word) = current.kind, let scalar = Self.scalarTypes[word.uppercased()] else {
+            throw fail("a field type (STRING, INT64, DOUBLE, TIMESTAMP, BYTES, LOCATION, REFERENCE, ASSET, NUMBER or LIST<...>)")
+        }
+        if encrypted && [.reference, .asset].contains(scalar) {
+            throw fail("a type that can be encrypted")
+        }
+        _ = next()
+        return FieldSchema(type: FieldType(scalar), isEncrypted: encrypted)
+    }
+
+    private static let scalarTypes: [String: ScalarType] = [
+        "STRING": .string, "INT64": .int64, "DOUBLE": .double, "BYTES": .bytes, "TIMESTAMP": .timestamp,
+        "REFERENCE": .reference, "LOCATION": .location, "ASSET": .asset,
+    ]
+}
