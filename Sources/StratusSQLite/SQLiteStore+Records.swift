@@ -9,6 +9,21 @@ extension SQLiteStore: RecordStore {
         return try await read { db in try self.schemas.schema(key, db: db) }
     }
 
+    public func changeSchemas<T: Sendable>(
+        containerID: String, _ change: @escaping @Sendable (inout Schema, inout Schema) throws -> T
+    ) async throws -> T {
+        try await write { batch in
+            let developmentKey = SchemaKey(containerID: containerID, environment: .development)
+            let productionKey = SchemaKey(containerID: containerID, environment: .production)
+            var development = try batch.schema(developmentKey)
+            var production = try batch.schema(productionKey)
+            let result = try change(&development, &production)
+            batch.schemas[developmentKey] = development
+            batch.schemas[productionKey] = production
+            return result
+        }
+    }
+
     public func modifyRecords(_ batch: RecordBatch) async throws -> [RecordOperationResult] {
         // Typing, encoding and indexing happen here, on the caller's thread, so the single writer only runs SQL.
         let database = batch.zone.database

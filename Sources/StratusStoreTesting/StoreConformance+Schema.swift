@@ -45,6 +45,24 @@ extension StoreConformance {
                 let schema = try await store.schema(containerID: Fixture.container, environment: .production)
                 #expect(schema.recordTypes["Message"] == nil)
             },
+            ConformanceCase("schemas change together in one transaction, and not at all when the change fails") { store in
+                try await store.changeSchemas(containerID: Fixture.container) { development, production in
+                    development.roles.insert("Admin")
+                    production.recordTypes["Banner"] = RecordTypeSchema(name: "Banner", fields: ["text": FieldSchema(type: FieldType(.string))])
+                }
+                #expect(try await store.schema(containerID: Fixture.container, environment: .development).roles == ["Admin"])
+                #expect(try await store.schema(containerID: Fixture.container, environment: .production).recordTypes["Banner"] != nil)
+                await #expect(throws: StorageError.self) {
+                    try await store.changeSchemas(containerID: Fixture.container) { development, _ in
+                        development.roles.insert("Ghost")
+                        throw StorageError(.invalidArgument, "refused")
+                    }
+                }
+                #expect(try await store.schema(containerID: Fixture.container, environment: .development).roles == ["Admin"])
+                // A production type now exists: saving it in production works, with its declared field.
+                let zone = Fixture.publicDB(.production).zone(ZoneID.defaultZoneName)
+                _ = try await Fixture.save(store, zone, Fixture.create("b1", type: "Banner", ["text": Fixture.field(.string("Hi"))]))
+            },
             ConformanceCase("field values must fit their declared type") { store in
                 let zone = Fixture.publicDB().zone(ZoneID.defaultZoneName)
                 let cases: [FieldInput] = [

@@ -10,6 +10,82 @@ struct AdminController {
         let group = router.group("admin/1")
         group.post("containers", use: createContainer)
         group.get("containers", use: listContainers)
+        group.get(":container/:environment/schema", use: exportSchema)
+        group.put(":container/:environment/schema", use: importSchema)
+        group.get(":container/deploy", use: deploymentPreview)
+        group.post(":container/deploy", use: deploy)
+    }
+
+    private static func environment(_ context: StratusRequestContext) throws -> StratusModel.Environment {
+        let name = try context.parameters.require("environment")
+        guard let environment = StratusModel.Environment(rawValue: name) else {
+            throw APIError.badRequest("environment must be development or production, not '\(name)'")
+        }
+        return environment
+    }
+
+    /// `GET /admin/1/{container}/{environment}/schema`: the schema as text.
+    @Sendable func exportSchema(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try requireAdmin(request)
+        let text = try await AdminOperations.schemaText(
+            containerID: try context.parameters.require("container"), environment: try Self.environment(context), store: server.store
+        )
+        return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// `PUT /admin/1/{container}/development/schema`: replaces the development schema with the text sent.
+    @Sendable func importSchema(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try requireAdmin(request)
+        var body = try await RequestBody.read(request, limit: 4 * 1024 * 1024)
+        let text = body.readString(length: body.readableBytes) ?? ""
+        let changes = try await AdminOperations.importSchema(
+            text, containerID: try context.parameters.require("container"), environment: try Self.environment(context), store: server.store
+        )
+        return JSONResponse.make(Self.changesBody(changes, extra: nil))
+    }
+
+    /// `GET /admin/1/{container}/deploy`: what a deploy would change, without deploying.
+    @Sendable func deploymentPreview(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try requireAdmin(request)
+        let deployment = try await AdminOperations.deploy(containerID: try context.parameters.require("container"), dryRun: true, store: server.store)
+        return JSONResponse.make(Self.changesBody(deployment.changes, extra: ("deployed", false)))
+    }
+
+    /// `POST /admin/1/{container}/deploy`: copies the development schema to production; `{"dryRun": true}`
+    /// (or `?dryRun=true`) only reports the changes.
+    @Sendable func deploy(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try requireAdmin(request)
+        struct Body: Decodable { var dryRun: Bool? }
+        let body = try await RequestBody.decode(Body.self, from: request, limit: 64 * 1024)
+        let dryRun = body.dryRun ?? (request.uri.queryParameters["dryRun"].map { $0 == "true" || $0 == "1" } ?? false)
+        let deployment = try await AdminOperations.deploy(containerID: try context.parameters.require("container"), dryRun: dryRun, store: server.store)
+        return JSONResponse.make(Self.changesBody(deployment.changes, extra: ("deployed", deployment.deployed)))
+    }
+
+    /// `{"changes": [{"kind", "recordType"?, "field"?, "description"}], ...}`
+    private static func changesBody(_ changes: [SchemaChange], extra: (String, Bool)?) -> JSONWriter {
+        JSONWriter.object { writer in
+            writer.array("changes", changes) { writer, change in
+                writer.beginObject()
+                writer.key("description")
+                writer.string(change.description)
+                if let field = change.field {
+                    writer.key("field")
+                    writer.string(field)
+                }
+                writer.key("kind")
+                writer.string(change.kind.rawValue)
+                if let recordType = change.recordType {
+                    writer.key("recordType")
+                    writer.string(recordType)
+                }
+                writer.endObject()
+            }
+            if let (key, value) = extra {
+                writer.key(key)
+                writer.bool(value)
+            }
+        }
     }
 
     /// - Throws: `AUTHENTICATION_FAILED` (401) for a missing or wrong key.

@@ -15,6 +15,14 @@ public protocol RecordStore: Sendable {
     /// The schema of a container environment.
     func schema(containerID: String, environment: Environment) async throws -> Schema
 
+    /// Changes a container's development and production schemas in one transaction: `change` gets both and
+    /// may modify either. When `change` throws, neither changes.
+    ///
+    /// - Throws: whatever `change` throws, as a ``StorageError``.
+    func changeSchemas<T: Sendable>(
+        containerID: String, _ change: @escaping @Sendable (_ development: inout Schema, _ production: inout Schema) throws -> T
+    ) async throws -> T
+
     /// Every live zone of a database; the default zone always appears.
     func zones(in database: DatabaseRef) async throws -> [ZoneInfo]
     /// The named zones that exist, keyed by name.
