@@ -20,13 +20,10 @@ struct ContainerCommand: AsyncParsableCommand {
 
         func run() async throws {
             let store = try DataFolder(path: data ?? environmentValue("STRATUS_DATA") ?? "./stratus-data").openStore()
-            do {
+            try await reportingErrors {
                 let container = try await AdminOperations.createContainer(id: id, store: store)
                 let output = try JSONEncoder().encode(CreateContainerResponse(containerID: container.id, apiToken: container.apiToken))
                 print(String(decoding: output, as: UTF8.self))
-            } catch {
-                let apiError = APIError(translating: error)
-                throw ValidationError("\(apiError.code): \(apiError.reason)")
             }
         }
     }

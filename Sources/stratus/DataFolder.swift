@@ -5,6 +5,9 @@ import StratusSQLite
 
 /// The server's data folder: the SQLite file and the generated admin key.
 struct DataFolder {
+    /// The store the command line works on.
+    typealias Store = SQLiteStore
+
     let path: String
 
     var databasePath: String { path + "/stratus.sqlite" }

@@ -53,22 +53,25 @@ import FoundationNetworking
         #expect(Set(records.compactMap { $0["recordName"] as? String }) == Set((0..<100).map { "n\($0)" }))
     }
 
+    /// Runs `stratus` with arguments and returns its exit status and everything it printed.
+    static func run(_ arguments: [String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = ServerProcess.executable
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
     @Test("stratus container create prints the new container's API token, and refuses a duplicate")
     func containerCommand() throws {
         let folder = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        func run(_ arguments: [String]) throws -> (Int32, String) {
-            let process = Process()
-            process.executableURL = ServerProcess.executable
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
+        let run = Self.run
         let (status, output) = try run(["container", "create", "iCloud.com.example.CLI", "--data", folder])
         #expect(status == 0)
         let json = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String]
@@ -79,5 +82,35 @@ import FoundationNetworking
         #expect(message.contains("EXISTS"))
         let (_, list) = try run(["container", "list", "--data", folder])
         #expect(list.contains("iCloud.com.example.CLI"))
+    }
+
+    @Test("stratus schema imports a file, shows the diff, deploys after a dry run, and exports production")
+    func schemaCommands() throws {
+        let folder = Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let schemaFile = folder + "/flags.ckdb"
+        _ = try Self.run(["container", "create", "iCloud.com.example.Flags", "--data", folder])
+        try """
+            DEFINE SCHEMA
+                CREATE ROLE Admin;
+                RECORD TYPE AppFeatures (name STRING QUERYABLE, GRANT READ TO "_world", GRANT CREATE, WRITE, READ TO Admin);
+            """.write(toFile: schemaFile, atomically: true, encoding: .utf8)
+        let (imported, importOutput) = try Self.run(["schema", "import", "iCloud.com.example.Flags", schemaFile, "--data", folder])
+        #expect(imported == 0)
+        #expect(importOutput.contains("+ add record type AppFeatures"))
+        let (_, diff) = try Self.run(["schema", "diff", "iCloud.com.example.Flags", "--data", folder])
+        #expect(diff.contains("+ add role Admin"))
+        let (_, dryRun) = try Self.run(["schema", "deploy", "iCloud.com.example.Flags", "--dry-run", "--data", folder])
+        #expect(dryRun.contains("Dry run"))
+        let (_, before) = try Self.run(["schema", "export", "iCloud.com.example.Flags", "--environment", "production", "--data", folder])
+        #expect(!before.contains("AppFeatures"))
+        let (deployed, deployOutput) = try Self.run(["schema", "deploy", "iCloud.com.example.Flags", "--data", folder])
+        #expect(deployed == 0 && deployOutput.contains("Deployed to production."))
+        let (_, after) = try Self.run(["schema", "export", "iCloud.com.example.Flags", "--environment", "production", "--data", folder])
+        #expect(after.contains("RECORD TYPE AppFeatures"))
+        try "DEFINE SCHEMA\n  RECORD TYPE X (a STRNG);".write(toFile: schemaFile, atomically: true, encoding: .utf8)
+        let (failed, message) = try Self.run(["schema", "import", "iCloud.com.example.Flags", schemaFile, "--data", folder])
+        #expect(failed != 0)
+        #expect(message.contains("line 2, column 20"))
     }
 }
