@@ -171,6 +171,12 @@ struct QuerySQL {
         return (condition, values)
     }
 
+    /// Only records created by `user`.
+    mutating func restrict(toCreator user: String) {
+        conditions.append("r.created_by = ?")
+        arguments += [user]
+    }
+
     // MARK: - Sorting
 
     mutating func add(_ sort: SortDescriptor) {

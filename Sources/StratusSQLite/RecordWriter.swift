@@ -35,7 +35,7 @@ struct RecordWriter {
         }
         if operation.type.isDelete {
             if let live {
-                try checkWriteAccess(to: live)
+                try checkAccess(.write, recordType: live.type, creator: live.created.userRecordName)
                 try deleteCascading(live)
             }
             return .deleted(DeletedRecord(recordName: operation.recordName, recordType: live?.type, zoneID: zone.zone.wireZoneID))
@@ -48,11 +48,8 @@ struct RecordWriter {
         default:
             break
         }
-        if let live {
-            try checkWriteAccess(to: live)
-            if let type = operation.recordType, type != live.type {
-                throw StorageError(.invalidArgument, "the record is of type \(live.type), not \(type)")
-            }
+        if let live, let type = operation.recordType, type != live.type {
+            throw StorageError(.invalidArgument, "the record is of type \(live.type), not \(type)")
         }
         guard let recordType = live?.type ?? operation.recordType else {
             throw StorageError(.invalidArgument, "recordType is required to create a record")
@@ -62,6 +59,10 @@ struct RecordWriter {
         }
 
         var schema = try batch.schema(schemaKey)
+        // A new type (just in time, in development) gets CloudKit's default grants before they are checked.
+        try SchemaResolver.requireRecordType(recordType, in: &schema, environment: schemaKey.environment)
+        batch.schemas[schemaKey] = schema
+        try checkAccess(live == nil ? .create : .write, recordType: recordType, creator: live?.created.userRecordName)
         let fields: PreparedFields
         if let prepared, prepared.isValid(in: schema, recordType: recordType) {
             fields = prepared
@@ -214,13 +215,14 @@ struct RecordWriter {
 
     // MARK: - Deleting
 
-    private func checkWriteAccess(to record: RecordRow) throws {
+    /// Checks the record type's grants in the public database; a private database is its owner's alone.
+    private func checkAccess(_ permission: Permission, recordType: String, creator: String?) throws {
         guard zone.zone.database.scope == .public else { return }
-        if record.type == Schema.usersType && record.name != caller.userRecordName {
-            throw StorageError(.accessDenied, "only its user may change a Users record")
+        guard let type = try batch.schema(schemaKey).recordTypes[recordType] else {
+            throw StorageError(.invalidArgument, "record type '\(recordType)' does not exist")
         }
-        guard record.created.userRecordName == caller.userRecordName else {
-            throw StorageError(.accessDenied, "WRITE operation not permitted: only the record's creator may change it")
+        guard AccessPolicy.allows(permission, on: type, caller: caller, creator: creator) else {
+            throw AccessPolicy.refusal(permission, recordType: recordType)
         }
     }
 

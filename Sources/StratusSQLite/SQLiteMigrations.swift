@@ -105,6 +105,17 @@ enum SQLiteMigrations {
                 CREATE INDEX record_refs_source ON record_refs (source_id);
                 """)
         }
+        migrator.registerMigration("v2-roles") { db in
+            try db.execute(sql: """
+                CREATE TABLE user_roles (
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    user_record_name TEXT NOT NULL,
+                    roles TEXT NOT NULL,
+                    PRIMARY KEY (container_id, environment, user_record_name)
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -96,6 +96,7 @@ extension SQLiteStore {
         guard !zones.isEmpty else { return nil }
         var builder = QuerySQL(zoneIDs: zones.map(\.id), recordType: typed.query.recordType)
         for filter in typed.query.filters { try builder.add(filter) }
+        if let creator = query.createdBy { builder.restrict(toCreator: creator) }
         for sort in typed.query.sort { builder.add(sort) }
         let (sql, arguments) = builder.statement(after: typed.cursor, limit: typed.limit + 1)
         return PageStatement(sql: sql, arguments: arguments, zones: zones, sortKeyCount: builder.sortKeyCount)

@@ -24,6 +24,8 @@ final class Authenticator: Sendable {
     private let tokens: WebAuthTokens
     private let sessions = SessionCache()
     private let containers = Mutex<[String: ContainerInfo]>([:])
+    /// Users' custom roles by container, environment and user, with when they were read.
+    private let roleCache = Mutex<[String: (roles: Set<String>, readAt: ContinuousClock.Instant)]>([:])
     private let sessionLifetime: Int64
 
     init(store: any Store, signingKey: Data, sessionLifetime: Int) {
@@ -84,6 +86,26 @@ final class Authenticator: Sendable {
         }
         sessions.remember(token: cacheKey, sessionID: session.id, userRecordName: session.userRecordName, expiresAt: claims.expiresAt)
         return session.userRecordName
+    }
+
+    /// The custom roles of a user in a container environment, from memory or storage.
+    ///
+    /// Re-read after 60 seconds, so an assignment made on another server node takes effect within that time.
+    func roles(of user: String, containerID: String, environment: StratusModel.Environment) async throws -> Set<String> {
+        let key = "\(containerID)|\(environment.rawValue)|\(user)"
+        let now = ContinuousClock.now
+        if let cached = roleCache.withLock({ $0[key] }), now - cached.readAt < .seconds(60) { return cached.roles }
+        let roles = try await store.roles(containerID: containerID, environment: environment, userRecordName: user)
+        roleCache.withLock { cache in
+            if cache.count > 100_000 { cache.removeAll() }
+            cache[key] = (roles, now)
+        }
+        return roles
+    }
+
+    /// Forgets a user's cached roles after they change.
+    func forgetRoles(of user: String, containerID: String, environment: StratusModel.Environment) {
+        _ = roleCache.withLock { $0.removeValue(forKey: "\(containerID)|\(environment.rawValue)|\(user)") }
     }
 
     /// Starts a session for an account and returns its web auth token.

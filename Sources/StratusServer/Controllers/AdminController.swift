@@ -14,6 +14,39 @@ struct AdminController {
         group.put(":container/:environment/schema", use: importSchema)
         group.get(":container/deploy", use: deploymentPreview)
         group.post(":container/deploy", use: deploy)
+        group.get(":container/:environment/users/:user/roles", use: userRoles)
+        group.put(":container/:environment/users/:user/roles", use: setUserRoles)
+    }
+
+    /// `GET /admin/1/{container}/{environment}/users/{userRecordName}/roles`
+    @Sendable func userRoles(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try requireAdmin(request)
+        let user = try context.parameters.require("user")
+        let roles = try await AdminOperations.roles(
+            of: user, containerID: try context.parameters.require("container"), environment: try Self.environment(context), store: server.store
+        )
+        return Self.rolesResponse(user: user, roles: roles)
+    }
+
+    /// `PUT /admin/1/{container}/{environment}/users/{userRecordName}/roles` with `{"roles": ["Admin"]}`.
+    @Sendable func setUserRoles(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try requireAdmin(request)
+        struct Body: Decodable { var roles: [String] }
+        let body = try await RequestBody.decode(Body.self, from: request, limit: 64 * 1024)
+        let user = try context.parameters.require("user")
+        let containerID = try context.parameters.require("container")
+        let environment = try Self.environment(context)
+        let roles = try await AdminOperations.setRoles(body.roles, of: user, containerID: containerID, environment: environment, store: server.store)
+        server.authenticator.forgetRoles(of: user, containerID: containerID, environment: environment)
+        return Self.rolesResponse(user: user, roles: roles)
+    }
+
+    private static func rolesResponse(user: String, roles: [String]) -> Response {
+        JSONResponse.make(JSONWriter.object { writer in
+            writer.array("roles", roles) { writer, role in writer.string(role) }
+            writer.key("userRecordName")
+            writer.string(user)
+        })
     }
 
     private static func environment(_ context: StratusRequestContext) throws -> StratusModel.Environment {

@@ -59,6 +59,7 @@ struct ChangesController {
         guard body.zones.count <= RecordLimits.maximumOperations else {
             throw APIError.badRequest("changes/zone may name at most \(RecordLimits.maximumOperations) zones")
         }
+        let access = try await ReadAccess.of(call, store: server.store)
         var writer = JSONWriter(capacity: 16_384)
         writer.beginObject()
         writer.key("zones")
@@ -67,10 +68,11 @@ struct ChangesController {
             writer.arrayElement()
             do {
                 let recordTypes = (item.desiredRecordTypes ?? body.desiredRecordTypes).map(Set.init)
-                let changes = try await server.store.zoneChanges(ZoneChangesQuery(
+                var changes = try await server.store.zoneChanges(ZoneChangesQuery(
                     zone: try call.zone(item.zoneID), syncToken: item.syncToken,
                     limit: Self.limit(item.resultsLimit ?? body.resultsLimit), recordTypes: recordTypes
                 ))
+                changes.changes = changes.changes.filter(access.shows)
                 let rendering = RecordRendering(
                     desiredKeys: item.desiredKeys ?? body.desiredKeys,
                     numbersAsStrings: body.numbersAsStrings ?? body.numberAsStrings ?? false

@@ -8,6 +8,8 @@ import StratusStore
 struct DatabaseCall: Sendable {
     var authentication: Authentication
     var scope: DatabaseScope
+    /// The caller's custom roles in this environment (read for the public database only).
+    var roles: Set<String>
     var maximumRequestBytes: Int
     /// Where clients reach this server: the configured public URL, else the request's `Host`.
     var baseURL: String
@@ -18,7 +20,7 @@ struct DatabaseCall: Sendable {
     }
 
     var caller: Caller {
-        Caller(userRecordName: authentication.userRecordName)
+        Caller(userRecordName: authentication.userRecordName, roles: roles)
     }
 
     /// Resolves the container, tokens and database of a request.
@@ -30,8 +32,12 @@ struct DatabaseCall: Sendable {
         guard let scope = DatabaseScope(rawValue: database) else {
             throw APIError.badRequest("database must be public, private or shared, not '\(database)'")
         }
+        var roles: Set<String> = []
+        if scope == .public, let user = authentication.userRecordName {
+            roles = try await server.authenticator.roles(of: user, containerID: containerID, environment: authentication.environment)
+        }
         let call = DatabaseCall(
-            authentication: authentication, scope: scope, maximumRequestBytes: server.configuration.maximumRequestBytes,
+            authentication: authentication, scope: scope, roles: roles, maximumRequestBytes: server.configuration.maximumRequestBytes,
             baseURL: server.configuration.publicURL ?? "http://\(request.head.authority ?? "localhost")"
         )
         if scope != .public { _ = try call.requireUser() }

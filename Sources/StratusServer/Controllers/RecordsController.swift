@@ -26,7 +26,7 @@ struct RecordsController {
         let operations = try Self.operations(from: body.operations)
         let results = operations.isEmpty ? [] : try await server.store.modifyRecords(RecordBatch(
             zone: zone, operations: operations, atomic: body.atomic ?? true,
-            caller: Caller(userRecordName: user, deviceID: Self.deviceID(of: request)), timestamp: Authenticator.now()
+            caller: Caller(userRecordName: user, deviceID: Self.deviceID(of: request), roles: call.roles), timestamp: Authenticator.now()
         ))
         return call.respond(JSONWriter.object(capacity: 512 * max(1, results.count)) { writer in
             writer.array("records", zip(body.operations, results)) { writer, item in
@@ -78,9 +78,15 @@ struct RecordsController {
         }
         let zone = try call.zone(body.zoneID)
         let found = try await server.store.lookupRecords(body.records.map(\.recordName), in: zone)
+        let access = try await ReadAccess.of(call, store: server.store)
         return call.respond(JSONWriter.object(capacity: 512 * max(1, body.records.count)) { writer in
             writer.array("records", body.records) { writer, item in
-                if let record = found[item.recordName] {
+                if let record = found[item.recordName], !access.mayRead(record) {
+                    ResultWriter.writeFailure(
+                        RecordFailure(recordName: item.recordName, error: AccessPolicy.refusal(.read, recordType: record.recordType)),
+                        rendering: .full, to: &writer
+                    )
+                } else if let record = found[item.recordName] {
                     let rendering = RecordRendering(desiredKeys: item.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? false)
                     record.write(to: &writer, rendering: rendering)
                 } else {
@@ -101,9 +107,15 @@ struct RecordsController {
         } else {
             zoneName = body.zoneWide == true ? nil : ZoneID.defaultZoneName
         }
+        var createdBy: String?
+        switch try await ReadAccess.of(call, store: server.store).scope(of: body.query.recordType) {
+        case .all: break
+        case .createdByCaller: createdBy = call.authentication.userRecordName
+        case .none: throw APIError(storageError: AccessPolicy.refusal(.read, recordType: body.query.recordType))
+        }
         let page = try await server.store.queryRecords(RecordQuery(
             database: try call.database(), zoneName: zoneName, query: body.query,
-            limit: min(limit, RecordLimits.maximumResults), continuationMarker: body.continuationMarker
+            limit: min(limit, RecordLimits.maximumResults), continuationMarker: body.continuationMarker, createdBy: createdBy
         ))
         let rendering = RecordRendering(desiredKeys: body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? false)
         return call.respond(JSONWriter.object(capacity: 1024 * max(1, page.records.count)) { writer in
@@ -118,10 +130,12 @@ struct RecordsController {
     @Sendable func changes(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let call = try await DatabaseCall.resolve(request, context, using: server)
         let body = try await call.decode(RecordChangesRequest.self, from: request)
-        let changes = try await server.store.zoneChanges(ZoneChangesQuery(
+        var changes = try await server.store.zoneChanges(ZoneChangesQuery(
             zone: try call.zone(body.zoneID), syncToken: body.syncToken,
             limit: ChangesController.limit(body.resultsLimit)
         ))
+        let access = try await ReadAccess.of(call, store: server.store)
+        changes.changes = changes.changes.filter(access.shows)
         var writer = JSONWriter(capacity: 1024 * max(1, changes.changes.count))
         writer.beginObject()
         writer.key("moreComing")

@@ -57,14 +57,20 @@ public struct ZoneRef: Sendable, Hashable {
     public var isDefault: Bool { zoneName == ZoneID.defaultZoneName }
 }
 
-/// Who is asking: a signed-in user or nobody, from which device.
+/// Who is asking: a signed-in user or nobody, from which device, holding which custom roles.
 public struct Caller: Sendable, Hashable {
     public var userRecordName: String?
     public var deviceID: String
+    /// The custom roles assigned to the user in the environment addressed (`Admin`...).
+    public var roles: Set<String>
+    /// Acts with every permission (operators; server-to-server keys bound to no role).
+    public var hasAllPermissions: Bool
 
-    public init(userRecordName: String?, deviceID: String = "web") {
+    public init(userRecordName: String?, deviceID: String = "web", roles: Set<String> = [], hasAllPermissions: Bool = false) {
         self.userRecordName = userRecordName
         self.deviceID = deviceID
+        self.roles = roles
+        self.hasAllPermissions = hasAllPermissions
     }
 
     /// An anonymous caller.

@@ -10,13 +10,18 @@ public struct RecordQuery: Sendable, Hashable {
     public var limit: Int
     /// The `continuationMarker` of the previous page.
     public var continuationMarker: String?
+    /// Only records created by this user: set when the caller may read only their own (`_creator`).
+    public var createdBy: String?
 
-    public init(database: DatabaseRef, zoneName: String?, query: QueryInput, limit: Int, continuationMarker: String?) {
+    public init(
+        database: DatabaseRef, zoneName: String?, query: QueryInput, limit: Int, continuationMarker: String?, createdBy: String? = nil
+    ) {
         self.database = database
         self.zoneName = zoneName
         self.query = query
         self.limit = limit
         self.continuationMarker = continuationMarker
+        self.createdBy = createdBy
     }
 }
 
