@@ -116,6 +116,19 @@ enum SQLiteMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v3-server-keys") { db in
+            try db.execute(sql: """
+                CREATE TABLE server_keys (
+                    id TEXT PRIMARY KEY,
+                    container_id TEXT NOT NULL,
+                    public_key TEXT NOT NULL,
+                    role TEXT,
+                    created_at INTEGER NOT NULL,
+                    revoked INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX server_keys_container ON server_keys (container_id);
+                """)
+        }
         return migrator
     }
 }

@@ -39,6 +39,7 @@ public func buildRouter(configuration: ServerConfiguration, store: some Store) a
     let state = ServerState(
         configuration: configuration, store: store,
         authenticator: Authenticator(store: store, signingKey: signingKey, sessionLifetime: configuration.sessionLifetime),
+        serverKeys: ServerKeyVerifier(store: store),
         passwordHasher: hasher, signInThrottle: SignInThrottle(),
         decoyPasswordHash: try hasher.hash(Authenticator.randomHex(bytes: 16))
     )

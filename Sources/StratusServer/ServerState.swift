@@ -6,6 +6,7 @@ struct ServerState: Sendable {
     let configuration: ServerConfiguration
     let store: any Store
     let authenticator: Authenticator
+    let serverKeys: ServerKeyVerifier
     let passwordHasher: PasswordHasher
     let signInThrottle: SignInThrottle
     /// A hash of a random password at the configured cost, checked against when an address has no account.

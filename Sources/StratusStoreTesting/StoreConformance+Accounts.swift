@@ -50,6 +50,24 @@ extension StoreConformance {
                 #expect(try await store.session(id: "s1") == nil)
                 try await store.deleteSession(id: "s1")
             },
+            ConformanceCase("server keys are stored, listed per container, and revoked") { store in
+                let key = ServerKey(id: "k1", containerID: Fixture.container, publicKeyPEM: "PEM", role: "Admin", createdAt: 1)
+                try await store.createServerKey(key)
+                try await store.createServerKey(ServerKey(id: "k2", containerID: "iCloud.other", publicKeyPEM: "PEM", role: nil, createdAt: 2))
+                #expect(try await store.serverKeys(containerID: Fixture.container) == [key])
+                #expect(try await store.serverKey(id: "k1") == key)
+                await #expect(throws: StorageError.self) { try await store.revokeServerKey(id: "k1", containerID: "iCloud.other") }
+                try await store.revokeServerKey(id: "k1", containerID: Fixture.container)
+                #expect(try await store.serverKey(id: "k1") == nil)
+                #expect(try await store.serverKeys(containerID: Fixture.container).isEmpty)
+            },
+            ConformanceCase("users' custom roles are kept per environment") { store in
+                try await store.setRoles(["Admin", "Editor"], containerID: Fixture.container, environment: .development, userRecordName: Fixture.alice)
+                #expect(try await store.roles(containerID: Fixture.container, environment: .development, userRecordName: Fixture.alice) == ["Admin", "Editor"])
+                #expect(try await store.roles(containerID: Fixture.container, environment: .production, userRecordName: Fixture.alice).isEmpty)
+                try await store.setRoles([], containerID: Fixture.container, environment: .development, userRecordName: Fixture.alice)
+                #expect(try await store.roles(containerID: Fixture.container, environment: .development, userRecordName: Fixture.alice).isEmpty)
+            },
             ConformanceCase("a secret is made once and stays the same") { store in
                 let first = try await store.secret(named: "k") { Data([1, 2, 3]) }
                 let second = try await store.secret(named: "k") { Data([4, 5, 6]) }

@@ -14,8 +14,54 @@ struct AdminController {
         group.put(":container/:environment/schema", use: importSchema)
         group.get(":container/deploy", use: deploymentPreview)
         group.post(":container/deploy", use: deploy)
+        group.post(":container/keys", use: createKey)
+        group.get(":container/keys", use: listKeys)
+        group.delete(":container/keys/:keyID", use: revokeKey)
         group.get(":container/:environment/users/:user/roles", use: userRoles)
         group.put(":container/:environment/users/:user/roles", use: setUserRoles)
+    }
+
+    /// `POST /admin/1/{container}/keys` with `{"publicKey": "<PEM>", "role"?: "Admin"}` answers `{"keyID"}`.
+    @Sendable func createKey(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try requireAdmin(request)
+        struct Body: Decodable { var publicKey: String; var role: String? }
+        let body = try await RequestBody.decode(Body.self, from: request, limit: 64 * 1024)
+        let key = try await AdminOperations.createServerKey(
+            publicKeyPEM: body.publicKey, role: body.role, containerID: try context.parameters.require("container"), store: server.store
+        )
+        return JSONResponse.make(JSONWriter.object { writer in
+            writer.key("keyID")
+            writer.string(key.id)
+        }, status: .created)
+    }
+
+    /// `GET /admin/1/{container}/keys`: the keys not revoked.
+    @Sendable func listKeys(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try requireAdmin(request)
+        let keys = try await server.store.serverKeys(containerID: try context.parameters.require("container"))
+        return JSONResponse.make(JSONWriter.object { writer in
+            writer.array("keys", keys) { writer, key in
+                writer.beginObject()
+                writer.key("created")
+                writer.integer(key.createdAt)
+                writer.key("keyID")
+                writer.string(key.id)
+                if let role = key.role {
+                    writer.key("role")
+                    writer.string(role)
+                }
+                writer.endObject()
+            }
+        })
+    }
+
+    /// `DELETE /admin/1/{container}/keys/{keyID}` revokes a key at once.
+    @Sendable func revokeKey(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try requireAdmin(request)
+        let keyID = try context.parameters.require("keyID")
+        try await server.store.revokeServerKey(id: keyID, containerID: try context.parameters.require("container"))
+        server.serverKeys.forget(keyID: keyID)
+        return JSONResponse.make(JSONWriter.object { _ in })
     }
 
     /// `GET /admin/1/{container}/{environment}/users/{userRecordName}/roles`

@@ -10,6 +10,10 @@ struct DatabaseCall: Sendable {
     var scope: DatabaseScope
     /// The caller's custom roles in this environment (read for the public database only).
     var roles: Set<String>
+    /// A server-to-server key bound to no role acts with every permission.
+    var hasAllPermissions = false
+    /// The body, when it had to be read to check a signature.
+    var body: ByteBuffer?
     var maximumRequestBytes: Int
     /// Where clients reach this server: the configured public URL, else the request's `Host`.
     var baseURL: String
@@ -20,7 +24,7 @@ struct DatabaseCall: Sendable {
     }
 
     var caller: Caller {
-        Caller(userRecordName: authentication.userRecordName, roles: roles)
+        Caller(userRecordName: authentication.userRecordName, roles: roles, hasAllPermissions: hasAllPermissions)
     }
 
     /// Resolves the container, tokens and database of a request.
@@ -28,10 +32,13 @@ struct DatabaseCall: Sendable {
         let containerID = try context.parameters.require("container")
         let environment = try context.parameters.require("environment")
         let database = try context.parameters.require("database")
-        let authentication = try await server.authenticator.authenticate(request, containerID: containerID, environment: environment)
         guard let scope = DatabaseScope(rawValue: database) else {
             throw APIError.badRequest("database must be public, private or shared, not '\(database)'")
         }
+        if ServerKeyVerifier.isSigned(request) {
+            return try await resolveSigned(request, containerID: containerID, environment: environment, scope: scope, using: server)
+        }
+        let authentication = try await server.authenticator.authenticate(request, containerID: containerID, environment: environment)
         var roles: Set<String> = []
         if scope == .public, let user = authentication.userRecordName {
             roles = try await server.authenticator.roles(of: user, containerID: containerID, environment: authentication.environment)
@@ -42,6 +49,28 @@ struct DatabaseCall: Sendable {
         )
         if scope != .public { _ = try call.requireUser() }
         return call
+    }
+
+    /// A request signed with a server-to-server key (`ckws-protocol.md` §7.2): it acts on the public database
+    /// with the rights of the key's role, or every permission when the key has none.
+    private static func resolveSigned(
+        _ request: Request, containerID: String, environment name: String, scope: DatabaseScope, using server: ServerState
+    ) async throws -> DatabaseCall {
+        guard let environment = StratusModel.Environment(rawValue: name) else {
+            throw APIError.badRequest("environment must be development or production, not '\(name)'")
+        }
+        let container = try await server.authenticator.container(containerID)
+        let body = try await RequestBody.read(request, limit: server.configuration.maximumRequestBytes)
+        let key = try await server.serverKeys.verify(request, body: body, containerID: containerID)
+        guard scope == .public else {
+            throw APIError(.accessDenied, "server-to-server keys work on the public database only")
+        }
+        return DatabaseCall(
+            authentication: Authentication(container: container, environment: environment, userRecordName: ServerKeyVerifier.actingUser(of: key)),
+            scope: scope, roles: key.role.map { [$0] } ?? [], hasAllPermissions: key.role == nil, body: body,
+            maximumRequestBytes: server.configuration.maximumRequestBytes,
+            baseURL: server.configuration.publicURL ?? "http://\(request.head.authority ?? "localhost")"
+        )
     }
 
     /// The signed-in user.
@@ -92,9 +121,11 @@ struct DatabaseCall: Sendable {
         return JSONResponse.make(writer, headers: headers)
     }
 
-    /// Decodes the request body.
+    /// Decodes the request body (read already when a signature had to be checked).
     func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
-        try await RequestBody.decode(type, from: request, limit: maximumRequestBytes)
+        guard var body else { return try await RequestBody.decode(type, from: request, limit: maximumRequestBytes) }
+        let bytes = body.readBytes(length: body.readableBytes) ?? []
+        return try RequestBody.decode(type, from: bytes.isEmpty ? Array("{}".utf8) : bytes)
     }
 }
 

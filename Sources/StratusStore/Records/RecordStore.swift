@@ -50,4 +50,4 @@ public protocol RecordStore: Sendable {
 }
 
 /// Everything a Stratus server needs from storage.
-public typealias Store = AccountStore & RoleStore & RecordStore
+public typealias Store = AccountStore & RoleStore & ServerKeyStore & RecordStore

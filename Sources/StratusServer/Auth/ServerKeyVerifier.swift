@@ -1,0 +1,89 @@
+import Crypto
+import Foundation
+import Hummingbird
+import StratusModel
+import StratusStore
+import Synchronization
+
+/// Checks server-to-server signatures (`ckws-protocol.md` §7.2, §14).
+///
+/// The signed message is `date:base64(sha256(body)):subpath`, signed with ECDSA P-256 SHA-256. As real
+/// clients differ, the subpath may be signed with or without its query string, and an empty body may be
+/// hashed or left empty; DER and raw 64-byte signatures are both accepted.
+final class ServerKeyVerifier: Sendable {
+    /// How far the request's date may be from the server's clock.
+    static let allowedSkew: TimeInterval = 300
+
+    private let store: any Store
+    /// Keys by ID, with their public key's raw bytes (the key type itself is not `Sendable`).
+    private let keys = Mutex<[String: (key: ServerKey, publicKey: Data)]>([:])
+
+    init(store: any Store) {
+        self.store = store
+    }
+
+    /// Whether a request is signed with a server-to-server key (rather than carrying tokens).
+    static func isSigned(_ request: Request) -> Bool {
+        request.headers[.cloudKitKeyID] != nil
+    }
+
+    /// The key that signed the request.
+    /// - Throws: `AUTHENTICATION_FAILED` for a missing header, an unknown or revoked key, a date more than
+    ///   five minutes off, or a signature that matches neither the body nor the path.
+    func verify(_ request: Request, body: ByteBuffer, containerID: String, now: Date = Date()) async throws -> ServerKey {
+        guard let keyID = request.headers[.cloudKitKeyID], let dateText = request.headers[.cloudKitDate],
+            let signatureText = request.headers[.cloudKitSignature]
+        else {
+            throw APIError(.authenticationFailed, "a signed request needs the X-Apple-CloudKit-Request-KeyID, -ISO8601Date and -SignatureV1 headers")
+        }
+        guard let date = try? Date(dateText, strategy: .iso8601), abs(date.timeIntervalSince(now)) <= Self.allowedSkew else {
+            throw APIError(.authenticationFailed, "X-Apple-CloudKit-Request-ISO8601Date must be the current time (within 5 minutes), like 2016-01-25T22:15:43Z")
+        }
+        guard let (key, publicKey) = try await key(id: keyID), key.containerID == containerID else {
+            throw APIError(.authenticationFailed, "the server-to-server key is not known for this container")
+        }
+        guard let signatureBytes = Data(base64Encoded: signatureText) else {
+            throw APIError(.authenticationFailed, "X-Apple-CloudKit-Request-SignatureV1 is not base64")
+        }
+        let signatures = [
+            try? P256.Signing.ECDSASignature(derRepresentation: signatureBytes),
+            try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
+        ].compactMap { $0 }
+        let bodyBytes = Data(body.readableBytesView)
+        let hash = Data(SHA256.hash(data: bodyBytes)).base64EncodedString()
+        let hashes = bodyBytes.isEmpty ? [hash, ""] : [hash]
+        let target = request.head.path ?? request.uri.path
+        let paths = Set([String(target.prefix { $0 != "?" }), target])
+        for path in paths {
+            for hash in hashes {
+                let message = Data("\(dateText):\(hash):\(path)".utf8)
+                if signatures.contains(where: { publicKey.isValidSignature($0, for: message) }) {
+                    return key
+                }
+            }
+        }
+        throw APIError(.authenticationFailed, "the request signature does not match its date, body and path")
+    }
+
+    /// Forgets a key after it is revoked.
+    func forget(keyID: String) {
+        _ = keys.withLock { $0.removeValue(forKey: keyID) }
+    }
+
+    private func key(id: String) async throws -> (ServerKey, P256.Signing.PublicKey)? {
+        if let cached = keys.withLock({ $0[id] }), let publicKey = try? P256.Signing.PublicKey(rawRepresentation: cached.publicKey) {
+            return (cached.key, publicKey)
+        }
+        guard let key = try await store.serverKey(id: id),
+            let publicKey = try? P256.Signing.PublicKey(pemRepresentation: key.publicKeyPEM)
+        else { return nil }
+        let raw = publicKey.rawRepresentation
+        keys.withLock { $0[id] = (key, raw) }
+        return (key, publicKey)
+    }
+
+    /// The user record name signed requests act as: stable per key, never a real account.
+    static func actingUser(of key: ServerKey) -> String {
+        "_" + SHA256.hash(data: Data(key.id.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+}

@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+
+/// Server-to-server signatures checked against an independent signer: a Python client using the
+/// `cryptography` package (`Tests/Peers/server_to_server_signer.py`), sending to a running server.
+@Suite struct ServerToServerTests {
+    static let signer = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Peers/server_to_server_signer.py").path
+
+    @Test("signed requests from an independent signer: every client variant passes, every tampering fails")
+    func independentSigner() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-s2s-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = ServerProcess(dataFolder: folder)
+        try server.start()
+        defer { server.stop() }
+        let (created, _) = try await server.send(
+            "POST", "/admin/1/containers", body: #"{"containerID":"iCloud.com.example.Signed"}"#,
+            headers: ["Authorization": "Bearer \(ServerProcess.adminKey)"]
+        )
+        #expect(created == 201)
+
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Self.signer, server.baseURL, ServerProcess.adminKey, "iCloud.com.example.Signed"]
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "the signer failed (is the Python package cryptography installed? .ci/run installs it): \(errorText)")
+        let results = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        func status(_ name: String) -> Int? { results[name] as? Int }
+
+        #expect(status("create") == 200)
+        #expect(results["create_error"] is NSNull)
+        #expect(status("query_path_signed_without_query_string") == 200)
+        #expect(status("query_path_signed_with_query_string") == 200)
+        #expect(status("get_empty_body_hashed") == 200)
+        #expect(status("get_empty_body_left_empty") == 200)
+        #expect(status("text_plain_body") == 200)
+        #expect(status("tampered_body") == 401)
+        #expect(status("tampered_path") == 401)
+        #expect(status("date_10_minutes_old") == 401)
+        #expect(status("wrong_key") == 401)
+        #expect(status("unknown_key_id") == 401)
+        #expect(status("private_database") == 403)
+        #expect(status("revoke") == 200)
+        #expect(status("after_revoke") == 401)
+    }
+}
