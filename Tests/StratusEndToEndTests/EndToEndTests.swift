@@ -113,4 +113,33 @@ import FoundationNetworking
         #expect(failed != 0)
         #expect(message.contains("line 2, column 20"))
     }
+
+    @Test("stratus users roles assigns a defined role to a user and shows it, and refuses an undefined one")
+    func usersRolesCommand() async throws {
+        let folder = Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = ServerProcess(dataFolder: folder)
+        try server.start()
+        let (created, container) = try await server.send(
+            "POST", "/admin/1/containers", body: #"{"containerID":"iCloud.com.example.Roles"}"#,
+            headers: ["Authorization": "Bearer \(ServerProcess.adminKey)"]
+        )
+        #expect(created == 201)
+        let token = try #require(container["apiToken"] as? String)
+        let (_, user) = try await server.send(
+            "POST", "/auth/1/iCloud.com.example.Roles/development/signup?ckAPIToken=\(token)",
+            body: #"{"emailAddress":"editor@example.com","password":"long password"}"#
+        )
+        let userRecordName = try #require(user["userRecordName"] as? String)
+        server.stop()
+        let schemaFile = folder + "/roles.ckdb"
+        try "DEFINE SCHEMA CREATE ROLE Editor;".write(toFile: schemaFile, atomically: true, encoding: .utf8)
+        _ = try Self.run(["schema", "import", "iCloud.com.example.Roles", schemaFile, "--data", folder])
+        let (undefined, refusal) = try Self.run(["users", "roles", "iCloud.com.example.Roles", userRecordName, "--set", "Admin", "--data", folder])
+        #expect(undefined != 0 && refusal.contains("role Admin is not defined"))
+        let (assigned, output) = try Self.run(["users", "roles", "iCloud.com.example.Roles", userRecordName, "--set", "Editor", "--data", folder])
+        #expect(assigned == 0 && output.contains("Editor"))
+        let (_, shown) = try Self.run(["users", "roles", "iCloud.com.example.Roles", userRecordName, "--data", folder])
+        #expect(shown.trimmingCharacters(in: .whitespacesAndNewlines) == "Editor")
+    }
 }
