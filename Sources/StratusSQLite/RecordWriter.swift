@@ -81,6 +81,12 @@ struct RecordWriter {
             fields = PreparedFields(values: values)
         }
         try validateReferences(in: fields.values)
+        if let type = try batch.schema(schemaKey).recordTypes[recordType] {
+            try ConstraintChecker.check(fields.values, of: type)
+            for check in ConstraintChecker.uniqueChecks(fields.values, of: type) where try isTaken(check, recordType: recordType, excluding: existing?.id) {
+                throw StorageError(.uniqueViolation, check.message)
+            }
+        }
         guard fields.encoded.byteCount <= RecordLimits.maximumRecordBytes else {
             throw StorageError(.limitExceeded, "the record's fields take \(fields.encoded.byteCount) bytes; the limit is \(RecordLimits.maximumRecordBytes)")
         }
@@ -168,6 +174,29 @@ struct RecordWriter {
     private func removeIndexEntries(ofRecord id: Int64) throws {
         try db.cachedStatement(sql: "DELETE FROM field_index WHERE record_id = ?").execute(arguments: [id])
         try db.cachedStatement(sql: "DELETE FROM record_refs WHERE source_id = ?").execute(arguments: [id])
+    }
+
+    // MARK: - Constraints
+
+    /// Whether another live record of the type in this zone already has the checked value (and condition).
+    /// Runs inside the single writer's transaction, so no concurrent write can slip between check and save.
+    private func isTaken(_ check: ConstraintChecker.UniqueCheck, recordType: String, excluding recordID: Int64?) throws -> Bool {
+        if let condition = check.condition {
+            return try Bool.fetchOne(
+                db.cachedStatement(sql: """
+                    SELECT 1 FROM field_index a JOIN field_index b
+                        ON b.zone_id = a.zone_id AND b.type = a.type AND b.field = ? AND b.kind = 0 AND b.value = ? AND b.record_id = a.record_id
+                    WHERE a.zone_id = ? AND a.type = ? AND a.field = ? AND a.kind = 0 AND a.value = ? AND a.record_id != ? LIMIT 1
+                    """),
+                arguments: [condition.field, condition.key.databaseValue, zone.id, recordType, check.field, check.key.databaseValue, recordID ?? -1]
+            ) ?? false
+        }
+        return try Bool.fetchOne(
+            db.cachedStatement(sql: """
+                SELECT 1 FROM field_index WHERE zone_id = ? AND type = ? AND field = ? AND kind = 0 AND value = ? AND record_id != ? LIMIT 1
+                """),
+            arguments: [zone.id, recordType, check.field, check.key.databaseValue, recordID ?? -1]
+        ) ?? false
     }
 
     // MARK: - References

@@ -6,7 +6,7 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     /// A broad, stable classification. New codes can be added without breaking callers.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
-            case notFound, zoneNotFound, conflict, alreadyExists, validatingReference, invalidArgument
+            case notFound, zoneNotFound, conflict, alreadyExists, validatingReference, invalidArgument, uniqueViolation
             case accessDenied, limitExceeded, atomicFailure, unavailable, internalFailure
         }
         private let base: Base
@@ -22,6 +22,8 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
         public static let validatingReference = Code(base: .validatingReference)
         /// The request is not valid: a wrong type, an unknown field in production, a bad token.
         public static let invalidArgument = Code(base: .invalidArgument)
+        /// Another record holds a value a `UNIQUE` field allows only once.
+        public static let uniqueViolation = Code(base: .uniqueViolation)
         /// The caller may not do this.
         public static let accessDenied = Code(base: .accessDenied)
         /// A size or count limit was exceeded.

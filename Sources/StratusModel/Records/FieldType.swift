@@ -8,6 +8,10 @@ public enum ScalarType: String, Sendable, Hashable, CaseIterable, Codable {
     case reference = "REFERENCE"
     case location = "LOCATION"
     case asset = "ASSETID"
+    /// A real Boolean (`true`/`false`), which CloudKit lacks (its apps store INT64 0/1).
+    case boolean = "BOOLEAN"
+    /// Text in several languages: `{"en": "No Thanks", "es": "No, Gracias"}`.
+    case localizedString = "LOCALIZED_STRING"
 }
 
 /// A field's type on the wire: a scalar type, or a list of one (`STRING_LIST`) (`ckws-protocol.md` §2.2).

@@ -47,7 +47,37 @@ extension FieldValue {
             self = .location(try Self.location(from: json))
         case .asset:
             self = .asset(try Self.asset(from: json))
+        case .boolean:
+            switch json {
+            case .bool(let value): self = .boolean(value)
+            case .integer(0): self = .boolean(false)
+            case .integer(1): self = .boolean(true)
+            case .string("true"): self = .boolean(true)
+            case .string("false"): self = .boolean(false)
+            default: throw ModelError(.invalidValue, "expected true or false for BOOLEAN, got \(json.kindName)")
+            }
+        case .localizedString:
+            self = .localizedString(try Self.localizedText(from: json))
         }
+    }
+
+    /// Whether `tag` looks like a language tag: letters, digits and hyphens, starting with a letter.
+    public static func isLanguageTag(_ tag: String) -> Bool {
+        guard let first = tag.unicodeScalars.first, first.isASCII, first.properties.isAlphabetic, tag.utf8.count <= 35 else { return false }
+        return tag.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }
+    }
+
+    private static func localizedText(from json: JSONValue) throws(ModelError) -> [String: String] {
+        guard case .object(let object) = json else {
+            throw ModelError(.invalidValue, "expected a LOCALIZED_STRING dictionary of language tag to text, like {\"en\": \"Hello\"}")
+        }
+        var texts: [String: String] = [:]
+        for (tag, value) in object {
+            guard isLanguageTag(tag) else { throw ModelError(.invalidValue, "'\(tag)' is not a language tag") }
+            guard case .string(let text) = value else { throw ModelError(.invalidValue, "the \(tag) text must be a string") }
+            texts[tag] = text
+        }
+        return texts
     }
 
     /// The type a value sent without `type` most likely has, or `nil` when it cannot be told.
@@ -55,7 +85,8 @@ extension FieldValue {
         switch json {
         case .null: return nil
         case .string: return FieldType(.string)
-        case .integer, .bool: return FieldType(.int64)
+        case .integer: return FieldType(.int64)
+        case .bool: return FieldType(.boolean)
         case .double: return FieldType(.double)
         case .object(let object):
             if object["latitude"] != nil && object["longitude"] != nil { return FieldType(.location) }
@@ -133,6 +164,14 @@ extension FieldValue {
             if let wrappingKey = asset.wrappingKey {
                 writer.key("wrappingKey")
                 writer.string(wrappingKey)
+            }
+            writer.endObject()
+        case .boolean(let value): writer.bool(value)
+        case .localizedString(let texts):
+            writer.beginObject()
+            for tag in texts.keys.sorted() {
+                writer.key(tag)
+                writer.string(texts[tag]!)
             }
             writer.endObject()
         case .list(_, let values):

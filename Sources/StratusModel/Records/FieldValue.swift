@@ -13,6 +13,9 @@ public enum FieldValue: Sendable, Hashable {
     case reference(Reference)
     case location(Location)
     case asset(Asset)
+    case boolean(Bool)
+    /// Text by language tag (`en`, `es`, `pt-BR`).
+    case localizedString([String: String])
     indirect case list(ScalarType, [FieldValue])
 
     /// The value's wire type.
@@ -26,6 +29,8 @@ public enum FieldValue: Sendable, Hashable {
         case .reference: FieldType(.reference)
         case .location: FieldType(.location)
         case .asset: FieldType(.asset)
+        case .boolean: FieldType(.boolean)
+        case .localizedString: FieldType(.localizedString)
         case .list(let element, _): FieldType.list(element)
         }
     }

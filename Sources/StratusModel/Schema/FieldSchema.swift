@@ -30,18 +30,24 @@ public struct FieldSchema: Sendable, Hashable {
     public var isEncrypted: Bool
     /// Set when the field was declared as a `NUMBER`.
     public var numberSpelling: NumberSpelling?
+    /// Rules the field's values must follow.
+    public var constraints: FieldConstraints
 
-    public init(type: FieldType, indexes: FieldIndexes = [], isEncrypted: Bool = false, numberSpelling: NumberSpelling? = nil) {
+    public init(
+        type: FieldType, indexes: FieldIndexes = [], isEncrypted: Bool = false, numberSpelling: NumberSpelling? = nil,
+        constraints: FieldConstraints = FieldConstraints()
+    ) {
         self.type = type
         self.indexes = indexes
         self.isEncrypted = isEncrypted
         self.numberSpelling = numberSpelling
+        self.constraints = constraints
     }
 }
 
 extension FieldSchema: Codable {
     private enum CodingKeys: String, CodingKey {
-        case type, indexes, isEncrypted, numberSpelling
+        case type, indexes, isEncrypted, numberSpelling, constraints
     }
 
     public init(from decoder: any Decoder) throws {
@@ -50,5 +56,6 @@ extension FieldSchema: Codable {
         indexes = try container.decodeIfPresent(FieldIndexes.self, forKey: .indexes) ?? []
         isEncrypted = try container.decodeIfPresent(Bool.self, forKey: .isEncrypted) ?? false
         numberSpelling = try container.decodeIfPresent(NumberSpelling.self, forKey: .numberSpelling)
+        constraints = try container.decodeIfPresent(FieldConstraints.self, forKey: .constraints) ?? FieldConstraints()
     }
 }

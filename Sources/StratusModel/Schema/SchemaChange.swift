@@ -2,7 +2,7 @@
 public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
     public enum Kind: String, Sendable, Hashable, Codable {
         case addRole, removeRole, addRecordType, removeRecordType, addField, removeField, changeFieldType
-        case addIndex, removeIndex, changeGrants
+        case addIndex, removeIndex, changeGrants, changeConstraints
     }
 
     public var kind: Kind
@@ -61,6 +61,9 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
                     ))
                 }
                 changes += indexChanges(type, name, before.indexes, after.indexes)
+                if before.constraints != after.constraints {
+                    changes.append(SchemaChange(kind: .changeConstraints, recordType: type, field: name, description: "change the constraints of \(type).\(name)"))
+                }
             case (nil, nil):
                 break
             }

@@ -21,7 +21,7 @@ extension SchemaLanguage {
         }
         for name in type.fields.keys.sorted() {
             let field = type.fields[name]!
-            items.append((quoted(name), typeWords(field) + indexWords(field.indexes)))
+            items.append((quoted(name), typeWords(field) + indexWords(field.indexes) + constraintWords(field.constraints)))
         }
         let width = items.map(\.name.count).max() ?? 0
         var body = items.map { "        " + $0.name.padding(toLength: width, withPad: " ", startingAt: 0) + " " + $0.rest }
@@ -39,7 +39,12 @@ extension SchemaLanguage {
         switch field.numberSpelling {
         case .number?: scalar = "NUMBER"
         case .preferred?: scalar = "NUMBER PREFERRED AS \(field.type.scalar == .int64 ? "INT64" : "DOUBLE")"
-        case nil: scalar = field.type.scalar == .asset ? "ASSET" : field.type.scalar.rawValue
+        case nil:
+            switch field.type.scalar {
+            case .asset: scalar = "ASSET"
+            case .localizedString: scalar = "LOCALIZED STRING"
+            default: scalar = field.type.scalar.rawValue
+            }
         }
         if field.isEncrypted { scalar = "ENCRYPTED " + scalar }
         return field.type.isList ? "LIST<\(scalar)>" : scalar
@@ -51,6 +56,33 @@ extension SchemaLanguage {
         if indexes.contains(.searchable) { words += " SEARCHABLE" }
         if indexes.contains(.sortable) { words += " SORTABLE" }
         return words
+    }
+
+    private static func constraintWords(_ constraints: FieldConstraints) -> String {
+        var words = ""
+        if constraints.isRequired { words += " REQUIRED" }
+        if constraints.isNotEmpty { words += " NOT EMPTY" }
+        if constraints.isUnique { words += " UNIQUE" }
+        if let condition = constraints.uniqueWhere { words += " UNIQUE WHERE \(quoted(condition.field)) = \(literal(condition.value))" }
+        if let values = constraints.allowedValues { words += " VALUES (\(values.map(literal).joined(separator: ", ")))" }
+        if let minimum = constraints.minimum, let maximum = constraints.maximum {
+            words += " RANGE \(number(minimum))..\(number(maximum))"
+        }
+        return words
+    }
+
+    private static func literal(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let text): "'\(text)'"
+        case .bool(let flag): flag ? "TRUE" : "FALSE"
+        case .integer(let number): String(number)
+        case .double(let number): String(number)
+        default: "''"
+        }
+    }
+
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 
     /// A name as written in schema text: quoted when it is a keyword or not a plain identifier.

@@ -31,6 +31,8 @@ public enum SchemaLanguage {
 struct SchemaParser {
     private let tokens: [SchemaToken]
     private var position = 0
+    /// `UNIQUE WHERE` conditions seen in the current record type: (type, condition field, where).
+    private var conditions: [(String, String, SchemaToken)] = []
 
     init(tokens: [SchemaToken]) {
         self.tokens = tokens
@@ -158,6 +160,10 @@ struct SchemaParser {
             _ = next()
         }
         try expectSymbol(")")
+        for (_, field, token) in conditions where type.fields[field] == nil {
+            throw SchemaLanguage.error(line: token.line, column: token.column, "UNIQUE WHERE names \(field), which \(type.name) does not have")
+        }
+        conditions = []
         return (type, grantRoles)
     }
 
@@ -178,10 +184,15 @@ struct SchemaParser {
                 field.indexes.insert(.sortable)
             } else if isKeyword("SEARCHABLE") {
                 field.indexes.insert(.searchable)
+            } else if try parseConstraint(into: &field.constraints) {
+                continue
             } else {
                 break
             }
             _ = next()
+        }
+        if let condition = field.constraints.uniqueWhere {
+            conditions.append((type.name, condition.field, nameToken))
         }
         if fieldName.hasPrefix("___") {
             guard let system = RecordTypeSchema.systemFields.first(where: { $0.name == fieldName }) else {
@@ -203,6 +214,75 @@ struct SchemaParser {
             throw SchemaLanguage.error(line: nameToken.line, column: nameToken.column, "encrypted field \(fieldName) cannot be indexed")
         }
         type.fields[fieldName] = field
+    }
+
+    /// Parses one constraint option (a Stratus extension) if one comes next; the words are keywords only here,
+    /// so CloudKit schemas with fields named like them still import.
+    private mutating func parseConstraint(into constraints: inout FieldConstraints) throws(ModelError) -> Bool {
+        if isKeyword("REQUIRED") {
+            _ = next()
+            constraints.isRequired = true
+        } else if isKeyword("NOT") {
+            _ = next()
+            try expectKeyword("EMPTY")
+            constraints.isNotEmpty = true
+        } else if isKeyword("UNIQUE") {
+            _ = next()
+            if isKeyword("WHERE") {
+                _ = next()
+                let field = try name("a field name")
+                try expectSymbol("=")
+                constraints.uniqueWhere = FieldConstraints.Condition(field: field, value: try literal())
+            } else {
+                constraints.isUnique = true
+            }
+        } else if isKeyword("VALUES") {
+            _ = next()
+            try expectSymbol("(")
+            var values = [try literal()]
+            while isSymbol(",") {
+                _ = next()
+                values.append(try literal())
+            }
+            try expectSymbol(")")
+            constraints.allowedValues = values
+        } else if isKeyword("RANGE") {
+            _ = next()
+            let minimum = try number()
+            try expectSymbol(":")
+            let maximum = try number()
+            guard minimum <= maximum else { throw fail("a range whose minimum is not above its maximum") }
+            constraints.minimum = minimum
+            constraints.maximum = maximum
+        } else {
+            return false
+        }
+        return true
+    }
+
+    /// A constraint value: a number, 'text', TRUE or FALSE.
+    private mutating func literal() throws(ModelError) -> JSONValue {
+        switch current.kind {
+        case .number(let text):
+            _ = next()
+            if let integer = Int64(text) { return .integer(integer) }
+            if let double = Double(text) { return .double(double) }
+        case .text(let text):
+            _ = next()
+            return .string(text)
+        case .word(let word) where ["TRUE", "FALSE"].contains(word.uppercased()):
+            _ = next()
+            return .bool(word.uppercased() == "TRUE")
+        default:
+            break
+        }
+        throw fail("a value: a number, 'text', TRUE or FALSE")
+    }
+
+    private mutating func number() throws(ModelError) -> Double {
+        guard case .number(let text) = current.kind, let value = Double(text) else { throw fail("a number") }
+        _ = next()
+        return value
     }
 
     /// `LIST<primitive>` or a primitive: `[ENCRYPTED] base`, `NUMBER [PREFERRED AS INT64|DOUBLE]`.
@@ -231,13 +311,23 @@ struct SchemaParser {
             try expectKeyword("DOUBLE")
             return FieldSchema(type: FieldType(.double), numberSpelling: .preferred)
         }
+        // Stratus extensions: BOOLEAN and LOCALIZED STRING.
+        if isKeyword("BOOLEAN") {
+            _ = next()
+            return FieldSchema(type: FieldType(.boolean))
+        }
+        if isKeyword("LOCALIZED") {
+            _ = next()
+            try expectKeyword("STRING")
+            return FieldSchema(type: FieldType(.localizedString))
+        }
         var encrypted = false
         if isKeyword("ENCRYPTED") {
             _ = next()
             encrypted = true
         }
         guard case .word(let word) = current.kind, let scalar = Self.scalarTypes[word.uppercased()] else {
-            throw fail("a field type (STRING, INT64, DOUBLE, TIMESTAMP, BYTES, LOCATION, REFERENCE, ASSET, NUMBER or LIST<...>)")
+            throw fail("a field type (STRING, INT64, DOUBLE, TIMESTAMP, BYTES, LOCATION, REFERENCE, ASSET, NUMBER, BOOLEAN, LOCALIZED STRING or LIST<...>)")
         }
         if encrypted && [.reference, .asset].contains(scalar) {
             throw fail("a type that can be encrypted")

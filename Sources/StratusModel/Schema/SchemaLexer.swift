@@ -5,7 +5,7 @@ struct SchemaToken: Sendable, Hashable {
         case word(String)
         /// A `"quoted"` name.
         case quoted(String)
-        /// One of `( ) , ; < > =`.
+        /// One of `( ) , ; < > =`, or `:` standing for the `..` of a range.
         case symbol(Character)
         /// A number, for constraint options.
         case number(String)
@@ -23,7 +23,7 @@ struct SchemaToken: Sendable, Hashable {
         switch kind {
         case .word(let word): "'\(word)'"
         case .quoted(let name): "\"\(name)\""
-        case .symbol(let symbol): "'\(symbol)'"
+        case .symbol(let symbol): symbol == ":" ? "'..'" : "'\(symbol)'"
         case .number(let number): number
         case .text(let text): "'\(text)'"
         case .end: "the end of the text"
@@ -82,6 +82,10 @@ enum SchemaLexer {
                 }
                 advance()
                 tokens.append(SchemaToken(kind: character == "\"" ? .quoted(value) : .text(value), line: startLine, column: startColumn))
+            } else if character == "." && peek(1) == "." {
+                advance()
+                advance()
+                tokens.append(SchemaToken(kind: .symbol(":"), line: startLine, column: startColumn))
             } else if "(),;<>=".contains(character) {
                 advance()
                 tokens.append(SchemaToken(kind: .symbol(character), line: startLine, column: startColumn))

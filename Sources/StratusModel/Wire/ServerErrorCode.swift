@@ -20,6 +20,8 @@ public struct ServerErrorCode: Sendable, Hashable, RawRepresentable, Codable, Cu
     public static let tryAgainLater = Self(rawValue: "TRY_AGAIN_LATER")
     public static let validatingReferenceError = Self(rawValue: "VALIDATING_REFERENCE_ERROR")
     public static let zoneNotFound = Self(rawValue: "ZONE_NOT_FOUND")
+    /// A value of a unique field is taken (CloudKit JS names this code; its status is Stratus's choice).
+    public static let uniqueFieldError = Self(rawValue: "UNIQUE_FIELD_ERROR")
 
     /// The HTTP status that goes with the code when it fails a whole request.
     public var httpStatus: Int {
@@ -28,7 +30,7 @@ public struct ServerErrorCode: Sendable, Hashable, RawRepresentable, Codable, Cu
         case .atomicError, .badRequest: 400
         case .authenticationFailed: 401
         case .authenticationRequired: 421
-        case .conflict, .exists: 409
+        case .conflict, .exists, .uniqueFieldError: 409
         case .notFound, .zoneNotFound: 404
         case .quotaExceeded: 413
         case .throttled: 429

@@ -76,6 +76,7 @@ extension APIError {
         case .conflict: .conflict
         case .alreadyExists: .exists
         case .validatingReference: .validatingReferenceError
+        case .uniqueViolation: .uniqueFieldError
         case .invalidArgument, .limitExceeded: .badRequest
         case .accessDenied: .accessDenied
         case .atomicFailure: .atomicError

@@ -42,6 +42,15 @@ public struct IndexEntry: Sendable, Hashable {
         entries.reserveCapacity(fields.count * 2)
         for (name, value) in fields {
             switch value {
+            case .localizedString(let texts):
+                // Each language is searchable on its own, as the field path `name.language`.
+                for (tag, text) in texts {
+                    let path = name + "." + tag
+                    entries.append(IndexEntry(field: path, kind: .value, key: .text(text)))
+                    for token in TextTokenizer.tokens(in: text).prefix(maximumTokensPerValue) {
+                        entries.append(IndexEntry(field: path, kind: .token, key: .text(token)))
+                    }
+                }
             case .list(_, let elements):
                 var seen = Set<IndexEntry>()
                 for element in elements {
@@ -69,7 +78,8 @@ public struct IndexEntry: Sendable, Hashable {
         case .double(let number): .double(number)
         case .reference(let reference): .text(reference.recordName)
         case .location(let location): .double(location.latitude)
-        case .bytes, .asset, .list: nil
+        case .boolean(let value): .integer(value ? 1 : 0)
+        case .bytes, .asset, .list, .localizedString: nil
         }
     }
 

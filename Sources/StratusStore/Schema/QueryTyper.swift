@@ -44,6 +44,15 @@ public enum QueryTyper {
         if let system = SystemField(wireName: fieldName), fieldName.hasPrefix("___") {
             return (.system(system), FieldType(system.valueType))
         }
+        // `title.en`: one language of a LOCALIZED_STRING field, compared and sorted as a STRING.
+        if let dot = fieldName.firstIndex(of: ".") {
+            let base = String(fieldName[..<dot])
+            let tag = String(fieldName[fieldName.index(after: dot)...])
+            guard recordType.fields[base]?.type == FieldType(.localizedString), FieldValue.isLanguageTag(tag) else {
+                throw StorageError(.invalidArgument, "'\(fieldName)' does not name a language of a LOCALIZED_STRING field")
+            }
+            return (.field(fieldName), FieldType(.string))
+        }
         return (.field(fieldName), recordType.fields[fieldName]?.type ?? declared)
     }
 
@@ -99,6 +108,9 @@ public enum QueryTyper {
         func refuse(_ why: String) -> StorageError {
             StorageError(.invalidArgument, "\(comparator.rawValue) cannot be used on '\(field.name)' (\(type.wireName)): \(why)")
         }
+        if type.scalar == .localizedString {
+            throw refuse("name the language to compare, such as \(field.name).en")
+        }
         if comparator.isListComparator {
             guard type.isList else { throw refuse("it applies to list fields") }
             if comparator == .listMemberBeginsWith || comparator == .notListMemberBeginsWith {
@@ -142,6 +154,9 @@ public enum QueryTyper {
             }
             if [.bytes, .asset].contains(type.scalar) {
                 throw StorageError(.invalidArgument, "cannot sort by \(type.wireName) field '\(field.name)'")
+            }
+            if type.scalar == .localizedString {
+                throw StorageError(.invalidArgument, "name the language to sort by, such as \(field.name).en")
             }
         }
         return SortDescriptor(field: field, ascending: input.ascending ?? true, relativeLocation: relative)
