@@ -26,7 +26,7 @@ public struct ConformanceCase: Sendable, CustomStringConvertible {
 public enum StoreConformance {
     /// Every case.
     public static var cases: [ConformanceCase] {
-        recordCases + schemaCases + referenceCases + zoneCases + syncCases + queryCases + accountCases
+        recordCases + schemaCases + referenceCases + zoneCases + syncCases + queryCases + accountCases + constraintCases
     }
 }
 

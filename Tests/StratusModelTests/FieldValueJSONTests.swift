@@ -47,6 +47,10 @@ import Testing
         (.string("AQI"), "BYTES", .bytes(Data([1, 2]))),
         (.object(["recordName": .string("x")]), "REFERENCE", .reference(Reference(recordName: "x"))),
         (.array([.string("a")]), "STRING_LIST", .list(.string, [.string("a")])),
+        (.bool(true), "BOOLEAN", .boolean(true)),
+        (.integer(0), "BOOLEAN", .boolean(false)),
+        (.object(["en": .string("No Thanks"), "es": .string("No, Gracias")]), "LOCALIZED_STRING", .localizedString(["en": "No Thanks", "es": "No, Gracias"])),
+        (.array([.bool(false)]), "BOOLEAN_LIST", .list(.boolean, [.boolean(false)])),
     ])
     func declaredTypes(_ json: JSONValue, _ type: String, _ expected: FieldValue) throws {
         let fieldType = try #require(FieldType(wireName: type))
@@ -62,6 +66,10 @@ import Testing
         (.object(["recordName": .string("x"), "action": .string("EXPLODE")]), "REFERENCE"),
         (.array([.integer(1), .string("two")]), "INT64_LIST"),
         (.null, "STRING"),
+        (.integer(2), "BOOLEAN"),
+        (.object(["en": .integer(1)]), "LOCALIZED_STRING"),
+        (.object(["1x": .string("a")]), "LOCALIZED_STRING"),
+        (.string("Hello"), "LOCALIZED_STRING"),
     ])
     func mismatches(_ json: JSONValue, _ type: String) throws {
         let fieldType = try #require(FieldType(wireName: type))
@@ -71,6 +79,7 @@ import Testing
     @Test("a value sent without a type gets the type it most likely has", arguments: [
         (JSONValue.string("x"), "STRING"),
         (.integer(1), "INT64"),
+        (.bool(true), "BOOLEAN"),
         (.double(1.5), "DOUBLE"),
         (.object(["latitude": .integer(1), "longitude": .integer(2)]), "LOCATION"),
         (.object(["recordName": .string("r")]), "REFERENCE"),

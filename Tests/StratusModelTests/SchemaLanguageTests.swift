@@ -67,7 +67,47 @@ import Testing
         #expect(try SchemaLanguage.parse(printed) == schema)
     }
 
+    @Test("Stratus extensions: BOOLEAN, LOCALIZED STRING and constraints parse and print back")
+    func extensions() throws {
+        let schema = try SchemaLanguage.parse("""
+            DEFINE SCHEMA
+                RECORD TYPE Message (
+                    title      LOCALIZED STRING REQUIRED NOT EMPTY,
+                    isCurrent  BOOLEAN QUERYABLE UNIQUE WHERE isCurrent = TRUE,
+                    slug       STRING UNIQUE,
+                    kind       STRING VALUES ('banner', 'alert'),
+                    priority   INT64 RANGE 1..5,
+                    ratio      DOUBLE RANGE -0.5..1.5,
+                    flags      LIST<BOOLEAN>,
+                    GRANT READ TO "_world"
+                );
+            """)
+        let message = try #require(schema.recordTypes["Message"])
+        #expect(message.fields["title"]?.type == FieldType(.localizedString))
+        #expect(message.fields["title"]?.constraints == FieldConstraints(isRequired: true, isNotEmpty: true))
+        #expect(message.fields["isCurrent"]?.constraints.uniqueWhere == FieldConstraints.Condition(field: "isCurrent", value: .bool(true)))
+        #expect(message.fields["slug"]?.constraints.isUnique == true)
+        #expect(message.fields["kind"]?.constraints.allowedValues == [.string("banner"), .string("alert")])
+        #expect(message.fields["priority"]?.constraints.minimum == 1 && message.fields["priority"]?.constraints.maximum == 5)
+        #expect(message.fields["ratio"]?.constraints.minimum == -0.5)
+        #expect(message.fields["flags"]?.type == .list(.boolean))
+        #expect(try SchemaLanguage.parse(SchemaLanguage.print(schema)) == schema)
+    }
+
+    @Test("CloudKit fields named like the extension words still import")
+    func contextualWords() throws {
+        let schema = try SchemaLanguage.parse("""
+            DEFINE SCHEMA
+                RECORD TYPE Stats (range INT64, values LIST<DOUBLE>, unique STRING, required INT64, boolean STRING);
+            """)
+        #expect(schema.recordTypes["Stats"]?.fields.keys.sorted() == ["boolean", "range", "required", "unique", "values"])
+        #expect(try SchemaLanguage.parse(SchemaLanguage.print(schema)) == schema)
+    }
+
     @Test("errors name the line, the column and what was expected", arguments: [
+        ("DEFINE SCHEMA\n  RECORD TYPE A (x BOOLEAN UNIQUE WHERE missing = TRUE);", "line 2, column 18", "does not have"),
+        ("DEFINE SCHEMA\n  RECORD TYPE A (x INT64 RANGE 5..1);", "line 2, column 26", "minimum is above its maximum"),
+        ("DEFINE SCHEMA\n  RECORD TYPE A (x STRING VALUES (banner));", "line 2, column 35", "a value"),
         ("DEFINE SCHEMA\n  RECORD TYPE A (\n    name STRNG\n  );", "line 3, column 10", "a field type"),
         ("DEFINE SCHEMA\n  RECORD TYPE A (name STRING", "line 2", "')'"),
         ("DEFINE SCHEMA\n  RECORD TYPE A (GRANT READ TO Admin);", "line 2, column 32", "CREATE ROLE Admin"),

@@ -247,11 +247,13 @@ struct SchemaParser {
             try expectSymbol(")")
             constraints.allowedValues = values
         } else if isKeyword("RANGE") {
-            _ = next()
+            let start = next()
             let minimum = try number()
             try expectSymbol(":")
             let maximum = try number()
-            guard minimum <= maximum else { throw fail("a range whose minimum is not above its maximum") }
+            guard minimum <= maximum else {
+                throw SchemaLanguage.error(line: start.line, column: start.column, "the RANGE minimum is above its maximum")
+            }
             constraints.minimum = minimum
             constraints.maximum = maximum
         } else {
