@@ -69,6 +69,8 @@ extension SQLiteStore {
         guard let typed = try QueryTyper.typedQuery(query.query, schema: schema, environment: database.environment) else {
             return nil
         }
+        // Every value is indexed as it is written, so an index the schema gains is complete at once.
+        try await IndexPolicy.ensureIndexes(for: typed, in: database, store: self)
         var result = TypedQuery(query: typed, zoneName: query.zoneName, cursor: nil, limit: max(1, min(query.limit, RecordLimits.maximumResults)))
         if let marker = query.continuationMarker {
             let cursor = try OpaqueToken.decode(marker, as: QueryCursor.self, what: "continuationMarker")

@@ -80,6 +80,36 @@ extension StoreConformance {
                 #expect(Fixture.failure(both, at: 1)?.error.code == .atomicFailure)
                 #expect(try await store.lookupRecords(["m3"], in: zone).isEmpty)
             },
+            ConformanceCase("development queries add the indexes they need to the schema; production refuses a missing one") { store in
+                let zone = Fixture.publicDB().zone(ZoneID.defaultZoneName)
+                _ = try await Fixture.save(store, zone, Fixture.create("p1", type: "Post", [
+                    "title": Fixture.field(.string("Hello world")), "rank": Fixture.field(.integer(1)),
+                ]))
+                _ = try await names(store, type: "Post")
+                _ = try await names(store, [filter("EQUALS", "title", .string("x")), filter("GREATER_THAN", "rank", .integer(0))], type: "Post")
+                _ = try await names(store, [filter("CONTAINS_ANY_TOKENS", "title", .string("hello"))], sort: [SortInput(systemFieldName: "createdTimestamp")], type: "Post")
+                let development = try await store.schema(containerID: Fixture.container, environment: .development)
+                let post = try #require(development.recordTypes["Post"])
+                #expect(post.fields["title"]?.indexes == [.queryable, .searchable])
+                #expect(post.fields["rank"]?.indexes == [.sortable])
+                #expect(post.systemFieldIndexes["___recordID"] == [.queryable])
+                #expect(post.systemFieldIndexes["___createTime"] == [.sortable])
+
+                // Production gets the type without the rank index: querying rank there is refused, naming it.
+                try await store.changeSchemas(containerID: Fixture.container) { development, production in
+                    var type = development.recordTypes["Post"]!
+                    type.fields["rank"]?.indexes = []
+                    production.recordTypes["Post"] = type
+                }
+                let production = DatabaseRef.publicDatabase(Fixture.container, .production)
+                await #expect {
+                    _ = try await names(store, [filter("LESS_THAN", "rank", .integer(3))], type: "Post", database: production)
+                } throws: { error in
+                    guard let error = error as? StorageError else { return false }
+                    return error.code == .invalidArgument && error.message.contains("'rank'") && error.message.contains("SORTABLE")
+                }
+                #expect(try await names(store, [filter("EQUALS", "title", .string("Hello world"))], type: "Post", database: production).isEmpty)
+            },
             ConformanceCase("BOOLEAN fields and one language of a LOCALIZED_STRING field are queryable and sortable") { store in
                 let zone = Fixture.publicDB().zone(ZoneID.defaultZoneName)
                 _ = try await Fixture.save(store, zone, Fixture.create("a", type: "Banner", [
