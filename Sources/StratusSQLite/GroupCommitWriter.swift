@@ -38,6 +38,7 @@ final class GroupCommitWriter: Sendable {
             let job = Job(
                 run: { batch in
                     let schemaSnapshot = batch.schemas
+                    let afterCommitCount = batch.afterCommit.count
                     do {
                         var value: T?
                         try batch.db.withSavepoint(named: "job") {
@@ -47,6 +48,7 @@ final class GroupCommitWriter: Sendable {
                         outcome.result = value.map { .success($0) }
                     } catch {
                         batch.schemas = schemaSnapshot
+                        batch.afterCommit.removeSubrange(afterCommitCount...)
                         outcome.result = .failure(error)
                     }
                 },
@@ -94,6 +96,7 @@ final class GroupCommitWriter: Sendable {
                 return .commit
             }
             schemas.publish(batch.changedSchemas())
+            for action in batch.afterCommit { action() }
         } catch {
             commitError = StorageError.translating(error)
         }
@@ -115,6 +118,8 @@ final class WriteBatch: @unchecked Sendable {
     let db: Database
     /// Working copies of the schemas this batch has read or changed.
     var schemas: [SchemaKey: Schema] = [:]
+    /// Work to do once the batch has committed (publishing in-memory state), dropped with a failed job.
+    var afterCommit: [@Sendable () -> Void] = []
     private let published: SchemaCache
 
     init(db: Database, schemas: SchemaCache) {

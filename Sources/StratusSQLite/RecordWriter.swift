@@ -78,7 +78,7 @@ struct RecordWriter {
             for (name, value) in resolved {
                 values[name] = value
             }
-            fields = PreparedFields(values: values)
+            fields = PreparedFields(values: values, type: schema.recordTypes[recordType])
         }
         try validateReferences(in: fields.values)
         if let type = try batch.schema(schemaKey).recordTypes[recordType] {
@@ -99,7 +99,7 @@ struct RecordWriter {
         var schema = try batch.schema(schemaKey)
         try SchemaResolver.requireRecordType(Schema.usersType, in: &schema, environment: .development)
         batch.schemas[schemaKey] = schema
-        _ = try write(name: name, type: Schema.usersType, fields: PreparedFields(values: [:]), replacing: nil, live: nil)
+        _ = try write(name: name, type: Schema.usersType, fields: PreparedFields(values: [:], type: nil), replacing: nil, live: nil)
     }
 
     // MARK: - Writing rows

@@ -129,6 +129,19 @@ enum SQLiteMigrations {
                 CREATE INDEX server_keys_container ON server_keys (container_id);
                 """)
         }
+        migrator.registerMigration("v4-index-builds") { db in
+            try db.execute(sql: """
+                -- Indexes declared on types that held records, still being built over them (SQLiteStore+IndexBuilds).
+                CREATE TABLE index_builds (
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    record_type TEXT NOT NULL,
+                    field TEXT NOT NULL,
+                    next_record_id INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (container_id, environment, record_type, field)
+                );
+                """)
+        }
         return migrator
     }
 }

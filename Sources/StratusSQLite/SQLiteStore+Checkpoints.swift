@@ -3,8 +3,9 @@ import Logging
 import ServiceLifecycle
 
 extension SQLiteStore: Service {
-    /// Copies the write-ahead log into the database file in the background, every quarter second, from a
-    /// connection of its own.
+    /// The store's background work, every quarter second: advances pending index builds
+    /// (SQLiteStore+IndexBuilds), then copies the write-ahead log into the database file from a connection
+    /// of its own.
     ///
     /// Without it SQLite checkpoints on the writer connection as part of a commit, which stalls every
     /// write waiting in the group commit behind the checkpoint's copy and fsync. A passive checkpoint
@@ -19,6 +20,12 @@ extension SQLiteStore: Service {
                     try await Task.sleep(for: .milliseconds(250))
                 } catch {
                     return
+                }
+                do {
+                    // Pending index builds advance a chunk per write, leaving room for other writes between.
+                    while try await self.continueIndexBuild() {}
+                } catch {
+                    self.logger.warning("index build failed", metadata: ["stratus.error": "\(error)"])
                 }
                 do {
                     try await checkpointer.writeWithoutTransaction { db in

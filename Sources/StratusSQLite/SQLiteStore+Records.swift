@@ -15,11 +15,15 @@ extension SQLiteStore: RecordStore {
         try await write { batch in
             let developmentKey = SchemaKey(containerID: containerID, environment: .development)
             let productionKey = SchemaKey(containerID: containerID, environment: .production)
-            var development = try batch.schema(developmentKey)
-            var production = try batch.schema(productionKey)
+            let oldDevelopment = try batch.schema(developmentKey)
+            let oldProduction = try batch.schema(productionKey)
+            var development = oldDevelopment
+            var production = oldProduction
             let result = try change(&development, &production)
             batch.schemas[developmentKey] = development
             batch.schemas[productionKey] = production
+            try self.indexNewlySearchableFields(containerID: containerID, environment: .development, from: oldDevelopment, to: development, batch: batch)
+            try self.indexNewlySearchableFields(containerID: containerID, environment: .production, from: oldProduction, to: production, batch: batch)
             return result
         }
     }

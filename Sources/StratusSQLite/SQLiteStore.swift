@@ -22,6 +22,8 @@ public final class SQLiteStore: Sendable {
     let schemas: SchemaCache
     /// The last change sequence number handed out. Changes are ordered by it; only the writer advances it.
     private let sequence: Mutex<Int64>
+    /// Keys of the indexes being built (see SQLiteStore+IndexBuilds), changed only after commits.
+    let buildingIndexes: Mutex<Set<String>>
 
     /// Opens (creating if needed) the store's file and brings its tables up to date.
     /// - Parameter logger: where background work reports trouble.
@@ -43,6 +45,7 @@ public final class SQLiteStore: Sendable {
                 try Int64.fetchOne(db, sql: "SELECT MAX(m) FROM (SELECT MAX(seq) AS m FROM records UNION ALL SELECT MAX(seq) FROM zones)")
             }
             sequence = Mutex(last ?? 0)
+            buildingIndexes = Mutex(try pool.read(Self.loadBuildingIndexes))
         } catch {
             throw StorageError.translating(error)
         }

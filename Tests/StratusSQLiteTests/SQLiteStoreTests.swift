@@ -130,6 +130,55 @@ import Testing
         }
     }
 
+    @Test("an index declared over many existing records is built in the background; queries wait for it")
+    func backgroundIndexBuild() async throws {
+        let (store, path) = try makeTemporaryStore()
+        defer { removeTemporaryStore(at: path) }
+        for chunk in 0..<26 {
+            _ = try await store.modifyRecords(batch((0..<200).map { create("r\(chunk)-\($0)", ["n": FieldInput(value: .integer(Int64($0 % 10)))]) }))
+        }
+        try await store.changeSchemas(containerID: Self.database.containerID) { development, _ in
+            development.recordTypes["Item"]?.fields["n"]?.indexes = [.queryable]
+        }
+        #expect(try await store.indexesBeingBuilt(containerID: Self.database.containerID, environment: .development) == ["Item.n"])
+        let query = RecordQuery(
+            database: Self.database, zoneName: ZoneID.defaultZoneName,
+            query: QueryInput(recordType: "Item", filterBy: [FilterInput(comparator: "EQUALS", fieldName: "n", fieldValue: FieldInput(value: .integer(3)))]),
+            limit: 200, continuationMarker: nil
+        )
+        await #expect {
+            _ = try await store.queryRecords(query)
+        } throws: { error in
+            (error as? StorageError)?.code == .unavailable
+        }
+        let service = Task { try await store.run() }
+        for _ in 0..<100 where try await !store.indexesBeingBuilt(containerID: Self.database.containerID, environment: .development).isEmpty {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        service.cancel()
+        try await service.value
+        #expect(try await store.indexesBeingBuilt(containerID: Self.database.containerID, environment: .development).isEmpty)
+        var total = 0
+        var marker: String?
+        repeat {
+            var page = query
+            page.continuationMarker = marker
+            let result = try await store.queryRecords(page)
+            total += result.records.count
+            marker = result.continuationMarker
+        } while marker != nil
+        #expect(total == 520)
+    }
+
+    @Test("fields the schema does not index keep no index rows")
+    func selectiveIndexing() async throws {
+        let (store, path) = try makeTemporaryStore()
+        defer { removeTemporaryStore(at: path) }
+        _ = try await store.modifyRecords(batch([create("a", ["body": FieldInput(value: .string("many words here"))])]))
+        let rows = try await DatabaseQueue(path: path).read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM field_index") }
+        #expect(rows == 0)
+    }
+
     @Test("the file is in WAL mode")
     func walMode() async throws {
         let (_, path) = try makeTemporaryStore()

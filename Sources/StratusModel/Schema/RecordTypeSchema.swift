@@ -26,6 +26,18 @@ public struct RecordTypeSchema: Sendable, Hashable {
     /// The grants of the built-in `Users` type: everyone reads, each user writes their own.
     public static let usersGrants: [String: Set<Permission>] = [Role.world: [.read], Role.creator: [.write]]
 
+    /// What a store keeps searchable of a field: its values (for `QUERYABLE`, `SORTABLE` and uniqueness
+    /// checks) and the words of its text (for `SEARCHABLE`).
+    public func indexing(of field: String) -> FieldIndexing {
+        guard let schema = fields[field] else { return FieldIndexing() }
+        let inUniqueCondition = fields.values.contains { $0.constraints.uniqueWhere?.field == field }
+        let unique = schema.constraints.isUnique || schema.constraints.uniqueWhere != nil || inUniqueCondition
+        return FieldIndexing(
+            values: unique || !schema.indexes.intersection([.queryable, .sortable]).isEmpty,
+            words: schema.indexes.contains(.searchable)
+        )
+    }
+
     /// The implicit system fields every record type has, with their types (`ckws-protocol.md` §12).
     public static let systemFields: [(name: String, type: String)] = [
         ("___createTime", "TIMESTAMP"), ("___createdBy", "REFERENCE"), ("___etag", "STRING"),
@@ -45,6 +57,22 @@ extension RecordTypeSchema: Codable {
         systemFieldIndexes = try container.decodeIfPresent([String: FieldIndexes].self, forKey: .systemFieldIndexes) ?? [:]
         grants = try container.decodeIfPresent([String: Set<Permission>].self, forKey: .grants) ?? Self.defaultGrants
     }
+}
+
+/// What a store keeps searchable of one field.
+public struct FieldIndexing: Sendable, Hashable {
+    /// Its values (and list elements), for equality, ordering, sorting and uniqueness.
+    public var values: Bool
+    /// The words of its text, for token searches.
+    public var words: Bool
+
+    public init(values: Bool = false, words: Bool = false) {
+        self.values = values
+        self.words = words
+    }
+
+    /// Nothing is kept.
+    public var isNone: Bool { !values && !words }
 }
 
 /// A permission a role can be granted on a record type.

@@ -65,7 +65,10 @@ extension APIError {
     /// The wire code and status of a store error.
     init(storageError error: StorageError) {
         let code = Self.wireCode(of: error)
-        self.init(code, code == .internalError ? "the server failed to process the request" : error.message, underlying: error)
+        self.init(
+            code, code == .internalError ? "the server failed to process the request" : error.message,
+            retryAfter: code == .tryAgainLater ? 1 : nil, underlying: error
+        )
     }
 
     /// The wire code of a store error, as per-item errors report it.

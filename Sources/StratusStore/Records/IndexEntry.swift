@@ -36,34 +36,51 @@ public struct IndexEntry: Sendable, Hashable {
     /// The most tokens indexed for one STRING value.
     public static let maximumTokensPerValue = 1_000
 
-    /// The index entries of a record's fields.
-    public static func entries(for fields: [String: FieldValue]) -> [IndexEntry] {
+    /// The index entries of a record's fields, for the fields `indexing` says are kept.
+    public static func entries(for fields: [String: FieldValue], indexing: (String) -> FieldIndexing) -> [IndexEntry] {
         var entries: [IndexEntry] = []
         entries.reserveCapacity(fields.count * 2)
         for (name, value) in fields {
-            switch value {
-            case .localizedString(let texts):
-                // Each language is searchable on its own, as the field path `name.language`.
-                for (tag, text) in texts {
-                    let path = name + "." + tag
-                    entries.append(IndexEntry(field: path, kind: .value, key: .text(text)))
+            let kept = indexing(name)
+            guard !kept.isNone else { continue }
+            entries += self.entries(field: name, value: value, kept: kept)
+        }
+        return entries
+    }
+
+    /// The index entries of every field of a record (a type whose schema is not known).
+    public static func entries(for fields: [String: FieldValue]) -> [IndexEntry] {
+        entries(for: fields) { _ in FieldIndexing(values: true, words: true) }
+    }
+
+    /// The entries of one field's value.
+    public static func entries(field name: String, value: FieldValue, kept: FieldIndexing) -> [IndexEntry] {
+        var entries: [IndexEntry] = []
+        switch value {
+        case .localizedString(let texts):
+            // Each language is searchable on its own, as the field path `name.language`.
+            for (tag, text) in texts {
+                let path = name + "." + tag
+                if kept.values { entries.append(IndexEntry(field: path, kind: .value, key: .text(text))) }
+                if kept.words {
                     for token in TextTokenizer.tokens(in: text).prefix(maximumTokensPerValue) {
                         entries.append(IndexEntry(field: path, kind: .token, key: .text(token)))
                     }
                 }
-            case .list(_, let elements):
-                var seen = Set<IndexEntry>()
-                for element in elements {
-                    if let entry = entry(field: name, kind: .listElement, value: element), seen.insert(entry).inserted {
-                        entries.append(entry)
-                    }
+            }
+        case .list(_, let elements):
+            guard kept.values else { break }
+            var seen = Set<IndexEntry>()
+            for element in elements {
+                if let entry = entry(field: name, kind: .listElement, value: element), seen.insert(entry).inserted {
+                    entries.append(entry)
                 }
-            default:
-                if let entry = entry(field: name, kind: .value, value: value) { entries.append(entry) }
-                if case .string(let text) = value {
-                    for token in TextTokenizer.tokens(in: text).prefix(maximumTokensPerValue) {
-                        entries.append(IndexEntry(field: name, kind: .token, key: .text(token)))
-                    }
+            }
+        default:
+            if kept.values, let entry = entry(field: name, kind: .value, value: value) { entries.append(entry) }
+            if kept.words, case .string(let text) = value {
+                for token in TextTokenizer.tokens(in: text).prefix(maximumTokensPerValue) {
+                    entries.append(IndexEntry(field: name, kind: .token, key: .text(token)))
                 }
             }
         }

@@ -9,11 +9,19 @@ public struct PreparedFields: Sendable {
     public var values: [String: FieldValue]
     public var encoded: EncodedFields
     public var indexEntries: [IndexEntry]
+    /// What was kept searchable of each field, so the writer can tell whether the schema changed since.
+    public var indexing: [String: FieldIndexing]
 
-    public init(values: [String: FieldValue]) {
+    /// Encodes and indexes values of a record of `type` (every field is indexed when `type` is `nil`).
+    public init(values: [String: FieldValue], type: RecordTypeSchema?) {
         self.values = values
         encoded = EncodedFields(values)
-        indexEntries = IndexEntry.entries(for: values)
+        var indexing: [String: FieldIndexing] = [:]
+        for name in values.keys {
+            indexing[name] = type?.indexing(of: name) ?? FieldIndexing(values: true, words: true)
+        }
+        self.indexing = indexing
+        indexEntries = IndexEntry.entries(for: values) { indexing[$0] ?? FieldIndexing() }
     }
 
     /// Prepares an operation's fields against a schema snapshot, or returns `nil` when the writer must
@@ -31,12 +39,14 @@ public struct PreparedFields: Sendable {
             guard let value = try? FieldValue(json: input.value, as: type) else { return nil }
             values[name] = value
         }
-        return PreparedFields(values: values)
+        return PreparedFields(values: values, type: known)
     }
 
-    /// Whether every prepared field still has the same type in `schema`.
+    /// Whether every prepared field still has the same type, and is kept searchable the same way, in `schema`.
     public func isValid(in schema: Schema, recordType: String) -> Bool {
         guard let known = schema.recordTypes[recordType] else { return false }
-        return values.allSatisfy { name, value in known.fields[name]?.type == value.type }
+        return values.allSatisfy { name, value in
+            known.fields[name]?.type == value.type && known.indexing(of: name) == indexing[name]
+        }
     }
 }

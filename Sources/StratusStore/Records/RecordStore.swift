@@ -23,6 +23,10 @@ public protocol RecordStore: Sendable {
         containerID: String, _ change: @escaping @Sendable (_ development: inout Schema, _ production: inout Schema) throws -> T
     ) async throws -> T
 
+    /// `Type.field` of the indexes declared on types that held records and still being built over them;
+    /// queries that need them must wait.
+    func indexesBeingBuilt(containerID: String, environment: Environment) async throws -> Set<String>
+
     /// Every live zone of a database; the default zone always appears.
     func zones(in database: DatabaseRef) async throws -> [ZoneInfo]
     /// The named zones that exist, keyed by name.

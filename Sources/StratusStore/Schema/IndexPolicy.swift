@@ -69,8 +69,12 @@ public enum IndexPolicy {
     public static func ensureIndexes(for query: Query, in database: DatabaseRef, store: some RecordStore) async throws {
         let schema = try await store.schema(containerID: database.containerID, environment: database.environment)
         guard let type = schema.recordTypes[query.recordType] else { return }
-        let missing = missing(requirements(of: query), in: type)
-        guard !missing.isEmpty else { return }
+        let requirements = requirements(of: query)
+        let missing = missing(requirements, in: type)
+        guard !missing.isEmpty else {
+            try await requireBuilt(requirements, of: query.recordType, in: database, store: store)
+            return
+        }
         guard database.environment == .development else {
             let first = missing[0]
             throw StorageError(
@@ -83,6 +87,20 @@ public enum IndexPolicy {
             guard var type = development.recordTypes[recordType] else { return }
             add(missing, to: &type)
             development.recordTypes[recordType] = type
+        }
+        try await requireBuilt(requirements, of: query.recordType, in: database, store: store)
+    }
+
+    /// Refuses, for now, a query whose index is still being built over existing records.
+    /// - Throws: ``StorageError/Code/unavailable``, which clients retry.
+    private static func requireBuilt(_ requirements: [Requirement], of recordType: String, in database: DatabaseRef, store: some RecordStore) async throws {
+        let building = try await store.indexesBeingBuilt(containerID: database.containerID, environment: database.environment)
+        guard !building.isEmpty else { return }
+        for requirement in requirements where building.contains("\(recordType).\(requirement.field)") {
+            throw StorageError(
+                .unavailable,
+                "the \(requirement.indexName) index on \(recordType).\(requirement.field) is still being built over existing records; try again shortly"
+            )
         }
     }
 

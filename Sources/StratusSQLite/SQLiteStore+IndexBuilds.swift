@@ -1,0 +1,122 @@
+import GRDB
+import StratusModel
+import StratusStore
+import Synchronization
+
+/// Builds indexes declared on types that already hold records.
+///
+/// Records are indexed as they are written, for the fields their type's schema keeps searchable. When a
+/// schema change makes a field searchable, the records written before need index rows too: a type with few
+/// records is indexed at once, in the schema change's own transaction; a larger one is recorded in
+/// `index_builds` and indexed in the background by the store's service, a chunk per write. Until then the
+/// index counts as being built, and queries that need it are answered `TRY_AGAIN_LATER`.
+extension SQLiteStore {
+    /// Types with at most this many records are indexed in the schema change itself.
+    static let synchronousIndexBuildLimit = 5_000
+    /// Records indexed per background write.
+    static let indexBuildChunk = 2_000
+
+    /// `Type.field` of the indexes being built in a container environment.
+    public func indexesBeingBuilt(containerID: String, environment: Environment) async throws -> Set<String> {
+        let prefix = "\(containerID)|\(environment.rawValue)|"
+        return Set(buildingIndexes.withLock { $0 }.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+    }
+
+    static func buildKey(_ containerID: String, _ environment: Environment, _ type: String, _ field: String) -> String {
+        "\(containerID)|\(environment.rawValue)|\(type).\(field)"
+    }
+
+    /// Indexes, or schedules the indexing of, every field the schema change made searchable.
+    func indexNewlySearchableFields(containerID: String, environment: Environment, from old: Schema, to new: Schema, batch: WriteBatch) throws {
+        for (typeName, type) in new.recordTypes {
+            for field in type.fields.keys {
+                let before = old.recordTypes[typeName]?.indexing(of: field) ?? FieldIndexing()
+                let after = type.indexing(of: field)
+                guard (after.values && !before.values) || (after.words && !before.words) else { continue }
+                let zones = try Self.zoneIDs(containerID: containerID, environment: environment, db: batch.db)
+                guard !zones.isEmpty else { continue }
+                let count = try Int.fetchOne(
+                    batch.db, sql: "SELECT COUNT(*) FROM records WHERE zone_id IN (\(zones)) AND type = ? AND deleted = 0", arguments: [typeName]
+                ) ?? 0
+                if count == 0 { continue }
+                if count <= Self.synchronousIndexBuildLimit {
+                    _ = try indexRecords(of: typeName, field: field, kept: after, zones: zones, after: 0, limit: count, db: batch.db)
+                } else {
+                    try batch.db.execute(
+                        sql: """
+                            INSERT INTO index_builds (container_id, environment, record_type, field) VALUES (?, ?, ?, ?)
+                            ON CONFLICT DO UPDATE SET next_record_id = 0
+                            """,
+                        arguments: [containerID, environment.rawValue, typeName, field]
+                    )
+                    let key = Self.buildKey(containerID, environment, typeName, field)
+                    batch.afterCommit.append { [self] in buildingIndexes.withLock { _ = $0.insert(key) } }
+                }
+            }
+        }
+    }
+
+    /// Indexes one field of up to `limit` records of a type with ids above `after`; returns the last id, or
+    /// `nil` when no record was left.
+    private func indexRecords(of type: String, field: String, kept: FieldIndexing, zones: String, after: Int64, limit: Int, db: Database) throws -> Int64? {
+        let rows = try Row.fetchAll(
+            db, sql: "SELECT id, zone_id, fields FROM records WHERE zone_id IN (\(zones)) AND type = ? AND deleted = 0 AND id > ? ORDER BY id LIMIT ?",
+            arguments: [type, after, limit]
+        )
+        for row in rows {
+            guard let value = try EncodedFields(json: row["fields"]).decode()[field] else { continue }
+            let entries = IndexEntry.entries(field: field, value: value, kept: kept)
+            let zoneID: Int64 = row["zone_id"]
+            let recordID: Int64 = row["id"]
+            for entry in entries {
+                try db.cachedStatement(
+                    sql: "INSERT OR IGNORE INTO field_index (zone_id, type, field, kind, value, extra, record_id) VALUES (?, ?, ?, ?, ?, ?, ?)"
+                ).execute(arguments: [zoneID, type, entry.field, entry.kind.rawValue, entry.key.databaseValue, entry.extra, recordID])
+            }
+        }
+        return rows.last.map { $0["id"] }
+    }
+
+    /// Runs one chunk of one pending build; returns whether any build is left.
+    func continueIndexBuild() async throws -> Bool {
+        try await write { batch in
+            let db = batch.db
+            guard let build = try Row.fetchOne(db, sql: "SELECT * FROM index_builds LIMIT 1") else { return false }
+            let containerID: String = build["container_id"]
+            let environmentName: String = build["environment"]
+            let type: String = build["record_type"]
+            let field: String = build["field"]
+            let environment = Environment(rawValue: environmentName) ?? .development
+            let kept = try batch.schema(SchemaKey(containerID: containerID, environment: environment)).recordTypes[type]?.indexing(of: field) ?? FieldIndexing()
+            let zones = try Self.zoneIDs(containerID: containerID, environment: environment, db: db)
+            let last = zones.isEmpty || kept.isNone
+                ? nil
+                : try self.indexRecords(of: type, field: field, kept: kept, zones: zones, after: build["next_record_id"], limit: Self.indexBuildChunk, db: db)
+            let arguments: StatementArguments = [containerID, environmentName, type, field]
+            if let last {
+                try db.execute(
+                    sql: "UPDATE index_builds SET next_record_id = ? WHERE container_id = ? AND environment = ? AND record_type = ? AND field = ?",
+                    arguments: [last] + arguments
+                )
+            } else {
+                try db.execute(sql: "DELETE FROM index_builds WHERE container_id = ? AND environment = ? AND record_type = ? AND field = ?", arguments: arguments)
+                let key = Self.buildKey(containerID, environment, type, field)
+                batch.afterCommit.append { [self] in buildingIndexes.withLock { _ = $0.remove(key) } }
+            }
+            return true
+        }
+    }
+
+    /// The ids of a container environment's live zones, as an SQL list.
+    private static func zoneIDs(containerID: String, environment: Environment, db: Database) throws -> String {
+        try Int64.fetchAll(
+            db, sql: "SELECT id FROM zones WHERE container_id = ? AND environment = ? AND deleted = 0", arguments: [containerID, environment.rawValue]
+        ).map(String.init).joined(separator: ",")
+    }
+
+    static func loadBuildingIndexes(_ db: Database) throws -> Set<String> {
+        Set(try Row.fetchAll(db, sql: "SELECT container_id, environment, record_type, field FROM index_builds").map { row in
+            "\(row["container_id"] as String)|\(row["environment"] as String)|\(row["record_type"] as String).\(row["field"] as String)"
+        })
+    }
+}
