@@ -20,6 +20,11 @@ struct BenchSession: Sendable {
             guard created.status == 201, let apiToken = try Self.string("apiToken", in: created.body) else {
                 throw BenchError("could not create a container (status \(created.status)); is --admin-key right?")
             }
+            // Declared up front, as an app would: the dataset's queries need the bucket index from the start.
+            let schema = try connection.send(
+                "PUT", "/admin/1/\(containerID)/development/schema", body: Self.schema, headers: [("Authorization", "Bearer \(options.adminKey)")]
+            )
+            guard schema.status == 200 else { throw BenchError("could not import the benchmark schema (status \(schema.status))") }
             let signedUp = try connection.send(
                 "POST", "/auth/1/\(containerID)/development/signup?ckAPIToken=\(apiToken)",
                 body: #"{"emailAddress":"bench@example.com","password":"benchmark password"}"#
@@ -37,6 +42,14 @@ struct BenchSession: Sendable {
             return session
         }[0]
     }
+
+    /// The schema of the benchmark's record types.
+    static let schema = """
+        DEFINE SCHEMA
+            RECORD TYPE Event (seq INT64, title STRING, GRANT READ TO "_world", GRANT CREATE TO "_icloud", GRANT WRITE TO "_creator");
+            RECORD TYPE Item (bucket INT64 QUERYABLE, n INT64, title STRING,
+                GRANT READ TO "_world", GRANT CREATE TO "_icloud", GRANT WRITE TO "_creator");
+        """
 
     private static func string(_ key: String, in body: [UInt8]) throws -> String? {
         let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]
