@@ -96,6 +96,7 @@ let package = Package(
             dependencies: [
                 "StratusServer", "StratusSQLite", "StratusStore", "StratusModel",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -142,4 +142,33 @@ import FoundationNetworking
         let (_, shown) = try Self.run(["users", "roles", "iCloud.com.example.Roles", userRecordName, "--data", folder])
         #expect(shown.trimmingCharacters(in: .whitespacesAndNewlines) == "Editor")
     }
+
+    @Test("stratus keys registers a PEM key and prints its ID, lists it, and revokes it")
+    func keysCommands() throws {
+        let folder = Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        _ = try Self.run(["container", "create", "iCloud.com.example.Keys", "--data", folder])
+        let privateKey = folder + "/eckey.pem"
+        let publicKey = folder + "/public.pem"
+        for arguments in [["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", privateKey], ["ec", "-in", privateKey, "-pubout", "-out", publicKey]] {
+            let openssl = Process()
+            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            openssl.arguments = ["openssl"] + arguments
+            openssl.standardError = FileHandle.nullDevice
+            try openssl.run()
+            openssl.waitUntilExit()
+            try #require(openssl.terminationStatus == 0, "openssl is needed to make a key")
+        }
+        let (created, keyID) = try Self.run(["keys", "create", "iCloud.com.example.Keys", publicKey, "--role", "Admin", "--data", folder])
+        let id = keyID.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(created == 0 && id.count == 64)
+        let (_, list) = try Self.run(["keys", "list", "iCloud.com.example.Keys", "--data", folder])
+        #expect(list.contains(id) && list.contains("Admin"))
+        let (revoked, _) = try Self.run(["keys", "revoke", "iCloud.com.example.Keys", id, "--data", folder])
+        #expect(revoked == 0)
+        let (_, after) = try Self.run(["keys", "list", "iCloud.com.example.Keys", "--data", folder])
+        #expect(!after.contains(id))
+        let (failed, message) = try Self.run(["keys", "create", "iCloud.com.example.Keys", privateKey, "--data", folder])
+        #expect(failed != 0 && message.contains("BAD_REQUEST"))
+    }
 }

@@ -59,7 +59,7 @@ struct AdminController {
     @Sendable func revokeKey(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try requireAdmin(request)
         let keyID = try context.parameters.require("keyID")
-        try await server.store.revokeServerKey(id: keyID, containerID: try context.parameters.require("container"))
+        try await AdminOperations.revokeServerKey(keyID, containerID: try context.parameters.require("container"), store: server.store)
         server.serverKeys.forget(keyID: keyID)
         return JSONResponse.make(JSONWriter.object { _ in })
     }

@@ -21,4 +21,10 @@ extension AdminOperations {
         try await store.createServerKey(key)
         return key
     }
+
+    /// Revokes a server-to-server key.
+    /// - Throws: `NOT_FOUND` when the container has no such key.
+    public static func revokeServerKey(_ keyID: String, containerID: String, store: any Store) async throws {
+        try await store.revokeServerKey(id: keyID, containerID: containerID)
+    }
 }
