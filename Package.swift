@@ -82,7 +82,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StratusModelTests",
-            dependencies: ["StratusModel"],
+            dependencies: ["StratusModel", "StratusStoreTesting"],
             resources: [.copy("Fixtures")],
             swiftSettings: swiftSettings
         ),
@@ -94,7 +94,7 @@ let package = Package(
         .testTarget(
             name: "StratusServerTests",
             dependencies: [
-                "StratusServer", "StratusSQLite", "StratusStore", "StratusModel",
+                "StratusServer", "StratusSQLite", "StratusStore", "StratusModel", "StratusStoreTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

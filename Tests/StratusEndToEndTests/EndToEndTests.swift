@@ -19,12 +19,7 @@ import FoundationNetworking
 
         let (health, _) = try await server.send("GET", "/healthz")
         #expect(health == 200)
-        let (created, container) = try await server.send(
-            "POST", "/admin/1/containers", body: #"{"containerID":"iCloud.com.example.E2E"}"#,
-            headers: ["Authorization": "Bearer \(ServerProcess.adminKey)"]
-        )
-        #expect(created == 201)
-        let apiToken = try #require(container["apiToken"] as? String)
+        let apiToken = try await server.createContainer("iCloud.com.example.E2E")
         let (signedUp, user) = try await server.send(
             "POST", "/auth/1/iCloud.com.example.E2E/development/signup?ckAPIToken=\(apiToken)",
             body: #"{"emailAddress":"e2e@example.com","password":"long password"}"#
@@ -120,12 +115,7 @@ import FoundationNetworking
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = ServerProcess(dataFolder: folder)
         try server.start()
-        let (created, container) = try await server.send(
-            "POST", "/admin/1/containers", body: #"{"containerID":"iCloud.com.example.Roles"}"#,
-            headers: ["Authorization": "Bearer \(ServerProcess.adminKey)"]
-        )
-        #expect(created == 201)
-        let token = try #require(container["apiToken"] as? String)
+        let token = try await server.createContainer("iCloud.com.example.Roles")
         let (_, user) = try await server.send(
             "POST", "/auth/1/iCloud.com.example.Roles/development/signup?ckAPIToken=\(token)",
             body: #"{"emailAddress":"editor@example.com","password":"long password"}"#

@@ -57,6 +57,15 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
+    /// Creates a container through the admin API and returns its API token.
+    func createContainer(_ id: String) async throws -> String {
+        let (status, body) = try await send(
+            "POST", "/admin/1/containers", body: #"{"containerID":"\#(id)"}"#, headers: ["Authorization": "Bearer \(Self.adminKey)"]
+        )
+        guard status == 201, let token = body["apiToken"] as? String else { throw E2EFailure("creating \(id) answered \(status)") }
+        return token
+    }
+
     /// Sends a request and returns the status and JSON body.
     func send(_ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:]) async throws -> (Int, [String: Any]) {
         var request = URLRequest(url: URL(string: baseURL + path)!)

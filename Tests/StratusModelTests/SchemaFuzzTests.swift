@@ -1,20 +1,10 @@
 import Foundation
 import StratusModel
+import StratusStoreTesting
 import Testing
 
 /// Mangled schema text, from a fixed seed: the parser answers a schema or a `ModelError`, never a crash.
 @Suite struct SchemaFuzzTests {
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let source = """
         DEFINE SCHEMA
             CREATE ROLE Admin;
@@ -33,7 +23,7 @@ import Testing
 
     @Test("mangled schema text never crashes the parser", arguments: [UInt64(1), 2, 3, 4])
     func mangled(seed: UInt64) {
-        var rng = SeededGenerator(state: seed)
+        var rng = SeededGenerator(seed: seed)
         let base = Array(Self.source)
         for _ in 0..<400 {
             var characters = base

@@ -1,22 +1,12 @@
 import Foundation
 import StratusModel
+import StratusStoreTesting
 import Testing
 
 /// Mutated requests, from a fixed seed: whatever a client sends, the answer is a CloudKit error body
 /// or a success, never a 500 and never a crash.
 @Suite struct FuzzTests {
     /// SplitMix64: small, seedable, the same sequence on every platform.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let oddValues: [JSONValue] = [
         .null, .bool(true), .integer(0), .integer(.max), .integer(.min), .double(1e308), .double(-1.5), .string(""),
         .string("é\u{0}\n\""), .string(String(repeating: "A", count: 300)), .array([]), .object([:]), .array([.array([.integer(1)])]),
@@ -69,7 +59,7 @@ import Testing
             let token = try await client.createContainer()
             let alice = try await client.signUp("alice@example.com", token: token)
             _ = try await alice.post("private", "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Z"}}}]}"#)
-            var rng = SeededGenerator(state: seed)
+            var rng = SeededGenerator(seed: seed)
             for _ in 0..<300 {
                 let (operation, template) = templates.randomElement(using: &rng)!
                 var writer = JSONWriter()
