@@ -52,9 +52,7 @@ final class Authenticator: Sendable {
     /// Establishes the caller of a container-scoped request.
     /// - Throws: `AUTHENTICATION_FAILED` for a missing or wrong API token or a bad web auth token.
     func authenticate(_ request: Request, containerID: String, environment: String) async throws -> Authentication {
-        guard let environment = StratusModel.Environment(rawValue: environment) else {
-            throw APIError.badRequest("environment must be development or production, not '\(environment)'")
-        }
+        let environment = try Self.environment(named: environment)
         let container = try await container(containerID)
         let query = request.uri.queryParameters
         guard let apiToken = query["ckAPIToken"].map(String.init), !apiToken.isEmpty else {
@@ -106,6 +104,15 @@ final class Authenticator: Sendable {
     /// Forgets a user's cached roles after they change.
     func forgetRoles(of user: String, containerID: String, environment: StratusModel.Environment) {
         _ = roleCache.withLock { $0.removeValue(forKey: "\(containerID)|\(environment.rawValue)|\(user)") }
+    }
+
+    /// The environment a path names.
+    /// - Throws: `BAD_REQUEST` for anything but `development` and `production`.
+    static func environment(named name: String) throws -> StratusModel.Environment {
+        guard let environment = StratusModel.Environment(rawValue: name) else {
+            throw APIError.badRequest("environment must be development or production, not '\(name)'")
+        }
+        return environment
     }
 
     /// Starts a session for an account and returns its web auth token.

@@ -96,11 +96,7 @@ struct AdminController {
     }
 
     private static func environment(_ context: StratusRequestContext) throws -> StratusModel.Environment {
-        let name = try context.parameters.require("environment")
-        guard let environment = StratusModel.Environment(rawValue: name) else {
-            throw APIError.badRequest("environment must be development or production, not '\(name)'")
-        }
-        return environment
+        try Authenticator.environment(named: try context.parameters.require("environment"))
     }
 
     /// `GET /admin/1/{container}/{environment}/schema`: the schema as text.

@@ -45,7 +45,7 @@ struct DatabaseCall: Sendable {
         }
         let call = DatabaseCall(
             authentication: authentication, scope: scope, roles: roles, maximumRequestBytes: server.configuration.maximumRequestBytes,
-            baseURL: server.configuration.publicURL ?? "http://\(request.head.authority ?? "localhost")"
+            baseURL: baseURL(of: request, server)
         )
         if scope != .public { _ = try call.requireUser() }
         return call
@@ -56,9 +56,7 @@ struct DatabaseCall: Sendable {
     private static func resolveSigned(
         _ request: Request, containerID: String, environment name: String, scope: DatabaseScope, using server: ServerState
     ) async throws -> DatabaseCall {
-        guard let environment = StratusModel.Environment(rawValue: name) else {
-            throw APIError.badRequest("environment must be development or production, not '\(name)'")
-        }
+        let environment = try Authenticator.environment(named: name)
         let container = try await server.authenticator.container(containerID)
         let body = try await RequestBody.read(request, limit: server.configuration.maximumRequestBytes)
         let key = try await server.serverKeys.verify(request, body: body, containerID: containerID)
@@ -68,9 +66,13 @@ struct DatabaseCall: Sendable {
         return DatabaseCall(
             authentication: Authentication(container: container, environment: environment, userRecordName: ServerKeyVerifier.actingUser(of: key)),
             scope: scope, roles: key.role.map { [$0] } ?? [], hasAllPermissions: key.role == nil, body: body,
-            maximumRequestBytes: server.configuration.maximumRequestBytes,
-            baseURL: server.configuration.publicURL ?? "http://\(request.head.authority ?? "localhost")"
+            maximumRequestBytes: server.configuration.maximumRequestBytes, baseURL: baseURL(of: request, server)
         )
+    }
+
+    /// Where clients reach this server: the configured public URL, else the request's `Host`.
+    private static func baseURL(of request: Request, _ server: ServerState) -> String {
+        server.configuration.publicURL ?? "http://\(request.head.authority ?? "localhost")"
     }
 
     /// The signed-in user.
