@@ -33,10 +33,10 @@ extension SQLiteStore {
                 let before = old.recordTypes[typeName]?.indexing(of: field) ?? FieldIndexing()
                 let after = type.indexing(of: field)
                 guard (after.values && !before.values) || (after.words && !before.words) else { continue }
-                let zones = try Self.zoneIDs(containerID: containerID, environment: environment, db: batch.db)
-                guard !zones.isEmpty else { continue }
+                let zones = ZoneSet(containerID: containerID, environment: environment)
                 let count = try Int.fetchOne(
-                    batch.db, sql: "SELECT COUNT(*) FROM records WHERE zone_id IN (\(zones)) AND type = ? AND deleted = 0", arguments: [typeName]
+                    batch.db, sql: "SELECT COUNT(*) FROM records WHERE zone_id IN \(ZoneSet.sql) AND type = ? AND deleted = 0",
+                    arguments: zones.arguments + [typeName]
                 ) ?? 0
                 if count == 0 { continue }
                 if count <= Self.synchronousIndexBuildLimit {
@@ -58,10 +58,10 @@ extension SQLiteStore {
 
     /// Indexes one field of up to `limit` records of a type with ids above `after`; returns the last id, or
     /// `nil` when no record was left.
-    private func indexRecords(of type: String, field: String, kept: FieldIndexing, zones: String, after: Int64, limit: Int, db: Database) throws -> Int64? {
+    private func indexRecords(of type: String, field: String, kept: FieldIndexing, zones: ZoneSet, after: Int64, limit: Int, db: Database) throws -> Int64? {
         let rows = try Row.fetchAll(
-            db, sql: "SELECT id, zone_id, fields FROM records WHERE zone_id IN (\(zones)) AND type = ? AND deleted = 0 AND id > ? ORDER BY id LIMIT ?",
-            arguments: [type, after, limit]
+            db, sql: "SELECT id, zone_id, fields FROM records WHERE zone_id IN \(ZoneSet.sql) AND type = ? AND deleted = 0 AND id > ? ORDER BY id LIMIT ?",
+            arguments: zones.arguments + [type, after, limit]
         )
         for row in rows {
             guard let value = try EncodedFields(json: row["fields"]).decode()[field] else { continue }
@@ -88,8 +88,8 @@ extension SQLiteStore {
             let field: String = build["field"]
             let environment = Environment(rawValue: environmentName) ?? .development
             let kept = try batch.schema(SchemaKey(containerID: containerID, environment: environment)).recordTypes[type]?.indexing(of: field) ?? FieldIndexing()
-            let zones = try Self.zoneIDs(containerID: containerID, environment: environment, db: db)
-            let last = zones.isEmpty || kept.isNone
+            let zones = ZoneSet(containerID: containerID, environment: environment)
+            let last = kept.isNone
                 ? nil
                 : try self.indexRecords(of: type, field: field, kept: kept, zones: zones, after: build["next_record_id"], limit: Self.indexBuildChunk, db: db)
             let arguments: StatementArguments = [containerID, environmentName, type, field]
@@ -107,11 +107,13 @@ extension SQLiteStore {
         }
     }
 
-    /// The ids of a container environment's live zones, as an SQL list.
-    private static func zoneIDs(containerID: String, environment: Environment, db: Database) throws -> String {
-        try Int64.fetchAll(
-            db, sql: "SELECT id FROM zones WHERE container_id = ? AND environment = ? AND deleted = 0", arguments: [containerID, environment.rawValue]
-        ).map(String.init).joined(separator: ",")
+    /// Every live zone of a container environment (every user's), as a subquery: a container may have
+    /// a zone per user, too many to list.
+    private struct ZoneSet {
+        static let sql = "(SELECT id FROM zones WHERE container_id = ? AND environment = ? AND deleted = 0)"
+        var containerID: String
+        var environment: Environment
+        var arguments: StatementArguments { [containerID, environment.rawValue] }
     }
 
     static func loadBuildingIndexes(_ db: Database) throws -> Set<String> {
