@@ -97,6 +97,7 @@ struct RecordWriter {
     func insertUserRecord(named name: String) throws {
         guard try RecordRow.fetch(zoneID: zone.id, name: name, db: db) == nil else { return }
         var schema = try batch.schema(schemaKey)
+        // Users is built in: it exists in every environment, so it is added here even in production.
         try SchemaResolver.requireRecordType(Schema.usersType, in: &schema, environment: .development)
         batch.schemas[schemaKey] = schema
         _ = try write(name: name, type: Schema.usersType, fields: PreparedFields(values: [:], type: nil), replacing: nil, live: nil)

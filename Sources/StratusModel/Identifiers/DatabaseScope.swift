@@ -6,13 +6,4 @@ public enum DatabaseScope: String, Sendable, Hashable, CaseIterable, Codable {
     case `private`
     /// Other users' zones that the caller joined through shares.
     case shared
-
-    /// The numeric scope used in notification payloads (`dbs`).
-    public var pushValue: Int {
-        switch self {
-        case .public: 1
-        case .private: 2
-        case .shared: 3
-        }
-    }
 }

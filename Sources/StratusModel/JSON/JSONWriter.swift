@@ -125,11 +125,6 @@ public struct JSONWriter: Sendable {
         bytes.append(contentsOf: json.utf8)
     }
 
-    /// Appends bytes that are already valid JSON, as one value.
-    public mutating func raw(_ json: [UInt8]) {
-        bytes.append(contentsOf: json)
-    }
-
     private mutating func separate() {
         guard !needsComma.isEmpty else { return }
         if needsComma[needsComma.count - 1] {

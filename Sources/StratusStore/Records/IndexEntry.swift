@@ -48,11 +48,6 @@ public struct IndexEntry: Sendable, Hashable {
         return entries
     }
 
-    /// The index entries of every field of a record (a type whose schema is not known).
-    public static func entries(for fields: [String: FieldValue]) -> [IndexEntry] {
-        entries(for: fields) { _ in FieldIndexing(values: true, words: true) }
-    }
-
     /// The entries of one field's value.
     public static func entries(field name: String, value: FieldValue, kept: FieldIndexing) -> [IndexEntry] {
         var entries: [IndexEntry] = []
