@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "StratusModel", targets: ["StratusModel"]),
         .library(name: "StratusStore", targets: ["StratusStore"]),
         .library(name: "StratusSQLite", targets: ["StratusSQLite"]),
+        .library(name: "StratusBlobs", targets: ["StratusBlobs"]),
         .library(name: "StratusServer", targets: ["StratusServer"]),
     ],
     dependencies: [
@@ -23,6 +24,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // Wire format and domain values. No I/O.
@@ -50,6 +53,20 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Asset file stores: a local folder, and S3-compatible object storage.
+        .target(
+            name: "StratusBlobs",
+            dependencies: [
+                "StratusStore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The HTTP API as a library.
         .target(
             name: "StratusServer",
@@ -74,7 +91,7 @@ let package = Package(
         .executableTarget(
             name: "stratus",
             dependencies: [
-                "StratusServer", "StratusSQLite", "StratusStore", "StratusModel", "StratusBench",
+                "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusModel", "StratusBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -94,8 +111,9 @@ let package = Package(
         .testTarget(
             name: "StratusServerTests",
             dependencies: [
-                "StratusServer", "StratusSQLite", "StratusStore", "StratusModel", "StratusStoreTesting",
+                "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusModel", "StratusStoreTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

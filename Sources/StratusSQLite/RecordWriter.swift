@@ -64,6 +64,7 @@ struct RecordWriter {
         batch.schemas[schemaKey] = schema
         try checkAccess(live == nil ? .create : .write, recordType: recordType, creator: live?.created.userRecordName)
         let fields: PreparedFields
+        var receipts: [AssetBinder.UsedReceipt] = []
         if let prepared, prepared.isValid(in: schema, recordType: recordType) {
             fields = prepared
         } else {
@@ -78,6 +79,8 @@ struct RecordWriter {
             for (name, value) in resolved {
                 values[name] = value
             }
+            let binder = AssetBinder(db: db, zone: zone.zone, live: live, timestamp: timestamp)
+            receipts = try binder.bind(&values, sentFields: resolved.keys)
             fields = PreparedFields(values: values, type: schema.recordTypes[recordType])
         }
         try validateReferences(in: fields.values)
@@ -90,7 +93,7 @@ struct RecordWriter {
         guard fields.encoded.byteCount <= RecordLimits.maximumRecordBytes else {
             throw StorageError(.limitExceeded, "the record's fields take \(fields.encoded.byteCount) bytes; the limit is \(RecordLimits.maximumRecordBytes)")
         }
-        return .saved(try write(name: operation.recordName, type: recordType, fields: fields, replacing: existing, live: live))
+        return .saved(try write(name: operation.recordName, type: recordType, fields: fields, replacing: existing, live: live, receipts: receipts))
     }
 
     /// Creates the `Users` record of a new account.
@@ -105,7 +108,10 @@ struct RecordWriter {
 
     // MARK: - Writing rows
 
-    private func write(name: String, type: String, fields: PreparedFields, replacing existing: RecordRow?, live: RecordRow?) throws -> Record {
+    private func write(
+        name: String, type: String, fields: PreparedFields, replacing existing: RecordRow?, live: RecordRow?,
+        receipts: [AssetBinder.UsedReceipt] = []
+    ) throws -> Record {
         let encoded = fields.encoded
         let sequence = store.nextSequence()
         let changeTag = String(sequence, radix: 36)
@@ -126,7 +132,7 @@ struct RecordWriter {
                     modified.timestamp, modified.userRecordName, modified.deviceID, id,
                 ]
             )
-            try removeIndexEntries(ofRecord: id)
+            try removeIndexEntries(ofRecord: id, holdingAssets: existing.fields.containsAssets)
         } else {
             try db.cachedStatement(
                 sql: """
@@ -144,6 +150,9 @@ struct RecordWriter {
         }
         try insertIndexEntries(fields.indexEntries, recordID: id, type: type)
         try insertReferences(in: fields.values, sourceID: id)
+        if fields.encoded.containsAssets || !receipts.isEmpty {
+            try AssetBinder.recordHoldings(fields.values, recordID: id, receipts: receipts, db: db)
+        }
         return Record(
             recordName: name, recordType: type, recordChangeTag: changeTag, fields: encoded, created: created,
             modified: modified, zoneID: zone.zone.wireZoneID
@@ -172,9 +181,13 @@ struct RecordWriter {
         }
     }
 
-    private func removeIndexEntries(ofRecord id: Int64) throws {
+    /// Removes what a record's old version added beside its row: index entries, references and asset holdings.
+    private func removeIndexEntries(ofRecord id: Int64, holdingAssets: Bool) throws {
         try db.cachedStatement(sql: "DELETE FROM field_index WHERE record_id = ?").execute(arguments: [id])
         try db.cachedStatement(sql: "DELETE FROM record_refs WHERE source_id = ?").execute(arguments: [id])
+        if holdingAssets {
+            try db.cachedStatement(sql: "DELETE FROM asset_refs WHERE record_id = ?").execute(arguments: [id])
+        }
     }
 
     // MARK: - Constraints
@@ -299,7 +312,7 @@ struct RecordWriter {
                     """,
                 arguments: [sequence, String(sequence, radix: 36), timestamp, caller.userRecordName ?? "", caller.deviceID, record.id]
             )
-            try removeIndexEntries(ofRecord: record.id)
+            try removeIndexEntries(ofRecord: record.id, holdingAssets: record.fields.containsAssets)
         }
     }
 }

@@ -142,6 +142,53 @@ enum SQLiteMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v5-assets") { db in
+            try db.execute(sql: """
+                -- Asset files (bytes in the blob store under id). state: 0 uploading, 1 stored, 2 being collected.
+                -- An asset is collected when ref_count = 0 and hold_until (ms) has passed (SQLiteStore+Assets).
+                CREATE TABLE assets (
+                    id TEXT PRIMARY KEY,
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    scope TEXT NOT NULL,
+                    owner TEXT NOT NULL,
+                    state INTEGER NOT NULL DEFAULT 0,
+                    size INTEGER NOT NULL DEFAULT 0,
+                    checksum TEXT NOT NULL DEFAULT '',
+                    content_type TEXT NOT NULL DEFAULT 'application/octet-stream',
+                    hold_until INTEGER NOT NULL,
+                    ref_count INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE INDEX assets_unreferenced ON assets (hold_until) WHERE ref_count = 0;
+
+                -- What lets one record field take an asset; used_* name the field that took it.
+                CREATE TABLE asset_receipts (
+                    receipt TEXT PRIMARY KEY,
+                    asset_id TEXT NOT NULL,
+                    field TEXT,
+                    expires_at INTEGER NOT NULL,
+                    used_record_id INTEGER,
+                    used_field TEXT
+                );
+                CREATE INDEX asset_receipts_asset ON asset_receipts (asset_id);
+                CREATE INDEX asset_receipts_expiry ON asset_receipts (expires_at);
+
+                -- Which live record fields hold which assets; the triggers keep assets.ref_count.
+                CREATE TABLE asset_refs (
+                    record_id INTEGER NOT NULL,
+                    field TEXT NOT NULL,
+                    asset_id TEXT NOT NULL,
+                    PRIMARY KEY (record_id, field, asset_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX asset_refs_asset ON asset_refs (asset_id);
+                CREATE TRIGGER asset_refs_added AFTER INSERT ON asset_refs BEGIN
+                    UPDATE assets SET ref_count = ref_count + 1 WHERE id = NEW.asset_id;
+                END;
+                CREATE TRIGGER asset_refs_removed AFTER DELETE ON asset_refs BEGIN
+                    UPDATE assets SET ref_count = ref_count - 1 WHERE id = OLD.asset_id;
+                END;
+                """)
+        }
         return migrator
     }
 }

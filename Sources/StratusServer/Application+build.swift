@@ -11,28 +11,35 @@ import StratusStore
 ///
 /// ```swift
 /// let store = try SQLiteStore(configuration: .init(path: "stratus-data/stratus.sqlite"))
-/// let app = try await buildApplication(configuration: ServerConfiguration(adminKey: key), store: store, logger: logger)
+/// let blobs = try FolderBlobStore(root: URL(fileURLWithPath: "stratus-data/assets"))
+/// let app = try await buildApplication(configuration: ServerConfiguration(adminKey: key), store: store, blobs: blobs, logger: logger)
 /// try await app.runService()
 /// ```
 /// - Parameters:
-///   - services: long-lived parts to run beside the server, such as the store's background work.
+///   - blobs: where asset files are kept.
+///   - services: long-lived parts to run beside the server, such as the store's background work. The
+///     collector of unreferenced assets is added to them.
 public func buildApplication(
-    configuration: ServerConfiguration, store: some Store, services: [any Service] = [], logger: Logger,
+    configuration: ServerConfiguration, store: some Store, blobs: any BlobStore, services: [any Service] = [], logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
-    let router = try await buildRouter(configuration: configuration, store: store)
+    let router = try await buildRouter(configuration: configuration, store: store, blobs: blobs)
+    let collector = AssetCollector(store: store, blobs: blobs, configuration: configuration, logger: logger)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Stratus"),
-        services: services,
+        services: services + [collector],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
 }
 
 /// Builds the router of every Stratus endpoint; tests drive it in process.
-public func buildRouter(configuration: ServerConfiguration, store: some Store) async throws -> Router<StratusRequestContext> {
+public func buildRouter(configuration: ServerConfiguration, store: some Store, blobs: any BlobStore) async throws -> Router<StratusRequestContext> {
     let signingKey = try await store.secret(named: "web-auth-token-key") {
+        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+    }
+    let assetURLKey = try await store.secret(named: "asset-url-key") {
         SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
     }
     let hasher = PasswordHasher(rounds: configuration.passwordHashRounds)
@@ -41,6 +48,7 @@ public func buildRouter(configuration: ServerConfiguration, store: some Store) a
         authenticator: Authenticator(store: store, signingKey: signingKey, sessionLifetime: configuration.sessionLifetime),
         serverKeys: ServerKeyVerifier(store: store),
         passwordHasher: hasher, signInThrottle: SignInThrottle(),
+        blobs: blobs, assetURLs: AssetURLs(key: assetURLKey),
         decoyPasswordHash: try hasher.hash(Authenticator.randomHex(bytes: 16))
     )
 
@@ -50,9 +58,9 @@ public func buildRouter(configuration: ServerConfiguration, store: some Store) a
     }
     router.add(middleware: CORSMiddleware(
         allowOrigin: .originBased,
-        allowHeaders: [.accept, .authorization, .contentType, .origin, .cloudKitKeyID, .cloudKitDate, .cloudKitSignature, .stratusDeviceID],
+        allowHeaders: [.accept, .authorization, .contentType, .origin, .range, .cloudKitKeyID, .cloudKitDate, .cloudKitSignature, .stratusDeviceID],
         allowMethods: [.get, .post, .put, .delete, .options],
-        exposedHeaders: ["X-Apple-Request-UUID", "X-Apple-CloudKit-Web-Auth-Token"]
+        exposedHeaders: ["X-Apple-Request-UUID", "X-Apple-CloudKit-Web-Auth-Token", "Content-Range", "Content-Length", "Accept-Ranges"]
     ))
     router.add(middleware: CloudKitErrorMiddleware())
 
@@ -66,10 +74,12 @@ public func buildRouter(configuration: ServerConfiguration, store: some Store) a
     }
     AdminController(server: state).register(on: router)
     AccountsController(server: state).register(on: router)
+    AssetTransfer(server: state).register(on: router)
     let database = router.group("database/1/:container/:environment/:database")
     RecordsController(server: state).register(on: database)
     ZonesController(server: state).register(on: database)
     ChangesController(server: state).register(on: database)
     UsersController(server: state).register(on: database)
+    AssetsController(server: state).register(on: database)
     return router
 }

@@ -16,11 +16,20 @@ public struct ServerConfiguration: Sendable {
     public var publicURL: String?
     /// Whether to log one line per request. Default `true`.
     public var logRequests: Bool
+    /// The largest asset file accepted, in bytes. Default 50 MiB.
+    public var maximumAssetBytes: Int64
+    /// How long an upload URL, and then the receipt of its upload, stay valid, in seconds. Default 15 minutes.
+    public var assetUploadLifetime: Int
+    /// How long a download URL stays valid, in seconds. Default one hour.
+    public var assetDownloadLifetime: Int
+    /// Seconds between sweeps that delete asset files no record holds. Default 60.
+    public var assetSweepInterval: Double
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, adminKey: String, maximumRequestBytes: Int = 16 * 1024 * 1024,
         passwordHashRounds: Int = 210_000, sessionLifetime: Int = 14 * 24 * 3600, publicURL: String? = nil,
-        logRequests: Bool = true
+        logRequests: Bool = true, maximumAssetBytes: Int64 = 50 * 1024 * 1024, assetUploadLifetime: Int = 15 * 60,
+        assetDownloadLifetime: Int = 3600, assetSweepInterval: Double = 60
     ) {
         self.host = host
         self.port = port
@@ -30,5 +39,9 @@ public struct ServerConfiguration: Sendable {
         self.sessionLifetime = sessionLifetime
         self.publicURL = publicURL
         self.logRequests = logRequests
+        self.maximumAssetBytes = maximumAssetBytes
+        self.assetUploadLifetime = assetUploadLifetime
+        self.assetDownloadLifetime = assetDownloadLifetime
+        self.assetSweepInterval = assetSweepInterval
     }
 }

@@ -9,6 +9,8 @@ struct ServerState: Sendable {
     let serverKeys: ServerKeyVerifier
     let passwordHasher: PasswordHasher
     let signInThrottle: SignInThrottle
+    let blobs: any BlobStore
+    let assetURLs: AssetURLs
     /// A hash of a random password at the configured cost, checked against when an address has no account.
     let decoyPasswordHash: String
 }

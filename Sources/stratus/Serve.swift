@@ -2,8 +2,10 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import StratusBlobs
 import StratusServer
 import StratusSQLite
+import StratusStore
 
 /// `stratus serve`: runs the server on the embedded SQLite store.
 struct Serve: AsyncParsableCommand {
@@ -33,6 +35,8 @@ struct Serve: AsyncParsableCommand {
     @Flag(help: "Do not log one line per request.")
     var quiet = false
 
+    @OptionGroup var assets: AssetOptions
+
     func run() async throws {
         LoggingSystem.bootstrap { label in BufferedLogHandler(label: label) }
         defer { LogSink.standardError.flush() }
@@ -58,10 +62,15 @@ struct Serve: AsyncParsableCommand {
             adminKey: key!,
             passwordHashRounds: passwordRounds ?? environmentValue("STRATUS_PASSWORD_ROUNDS").flatMap(Int.init) ?? 210_000,
             publicURL: publicURL ?? environmentValue("STRATUS_PUBLIC_URL"),
-            logRequests: !quiet
+            logRequests: !quiet,
+            maximumAssetBytes: try assets.maximumAssetBytes(),
+            assetUploadLifetime: assets.uploadURLLifetime ?? environmentValue("STRATUS_UPLOAD_URL_LIFETIME").flatMap(Int.init) ?? 900,
+            assetDownloadLifetime: assets.downloadURLLifetime ?? environmentValue("STRATUS_DOWNLOAD_URL_LIFETIME").flatMap(Int.init) ?? 3600,
+            assetSweepInterval: assets.assetSweepInterval ?? environmentValue("STRATUS_ASSET_SWEEP_INTERVAL").flatMap(Double.init) ?? 60
         )
+        let blobs = try await assets.openBlobStore(dataFolder: folder)
         let host = configuration.host
-        let app = try await buildApplication(configuration: configuration, store: store, services: [store], logger: logger) { port in
+        let app = try await buildApplication(configuration: configuration, store: store, blobs: blobs, services: [store], logger: logger) { port in
             // Written unbuffered: scripts wait for this line to know the server is up.
             FileHandle.standardOutput.write(Data("Stratus is listening on http://\(host):\(port) (data in \(folder.path))\n".utf8))
         }

@@ -2,9 +2,12 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import Logging
+import StratusBlobs
 import StratusModel
 import StratusServer
 import StratusSQLite
+import StratusStore
 import Testing
 
 /// An in-process server on a fresh SQLite file, and helpers to talk to it like a client.
@@ -13,17 +16,41 @@ struct TestServer {
     static let container = "iCloud.com.example.Tests"
 
     /// Runs `body` against a fresh server through Hummingbird's in-process router tester.
-    static func run(_ body: @escaping @Sendable (TestClient) async throws -> Void) async throws {
+    /// - Parameter configure: changes to the test configuration.
+    static func run(
+        configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: @escaping @Sendable (TestClient) async throws -> Void
+    ) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-http-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let store = try SQLiteStore(configuration: .init(path: folder + "/stratus.sqlite"))
-        let configuration = ServerConfiguration(adminKey: adminKey, maximumRequestBytes: 2 * 1024 * 1024, passwordHashRounds: 1_000, logRequests: false)
-        let router = try await buildRouter(configuration: configuration, store: store)
+        let blobs = try FolderBlobStore(root: URL(fileURLWithPath: folder + "/assets"))
+        var configuration = ServerConfiguration(adminKey: adminKey, maximumRequestBytes: 2 * 1024 * 1024, passwordHashRounds: 1_000, logRequests: false)
+        configure(&configuration)
+        let router = try await buildRouter(configuration: configuration, store: store, blobs: blobs)
         let app = Application(router: router)
+        let parts = ServerParts(
+            store: store, blobs: blobs, collector: AssetCollector(store: store, blobs: blobs, configuration: configuration, logger: Logger(label: "test"))
+        )
         try await app.test(.router) { client in
-            try await body(TestClient(client: client))
+            try await body(TestClient(client: client, parts: parts))
         }
+    }
+}
+
+/// The server's insides, for tests that check storage or run background work themselves.
+struct ServerParts: Sendable {
+    let store: SQLiteStore
+    let blobs: FolderBlobStore
+    let collector: AssetCollector
+
+    /// Names of the committed blobs and of the uploads in progress.
+    func blobFiles() -> (blobs: [String], uploads: [String]) {
+        let manager = FileManager.default
+        let blobsFolder = blobs.root.appendingPathComponent("blobs").path
+        let committed = (manager.subpaths(atPath: blobsFolder) ?? []).filter { $0.contains("/") }
+        let uploads = (try? manager.contentsOfDirectory(atPath: blobs.root.appendingPathComponent("uploads").path)) ?? []
+        return (committed.map { String($0.split(separator: "/").last!) }, uploads)
     }
 }
 
@@ -47,6 +74,7 @@ struct Reply: Sendable {
 /// Client-side helpers over Hummingbird's test client.
 struct TestClient: Sendable {
     let client: any TestClientProtocol
+    let parts: ServerParts
 
     func send(_ method: HTTPRequest.Method, _ path: String, body: String? = nil, headers: HTTPFields = [:]) async throws -> Reply {
         let buffer = body.map { ByteBuffer(string: $0) }
@@ -54,6 +82,15 @@ struct TestClient: Sendable {
             let bytes = Data(buffer: response.body)
             let json = bytes.isEmpty ? JSONValue.null : (try? JSONDecoder().decode(JSONValue.self, from: bytes)) ?? .string(String(decoding: bytes, as: UTF8.self))
             return Reply(status: Int(response.status.code), json: json, headers: response.headers)
+        }
+    }
+
+    /// Sends raw bytes; the reply's body is kept as `bytes`.
+    func sendBytes(_ method: HTTPRequest.Method, _ path: String, _ bytes: [UInt8] = [], headers: HTTPFields = [:]) async throws -> (Reply, [UInt8]) {
+        try await client.execute(uri: path, method: method, headers: headers, body: bytes.isEmpty ? nil : ByteBuffer(bytes: bytes)) { response in
+            let data = Data(buffer: response.body)
+            let json = (try? JSONDecoder().decode(JSONValue.self, from: data)) ?? .null
+            return (Reply(status: Int(response.status.code), json: json, headers: response.headers), Array(data))
         }
     }
 

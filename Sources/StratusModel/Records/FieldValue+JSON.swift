@@ -149,7 +149,7 @@ extension FieldValue {
         case .asset(let asset):
             writer.beginObject()
             for (key, value) in [
-                ("downloadURL", asset.downloadURL), ("fileChecksum", asset.fileChecksum),
+                ("assetID", asset.assetID), ("downloadURL", asset.downloadURL), ("fileChecksum", asset.fileChecksum),
                 ("receipt", asset.receipt), ("referenceChecksum", asset.referenceChecksum),
             ] {
                 if let value {
@@ -299,7 +299,7 @@ extension FieldValue {
         default: size = nil
         }
         return Asset(
-            fileChecksum: string("fileChecksum"), size: size, referenceChecksum: string("referenceChecksum"),
+            assetID: string("assetID"), fileChecksum: string("fileChecksum"), size: size, referenceChecksum: string("referenceChecksum"),
             wrappingKey: string("wrappingKey"), receipt: string("receipt"), downloadURL: string("downloadURL")
         )
     }

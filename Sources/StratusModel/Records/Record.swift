@@ -49,18 +49,21 @@ public struct Record: Sendable, Hashable {
 }
 
 /// How a record is rendered in a response.
-public struct RecordRendering: Sendable, Hashable {
+public struct RecordRendering: Sendable {
     /// Only these fields are returned; `[]` returns system keys only; `nil` returns every field.
     public var desiredKeys: Set<String>?
     /// INT64, DOUBLE and TIMESTAMP values are written as strings.
     public var numbersAsStrings: Bool
+    /// Gives asset values their download URLs; without it assets are rendered without one.
+    public var assetLinks: (any AssetLinking)?
 
-    public init(desiredKeys: [String]? = nil, numbersAsStrings: Bool = false) {
+    public init(desiredKeys: [String]? = nil, numbersAsStrings: Bool = false, assetLinks: (any AssetLinking)? = nil) {
         self.desiredKeys = desiredKeys.map(Set.init)
         self.numbersAsStrings = numbersAsStrings
+        self.assetLinks = assetLinks
     }
 
-    /// Every field, numbers as numbers.
+    /// Every field, numbers as numbers, assets without download URLs.
     public static let full = RecordRendering()
 
     /// Whether stored fields can be copied verbatim.
@@ -69,7 +72,7 @@ public struct RecordRendering: Sendable, Hashable {
 
 extension Record {
     /// Writes the record dictionary. Stored fields are copied verbatim unless `rendering` filters or
-    /// re-formats them.
+    /// re-formats them, or they hold assets (whose download URLs are made for each reader).
     public func write(to writer: inout JSONWriter, rendering: RecordRendering = .full) {
         writer.beginObject()
         writer.key("created")
@@ -92,7 +95,8 @@ extension Record {
     }
 
     private func writeFields(to writer: inout JSONWriter, rendering: RecordRendering) {
-        if rendering.isVerbatim {
+        let hasAssets = fields.containsAssets
+        if rendering.isVerbatim && !hasAssets {
             writer.raw(fields.json)
             return
         }
@@ -105,6 +109,16 @@ extension Record {
         var values = (try? fields.decode()) ?? [:]
         if let desired = rendering.desiredKeys {
             values = values.filter { desired.contains($0.key) }
+        }
+        if hasAssets {
+            for (name, value) in values where value.type.scalar == .asset {
+                values[name] = value.mappingAssets { stored in
+                    Asset(
+                        fileChecksum: stored.fileChecksum, size: stored.size,
+                        downloadURL: stored.assetID.flatMap { rendering.assetLinks?.downloadURL(forAsset: $0, field: name, of: self) }
+                    )
+                }
+            }
         }
         EncodedFields.write(values, to: &writer, numbersAsStrings: rendering.numbersAsStrings)
     }

@@ -23,6 +23,29 @@ public struct EncodedFields: Sendable, Hashable {
     /// The byte size of the encoded fields, which the record size limit counts.
     public var byteCount: Int { json.utf8.count }
 
+    /// Whether any field holds an asset (`ASSETID` or `ASSETID_LIST`), found without decoding.
+    public var containsAssets: Bool {
+        var json = json
+        return json.withUTF8 { bytes in
+            let needle = Self.assetTypeTag
+            guard bytes.count >= needle.count else { return false }
+            var index = 0
+            let last = bytes.count - needle.count
+            while index <= last {
+                if bytes[index] == needle[0] && bytes[index + 1] == needle[1] {
+                    var matched = 2
+                    while matched < needle.count && bytes[index + matched] == needle[matched] { matched += 1 }
+                    if matched == needle.count { return true }
+                }
+                index += 1
+            }
+            return false
+        }
+    }
+
+    /// How a canonical asset field starts: `writeField` writes the type first.
+    private static let assetTypeTag = Array(#""type":"ASSETID"#.utf8)
+
     /// Decodes the stored text back into values.
     /// - Throws: ``ModelError`` when the text is not canonical field JSON.
     public func decode() throws -> [String: FieldValue] {

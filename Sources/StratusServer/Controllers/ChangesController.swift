@@ -73,9 +73,8 @@ struct ChangesController {
                     limit: Self.limit(item.resultsLimit ?? body.resultsLimit), recordTypes: recordTypes
                 ))
                 changes.changes = changes.changes.filter(access.shows)
-                let rendering = RecordRendering(
-                    desiredKeys: item.desiredKeys ?? body.desiredKeys,
-                    numbersAsStrings: body.numbersAsStrings ?? body.numberAsStrings ?? false
+                let rendering = call.rendering(
+                    desiredKeys: item.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? body.numberAsStrings
                 )
                 writer.beginObject()
                 writer.key("moreComing")

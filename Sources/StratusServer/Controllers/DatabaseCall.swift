@@ -17,6 +17,10 @@ struct DatabaseCall: Sendable {
     var maximumRequestBytes: Int
     /// Where clients reach this server: the configured public URL, else the request's `Host`.
     var baseURL: String
+    /// Signs the download URLs of the assets this call returns.
+    var assetURLs: AssetURLs
+    /// How long those URLs stay valid, in seconds.
+    var downloadLifetime: Int
 
     /// Where a client without a signed-in user is sent to sign in (`AUTHENTICATION_REQUIRED`).
     var redirectURL: String {
@@ -45,7 +49,7 @@ struct DatabaseCall: Sendable {
         }
         let call = DatabaseCall(
             authentication: authentication, scope: scope, roles: roles, maximumRequestBytes: server.configuration.maximumRequestBytes,
-            baseURL: baseURL(of: request, server)
+            baseURL: baseURL(of: request, server), assetURLs: server.assetURLs, downloadLifetime: server.configuration.assetDownloadLifetime
         )
         if scope != .public { _ = try call.requireUser() }
         return call
@@ -66,12 +70,24 @@ struct DatabaseCall: Sendable {
         return DatabaseCall(
             authentication: Authentication(container: container, environment: environment, userRecordName: ServerKeyVerifier.actingUser(of: key)),
             scope: scope, roles: key.role.map { [$0] } ?? [], hasAllPermissions: key.role == nil, body: body,
-            maximumRequestBytes: server.configuration.maximumRequestBytes, baseURL: baseURL(of: request, server)
+            maximumRequestBytes: server.configuration.maximumRequestBytes, baseURL: baseURL(of: request, server),
+            assetURLs: server.assetURLs, downloadLifetime: server.configuration.assetDownloadLifetime
         )
     }
 
+    /// How this call renders records: what the client asked for, with download URLs made for the caller.
+    func rendering(desiredKeys: [String]?, numbersAsStrings: Bool?) -> RecordRendering {
+        let links = (try? database()).map { database in
+            AssetLinks(
+                urls: assetURLs, baseURL: baseURL, database: database, reader: authentication.userRecordName ?? "",
+                expiresAt: Authenticator.now() + Int64(downloadLifetime) * 1000
+            )
+        }
+        return RecordRendering(desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings ?? false, assetLinks: links)
+    }
+
     /// Where clients reach this server: the configured public URL, else the request's `Host`.
-    private static func baseURL(of request: Request, _ server: ServerState) -> String {
+    static func baseURL(of request: Request, _ server: ServerState) -> String {
         server.configuration.publicURL ?? "http://\(request.head.authority ?? "localhost")"
     }
 

@@ -31,7 +31,7 @@ struct RecordsController {
         return call.respond(JSONWriter.object(capacity: 512 * max(1, results.count)) { writer in
             writer.array("records", zip(body.operations, results)) { writer, item in
                 let (operation, result) = item
-                let rendering = RecordRendering(desiredKeys: operation.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? false)
+                let rendering = call.rendering(desiredKeys: operation.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings)
                 switch result {
                 case .saved(let record): record.write(to: &writer, rendering: rendering)
                 case .deleted(let deletion): deletion.write(to: &writer)
@@ -87,7 +87,7 @@ struct RecordsController {
                         rendering: .full, to: &writer
                     )
                 } else if let record = found[item.recordName] {
-                    let rendering = RecordRendering(desiredKeys: item.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? false)
+                    let rendering = call.rendering(desiredKeys: item.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings)
                     record.write(to: &writer, rendering: rendering)
                 } else {
                     ResultWriter.writeMissing(item.recordName, to: &writer)
@@ -117,7 +117,7 @@ struct RecordsController {
             database: try call.database(), zoneName: zoneName, query: body.query,
             limit: min(limit, RecordLimits.maximumResults), continuationMarker: body.continuationMarker, createdBy: createdBy
         ))
-        let rendering = RecordRendering(desiredKeys: body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? false)
+        let rendering = call.rendering(desiredKeys: body.desiredKeys, numbersAsStrings: body.numbersAsStrings)
         return call.respond(JSONWriter.object(capacity: 1024 * max(1, page.records.count)) { writer in
             if let marker = page.continuationMarker {
                 writer.key("continuationMarker")
@@ -140,7 +140,7 @@ struct RecordsController {
         writer.beginObject()
         writer.key("moreComing")
         writer.bool(changes.moreComing)
-        ChangesController.write(changes.changes, rendering: RecordRendering(desiredKeys: body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? false), to: &writer)
+        ChangesController.write(changes.changes, rendering: call.rendering(desiredKeys: body.desiredKeys, numbersAsStrings: body.numbersAsStrings), to: &writer)
         writer.key("reverse")
         writer.bool(false)
         writer.key("syncToken")

@@ -25,8 +25,8 @@ public struct PreparedFields: Sendable {
     }
 
     /// Prepares an operation's fields against a schema snapshot, or returns `nil` when the writer must
-    /// do it: a merging operation, an unknown type or field (just-in-time schema), or a bad value
-    /// (whose error the writer reports).
+    /// do it: a merging operation, an unknown type or field (just-in-time schema), an asset, or a bad
+    /// value (whose error the writer reports).
     public static func prepare(_ operation: RecordOperation, schema: Schema, environment: Environment) -> PreparedFields? {
         guard operation.type == .create || operation.type == .replace || operation.type == .forceReplace,
             let recordType = operation.recordType, let known = schema.recordTypes[recordType]
@@ -36,7 +36,8 @@ public struct PreparedFields: Sendable {
             if case .null = input.value { continue }
             guard let type = known.fields[name]?.type else { return nil }
             if let declared = input.type, FieldType(wireName: declared) != type { return nil }
-            guard let value = try? FieldValue(json: input.value, as: type) else { return nil }
+            // Asset values are checked against their receipts by the writer.
+            guard type.scalar != .asset, let value = try? FieldValue(json: input.value, as: type) else { return nil }
             values[name] = value
         }
         return PreparedFields(values: values, type: known)

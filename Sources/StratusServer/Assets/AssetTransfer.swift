@@ -1,0 +1,181 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import StratusModel
+import StratusStore
+
+/// The transfers behind the signed URLs: `POST /assets/1/upload/<token>` streams a file into the blob
+/// store; `GET /assets/1/download/<token>[/<file name>]` streams it back, whole or by byte range.
+///
+/// Neither needs the caller's tokens: the signed URL is the permission, made only for a caller allowed
+/// to save (upload) or read (download) the record field, and valid for a limited time.
+struct AssetTransfer {
+    let server: ServerState
+    /// Bytes collected from the request before each write to the blob store.
+    static let writeSize = 1024 * 1024
+
+    func register(on router: Router<StratusRequestContext>) {
+        router.post("assets/1/upload/:token", use: upload)
+        router.get("assets/1/download/:token", use: download)
+        router.get("assets/1/download/:token/:filename", use: download)
+    }
+
+    /// A new receipt: 32 random bytes, base64url.
+    static func newReceipt() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return WebAuthTokens.base64URL((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+
+    // MARK: - Upload
+
+    /// Streams the body into the blob store and answers `{singleFile: {fileChecksum, receipt, size}}`.
+    @Sendable func upload(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        guard let claims = server.assetURLs.upload(from: try context.parameters.require("token")) else {
+            throw APIError(.accessDenied, "the upload URL is not valid")
+        }
+        let lifetime = Int64(server.configuration.assetUploadLifetime) * 1000
+        guard claims.expiresAt > Authenticator.now() else {
+            throw APIError(.accessDenied, "the upload URL has expired; ask assets/upload for a new one")
+        }
+        let limit = server.configuration.maximumAssetBytes
+        if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit {
+            throw Self.tooLarge(limit)
+        }
+        let id = Authenticator.randomHex(bytes: 16)
+        // Registered first, so an upload cut short by a crash is found and collected later.
+        try await server.store.beginAssetUpload(id: id, database: claims.database, holdUntil: Authenticator.now() + 2 * lifetime)
+        let asset: StoredAsset
+        do {
+            asset = try await receive(request, id: id, database: claims.database, limit: limit)
+        } catch {
+            try? await server.store.abandonAssetUpload(id: id)
+            throw error
+        }
+        let receipt = AssetReceipt(receipt: Self.newReceipt(), assetID: id, fieldName: claims.fieldName, expiresAt: Authenticator.now() + lifetime)
+        do {
+            try await server.store.completeAssetUpload(asset, receipt: receipt)
+        } catch {
+            try? await server.blobs.delete(key: id)
+            throw error
+        }
+        return JSONResponse.make(JSONWriter.object { writer in
+            writer.key("singleFile")
+            writer.beginObject()
+            writer.key("fileChecksum")
+            writer.string(asset.fileChecksum)
+            writer.key("receipt")
+            writer.string(receipt.receipt)
+            writer.key("size")
+            writer.integer(asset.size)
+            writer.endObject()
+        })
+    }
+
+    /// Writes the body to a new blob, hashing it and counting it against the limit as it arrives.
+    private func receive(_ request: Request, id: String, database: DatabaseRef, limit: Int64) async throws -> StoredAsset {
+        let upload = try await server.blobs.beginUpload(key: id)
+        var hasher = SHA256()
+        var size: Int64 = 0
+        var prefix: [UInt8] = []
+        var pending: [UInt8] = []
+        pending.reserveCapacity(Self.writeSize)
+        do {
+            for try await buffer in request.body {
+                size += Int64(buffer.readableBytes)
+                guard size <= limit else { throw Self.tooLarge(limit) }
+                buffer.withUnsafeReadableBytes { bytes in
+                    hasher.update(bufferPointer: bytes)
+                    if prefix.count < 512 { prefix += bytes.prefix(512 - prefix.count) }
+                    pending += bytes
+                }
+                if pending.count >= Self.writeSize {
+                    try await upload.append(pending)
+                    pending.removeAll(keepingCapacity: true)
+                }
+            }
+            if !pending.isEmpty { try await upload.append(pending) }
+            try await upload.commit()
+        } catch {
+            await upload.abort()
+            throw error
+        }
+        return StoredAsset(
+            id: id, database: database, size: size, fileChecksum: Data(hasher.finalize()).base64EncodedString(),
+            contentType: MediaTypes.declared(request.headers[.contentType]) ?? MediaTypes.sniff(prefix)
+        )
+    }
+
+    static func tooLarge(_ limit: Int64) -> APIError {
+        APIError(.quotaExceeded, "the file is larger than the limit of \(limit) bytes per asset")
+    }
+
+    // MARK: - Download
+
+    /// Streams the asset, whole or the requested byte range, while the URL is valid and the record field
+    /// it was made for still holds the asset.
+    @Sendable func download(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        guard let claims = server.assetURLs.download(from: try context.parameters.require("token")) else {
+            throw APIError(.accessDenied, "the download URL is not valid")
+        }
+        guard claims.expiresAt > Authenticator.now() else {
+            throw APIError(.accessDenied, "the download URL has expired; fetch the record again for a new one")
+        }
+        guard let asset = try await server.store.asset(id: claims.assetID), asset.database == claims.database,
+            try await isHeld(asset, by: claims)
+        else {
+            throw APIError(.notFound, "the asset no longer exists or its record no longer holds it")
+        }
+        var headers = HTTPFields()
+        headers[.contentType] = asset.contentType
+        headers[.acceptRanges] = "bytes"
+        headers[.eTag] = "\"\(asset.fileChecksum)\""
+        headers[.cacheControl] = "private, max-age=\(max(0, (claims.expiresAt - Authenticator.now()) / 1000))"
+        if let name = context.parameters.get("filename").map(Self.safeFileName), !name.isEmpty {
+            headers[.contentDisposition] = "inline; filename=\"\(name)\""
+        }
+        if request.headers[.ifNoneMatch] == headers[.eTag] {
+            return Response(status: .notModified, headers: headers)
+        }
+        let status: HTTPResponse.Status
+        let range: ClosedRange<Int64>?
+        switch ByteRange(header: request.headers[.range], size: asset.size) {
+        case .whole:
+            status = .ok
+            range = nil
+        case .part(let part):
+            status = .partialContent
+            range = part
+            headers[.contentRange] = "bytes \(part.lowerBound)-\(part.upperBound)/\(asset.size)"
+        case .unsatisfiable:
+            headers[.contentRange] = "bytes */\(asset.size)"
+            return Response(status: .rangeNotSatisfiable, headers: headers)
+        }
+        let chunks = try await server.blobs.read(key: asset.id, range: range)
+        let length = range.map { Int($0.upperBound - $0.lowerBound + 1) } ?? Int(asset.size)
+        return Response(status: status, headers: headers, body: ResponseBody(contentLength: length) { writer in
+            for try await chunk in chunks {
+                try await writer.write(ByteBuffer(bytes: chunk))
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    /// Whether the record field the URL names still holds the asset.
+    private func isHeld(_ asset: StoredAsset, by claims: AssetURLs.Download) async throws -> Bool {
+        let records: [String: Record]
+        do {
+            records = try await server.store.lookupRecords([claims.recordName], in: claims.database.zone(claims.zoneName))
+        } catch let error as StorageError where error.code == .zoneNotFound {
+            return false
+        }
+        let value = try records[claims.recordName]?.fields.decode()[claims.fieldName]
+        return value?.assets.contains { $0.assetID == asset.id } ?? false
+    }
+
+    /// A file name safe inside a quoted header value.
+    private static func safeFileName(_ name: String) -> String {
+        String(name.removingPercentEncoding ?? name).filter { $0.isASCII && !$0.isNewline && $0 != "\"" && $0 != "\\" && $0 != "/" }
+            .prefix(200).description
+    }
+}
