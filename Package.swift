@@ -109,6 +109,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "StratusBlobsTests",
+            dependencies: ["StratusBlobs", "StratusStore", "StratusStoreTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "StratusServerTests",
             dependencies: [
                 "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusModel", "StratusStoreTesting",

