@@ -125,7 +125,10 @@ let package = Package(
         ),
         .testTarget(
             name: "StratusEndToEndTests",
-            dependencies: ["stratus", "StratusModel"],
+            dependencies: [
+                "stratus", "StratusModel", "StratusBlobs", "StratusStoreTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: swiftSettings
         ),
     ]

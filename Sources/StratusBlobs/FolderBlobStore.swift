@@ -80,6 +80,13 @@ public struct FolderBlobStore: BlobStore {
         }
     }
 
+    public func keys() async throws -> [String] {
+        let folder = Self.blobsFolder(root).path
+        return try await FileCalls.run {
+            (FileManager.default.subpaths(atPath: folder) ?? []).filter { $0.contains("/") }.map { String($0.split(separator: "/").last!) }
+        }
+    }
+
     public func removeAbandonedUploads(startedBefore cutoff: Date) async throws {
         let folder = Self.uploadsFolder(root)
         try await FileCalls.run {

@@ -26,7 +26,9 @@ public enum BlobStoreConformance {
                 #expect(try await read(key, from: blobs) == bytes)
                 #expect(try await read(key, range: 1_000...1_999, from: blobs) == Array(bytes[1_000...1_999]))
                 #expect(try await read(key, range: 299_990...299_999, from: blobs) == Array(bytes[299_990...]))
+                #expect(try await blobs.keys().contains(key))
                 try await blobs.delete(key: key)
+                #expect(try await !blobs.keys().contains(key))
             },
             BlobConformanceCase("an empty blob is a blob") { blobs in
                 let key = newKey()

@@ -17,14 +17,21 @@ final class ServerProcess: @unchecked Sendable {
         return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(".build/debug/stratus")
     }
 
-    init(dataFolder: String) {
+    /// More `stratus serve` arguments.
+    let extraArguments: [String]
+
+    init(dataFolder: String, arguments: [String] = []) {
         self.dataFolder = dataFolder
+        extraArguments = arguments
     }
+
+    /// The server's loopback port.
+    var port: Int { Int(baseURL.split(separator: ":").last ?? "0") ?? 0 }
 
     /// Starts the server and waits for its "listening" line.
     func start() throws {
         process.executableURL = Self.executable
-        process.arguments = ["serve", "--port", "0", "--data", dataFolder, "--admin-key", Self.adminKey, "--password-rounds", "1000"]
+        process.arguments = ["serve", "--port", "0", "--data", dataFolder, "--admin-key", Self.adminKey, "--password-rounds", "1000"] + extraArguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -50,7 +50,7 @@ struct ServerParts: Sendable {
         let blobsFolder = blobs.root.appendingPathComponent("blobs").path
         let committed = (manager.subpaths(atPath: blobsFolder) ?? []).filter { $0.contains("/") }
         let uploads = (try? manager.contentsOfDirectory(atPath: blobs.root.appendingPathComponent("uploads").path)) ?? []
-        return (committed.map { String($0.split(separator: "/").last!) }, uploads)
+        return (committed, uploads)
     }
 }
 

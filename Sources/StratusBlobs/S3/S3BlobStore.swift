@@ -79,6 +79,21 @@ public final class S3BlobStore: BlobStore {
         _ = try await response.body.collect(upTo: 64 * 1024)
     }
 
+    public func keys() async throws -> [String] {
+        var keys: [String] = []
+        var continuation: String?
+        repeat {
+            var query = [("list-type", "2"), ("prefix", configuration.keyPrefix)]
+            if let continuation { query.append(("continuation-token", continuation)) }
+            let response = try await send("GET", path: bucketPath, query: query)
+            guard response.status == .ok else { throw try await failure(response, "listing objects") }
+            let xml = String(buffer: try await response.body.collect(upTo: 16 * 1024 * 1024))
+            keys += XMLText.values(of: "Key", in: xml).map { String($0.dropFirst(configuration.keyPrefix.count)) }
+            continuation = XMLText.value(of: "IsTruncated", in: xml) == "true" ? XMLText.value(of: "NextContinuationToken", in: xml) : nil
+        } while continuation != nil
+        return keys
+    }
+
     public func removeAbandonedUploads(startedBefore cutoff: Date) async throws {
         let response = try await send("GET", path: bucketPath, query: [("prefix", configuration.keyPrefix), ("uploads", "")])
         guard response.status == .ok else { throw try await failure(response, "listing multipart uploads") }

@@ -19,6 +19,8 @@ public protocol BlobStore: Sendable {
     func read(key: String, range: ClosedRange<Int64>?) async throws -> BlobChunks
     /// Deletes a blob; deleting a missing one succeeds.
     func delete(key: String) async throws
+    /// The keys of every committed blob, for audits.
+    func keys() async throws -> [String]
     /// Removes what uploads cut short by a crash left behind, if they started before `cutoff`.
     func removeAbandonedUploads(startedBefore cutoff: Date) async throws
 }
