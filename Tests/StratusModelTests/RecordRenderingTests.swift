@@ -54,4 +54,28 @@ import Testing
         let zone = try JSONDecoder().decode(ZoneID.self, from: Data("{}".utf8))
         #expect(zone == .default)
     }
+
+    struct Links: AssetLinking {
+        func downloadURL(forAsset assetID: String, field: String, of record: Record) -> String? {
+            "https://stratus.example/assets/\(record.recordName)/\(field)/\(assetID)"
+        }
+    }
+
+    @Test("stored assets are rendered with a download URL for the reader, never with the server's asset ID")
+    func assets() throws {
+        let stored = Asset(assetID: "a1", fileChecksum: "sum", size: 5)
+        var record = Self.record
+        record.fields = EncodedFields(["image": .asset(stored), "gallery": .list(.asset, [.asset(stored)]), "note": .string(#""type":"ASSETID""#)])
+        #expect(record.fields.containsAssets)
+        #expect(!EncodedFields(["note": .string(#""type":"ASSETID""#)]).containsAssets)
+        var writer = JSONWriter()
+        record.write(to: &writer, rendering: RecordRendering(assetLinks: Links()))
+        let fields = try #require(try JSONDecoder().decode([String: JSONValue].self, from: Data(writer.bytes))["fields"]?.objectValue)
+        let image = try #require(fields["image"]?.objectValue?["value"]?.objectValue)
+        #expect(image == ["fileChecksum": .string("sum"), "size": .integer(5), "downloadURL": .string("https://stratus.example/assets/r1/image/a1")])
+        #expect(fields["gallery"]?.objectValue?["type"] == .string("ASSETID_LIST"))
+        var plain = JSONWriter()
+        record.write(to: &plain, rendering: .full)
+        #expect(!plain.text.contains("assetID"))
+    }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import StratusModel
+import StratusStoreTesting
 import Testing
 
 @Suite struct AssetsAPITests {
@@ -322,6 +323,28 @@ import Testing
             _ = try await alice.post("private", "zones/modify", #"{"operations":[{"operationType":"delete","zone":{"zoneID":{"zoneName":"Trip"}}}]}"#)
             #expect(try await client.parts.collector.sweep(now: Date().addingTimeInterval(7_200)) == 1)
             #expect(client.parts.blobFiles().blobs.isEmpty)
+        }
+    }
+
+    @Test("mangled upload and download URLs get 403, never a 500")
+    func mangledTokens() async throws {
+        try await TestServer.run { client in
+            let token = try await client.createContainer()
+            let alice = try await client.signUp("alice@example.com", token: token)
+            let path = try await alice.uploadPath(recordType: "Message", field: "image")
+            let signed = String(path.dropFirst("/assets/1/upload/".count))
+            var rng = SeededGenerator(seed: 7)
+            let alphabet = Array("ABCxyz019-_.%~")
+            for _ in 0..<200 {
+                var characters = Array(signed)
+                for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                    characters[Int.random(in: 0..<characters.count, using: &rng)] = alphabet.randomElement(using: &rng)!
+                }
+                let mangled = String(characters).addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? "x"
+                let kind = Bool.random(using: &rng) ? "upload" : "download"
+                let (reply, _) = try await client.sendBytes(kind == "upload" ? .post : .get, "/assets/1/\(kind)/\(mangled)", [1, 2, 3])
+                #expect([403, 404].contains(reply.status), "\(kind) \(mangled) answered \(reply.status)")
+            }
         }
     }
 }

@@ -36,7 +36,7 @@ import Testing
     }
 
     static func templates() throws -> [(String, JSONValue)] {
-        let record = #"{"recordName":"r1","recordType":"T","recordChangeTag":"1","fields":{"s":{"value":"hello"},"n":{"value":3,"type":"INT64"},"t":{"value":5,"type":"TIMESTAMP"},"l":{"value":{"latitude":1,"longitude":2}},"r":{"value":{"recordName":"r2","action":"VALIDATE"}},"a":{"value":["a","b"]}}}"#
+        let record = #"{"recordName":"r1","recordType":"T","recordChangeTag":"1","fields":{"s":{"value":"hello"},"n":{"value":3,"type":"INT64"},"t":{"value":5,"type":"TIMESTAMP"},"l":{"value":{"latitude":1,"longitude":2}},"r":{"value":{"recordName":"r2","action":"VALIDATE"}},"a":{"value":["a","b"]},"i":{"value":{"fileChecksum":"abc","receipt":"x","size":3}}}}"#
         let operations = ["create", "update", "forceUpdate", "replace", "forceReplace", "delete", "forceDelete"]
             .map { #"{"operationType":"\#($0)","record":\#(record)}"# }.joined(separator: ",")
         let texts: [(String, String)] = [
@@ -48,6 +48,8 @@ import Testing
             ("changes/database", #"{"resultsLimit":2}"#),
             ("zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Y"}}},{"operationType":"delete","zone":{"zoneID":{"zoneName":"Y"}}}]}"#),
             ("zones/lookup", #"{"zones":[{"zoneName":"Z"},{"zoneName":"Q"}]}"#),
+            ("assets/upload", #"{"zoneID":{"zoneName":"Z"},"tokens":[{"recordType":"T","fieldName":"i","recordName":"r1"},{"recordType":"T","fieldName":"j"}]}"#),
+            ("assets/rereference", #"{"zoneID":{"zoneName":"Z"},"assets":[{"recordName":"r1","fieldName":"i"}]}"#),
         ]
         return try texts.map { ($0.0, try JSONDecoder().decode(JSONValue.self, from: Data($0.1.utf8))) }
     }
