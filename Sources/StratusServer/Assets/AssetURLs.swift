@@ -35,14 +35,12 @@ struct AssetURLs: Sendable {
         var zoneName: String
         var recordName: String
         var fieldName: String
-        /// Who the URL was made for (`""` for nobody signed in), for the logs.
-        var reader: String
         /// Milliseconds since 1970.
         var expiresAt: Int64
 
         enum CodingKeys: String, CodingKey {
             case assetID = "a", container = "c", environment = "e", scope = "s", owner = "o"
-            case zoneName = "z", recordName = "r", fieldName = "f", reader = "u", expiresAt = "x"
+            case zoneName = "z", recordName = "r", fieldName = "f", expiresAt = "x"
         }
     }
 
@@ -113,7 +111,6 @@ extension AssetURLs.Download {
         zoneName = try container.decode(String.self, forKey: .zoneName)
         recordName = try container.decode(String.self, forKey: .recordName)
         fieldName = try container.decode(String.self, forKey: .fieldName)
-        reader = try container.decode(String.self, forKey: .reader)
         expiresAt = try container.decode(Int64.self, forKey: .expiresAt)
     }
 
@@ -124,7 +121,6 @@ extension AssetURLs.Download {
         try container.encode(zoneName, forKey: .zoneName)
         try container.encode(recordName, forKey: .recordName)
         try container.encode(fieldName, forKey: .fieldName)
-        try container.encode(reader, forKey: .reader)
         try container.encode(expiresAt, forKey: .expiresAt)
     }
 }

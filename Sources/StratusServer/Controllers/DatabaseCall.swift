@@ -75,11 +75,11 @@ struct DatabaseCall: Sendable {
         )
     }
 
-    /// How this call renders records: what the client asked for, with download URLs made for the caller.
+    /// How this call renders records: what the client asked for, with download URLs for the assets.
     func rendering(desiredKeys: [String]?, numbersAsStrings: Bool?) -> RecordRendering {
         let links = (try? database()).map { database in
             AssetLinks(
-                urls: assetURLs, baseURL: baseURL, database: database, reader: authentication.userRecordName ?? "",
+                urls: assetURLs, baseURL: baseURL, database: database,
                 expiresAt: Authenticator.now() + Int64(downloadLifetime) * 1000
             )
         }
