@@ -80,9 +80,14 @@ extension StoreConformance {
             (FilterInput(comparator: "EQUALS", fieldName: nil, systemFieldName: "createdUserRecordName", fieldValue: FieldInput(value: .object(["recordName": .string(Fixture.alice)])), distance: nil), ["p0", "p1", "p2", "p3", "p4"]),
         ]
         var cases = comparisons.map { filter, expected in
-            ConformanceCase("query \(filter.comparator) on \(filter.fieldName ?? filter.systemFieldName ?? "?") finds exactly the matching records") { store in
-                _ = try await seedPlaces(store)
+            ConformanceCase("query \(filter.comparator) on \(filter.fieldName ?? filter.systemFieldName ?? "?") finds exactly the matching records, as the in-memory matcher does") { store in
+                let zone = try await seedPlaces(store)
                 #expect(Set(try await names(store, [filter])) == expected)
+                let schema = try await store.schema(containerID: Fixture.container, environment: .development)
+                let query = try #require(try QueryTyper.typedQuery(QueryInput(recordType: "Place", filterBy: [filter]), schema: schema, environment: .development))
+                let records = try await store.lookupRecords((0..<5).map { "p\($0)" }, in: zone)
+                let matched = try records.values.filter { RecordMatcher(record: $0, fields: try $0.fields.decode()).matches(query) }
+                #expect(Set(matched.map(\.recordName)) == expected)
             }
         }
         cases += [

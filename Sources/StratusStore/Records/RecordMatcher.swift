@@ -1,0 +1,110 @@
+import StratusModel
+
+/// Decides whether one record matches a typed query, in memory, with the same answers as the stores'
+/// index-driven queries: the same keys (``IndexEntry``), the same tokens, byte-wise text order.
+///
+/// Subscriptions use it to test a changed record against their filters without a query per change.
+///
+/// ```swift
+/// let matcher = RecordMatcher(record: record, fields: try record.fields.decode())
+/// if matcher.matches(query) { notify() }
+/// ```
+public struct RecordMatcher: Sendable {
+    private let record: Record
+    /// Every index entry of the record, by field name.
+    private let entries: [String: [IndexEntry]]
+
+    public init(record: Record, fields: [String: FieldValue]) {
+        self.record = record
+        entries = Dictionary(grouping: IndexEntry.entries(for: fields) { _ in FieldIndexing(values: true, words: true) }, by: \.field)
+    }
+
+    /// Whether every filter of `query` holds for the record (its type is not checked here).
+    public func matches(_ query: Query) -> Bool {
+        query.filters.allSatisfy(matches)
+    }
+
+    public func matches(_ filter: Filter) -> Bool {
+        let positive = filter.comparator.negated ?? filter.comparator
+        let holds: Bool
+        switch filter.field {
+        case .system(let field): holds = Self.holds(positive, systemKey(field), filter.value)
+        case .field(let name): holds = fieldHolds(positive, name: name, filter)
+        }
+        return filter.comparator.negated == nil ? holds : !holds
+    }
+
+    private func systemKey(_ field: SystemField) -> IndexEntry.Key {
+        switch field {
+        case .recordName: .text(record.recordName)
+        case .createdTimestamp: .integer(record.created.timestamp)
+        case .modifiedTimestamp: .integer(record.modified.timestamp)
+        case .createdUserRecordName: .text(record.created.userRecordName)
+        case .modifiedUserRecordName: .text(record.modified.userRecordName)
+        }
+    }
+
+    private func fieldHolds(_ positive: Comparator, name: String, _ filter: Filter) -> Bool {
+        let entries = entries[name] ?? []
+        func keys(_ kind: IndexEntry.Kind) -> [IndexEntry] { entries.filter { $0.kind == kind } }
+        switch positive {
+        case .containsAllTokens, .containsAnyTokens:
+            guard case .string(let text) = filter.value else { return false }
+            let wanted = TextTokenizer.tokens(in: text)
+            let present = Set(keys(.token).map(\.key))
+            if positive == .containsAllTokens { return wanted.allSatisfy { present.contains(.text($0)) } }
+            return wanted.contains { present.contains(.text($0)) }
+        case .listContainsAll:
+            let elements = keys(.listElement)
+            return filter.value.elements.allSatisfy { element in elements.contains { Self.holds(.equals, $0.key, element) } }
+        case .listContains, .listContainsAny, .listMemberBeginsWith:
+            let scalar: Comparator = positive == .listContains ? .equals : positive == .listContainsAny ? .in : .beginsWith
+            return keys(.listElement).contains { Self.holds(scalar, $0.key, filter.value) }
+        case .near:
+            guard case .location(let center) = filter.value, let distance = filter.distance else { return false }
+            return keys(.value).contains { entry in
+                guard case .double(let latitude) = entry.key else { return false }
+                return Location.distance(center.latitude, center.longitude, latitude, entry.extra) <= distance
+            }
+        default:
+            return keys(.value).contains { Self.holds(positive, $0.key, filter.value) }
+        }
+    }
+
+    /// Whether a stored key satisfies a positive scalar comparator against a comparand.
+    static func holds(_ comparator: Comparator, _ key: IndexEntry.Key, _ value: FieldValue) -> Bool {
+        switch comparator {
+        case .in:
+            return value.elements.contains { holds(.equals, key, $0) }
+        case .beginsWith:
+            guard case .string(let prefix) = value, case .text(let text) = key else { return false }
+            return text.utf8.starts(with: prefix.utf8)
+        default:
+            guard let comparand = IndexEntry.key(for: value), let order = order(key, comparand) else { return false }
+            switch comparator {
+            case .equals: return order == 0
+            case .lessThan: return order < 0
+            case .lessThanOrEquals: return order <= 0
+            case .greaterThan: return order > 0
+            case .greaterThanOrEquals: return order >= 0
+            default: return false
+            }
+        }
+    }
+
+    /// -1, 0 or 1 as SQLite orders the two keys: numbers numerically, text by UTF-8 bytes, numbers before text.
+    static func order(_ left: IndexEntry.Key, _ right: IndexEntry.Key) -> Int? {
+        func compare<T: Comparable>(_ a: T, _ b: T) -> Int { a < b ? -1 : a == b ? 0 : 1 }
+        switch (left, right) {
+        case (.integer(let a), .integer(let b)): return compare(a, b)
+        case (.double(let a), .double(let b)): return compare(a, b)
+        case (.integer(let a), .double(let b)): return compare(Double(a), b)
+        case (.double(let a), .integer(let b)): return compare(a, Double(b))
+        case (.text(let a), .text(let b)):
+            if a.utf8.elementsEqual(b.utf8) { return 0 }
+            return a.utf8.lexicographicallyPrecedes(b.utf8) ? -1 : 1
+        case (.text, _): return 1
+        case (_, .text): return -1
+        }
+    }
+}
