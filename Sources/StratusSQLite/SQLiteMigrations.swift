@@ -189,6 +189,22 @@ enum SQLiteMigrations {
                 END;
                 """)
         }
+        migrator.registerMigration("v6-subscriptions") { db in
+            try db.execute(sql: """
+                -- Subscriptions, per database and per subscribing user; body is the wire dictionary as JSON.
+                CREATE TABLE subscriptions (
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    scope TEXT NOT NULL,
+                    db_owner TEXT NOT NULL,
+                    owner TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (container_id, environment, scope, db_owner, owner, id)
+                );
+                """)
+        }
         return migrator
     }
 }

@@ -81,5 +81,6 @@ public func buildRouter(configuration: ServerConfiguration, store: some Store, b
     ChangesController(server: state).register(on: database)
     UsersController(server: state).register(on: database)
     AssetsController(server: state).register(on: database)
+    SubscriptionsController(server: state).register(on: database)
     return router
 }

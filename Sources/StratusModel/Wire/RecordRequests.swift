@@ -56,7 +56,7 @@ public struct LookupRecordsRequest: Sendable, Hashable, Decodable {
 }
 
 /// A query filter as a client sends it.
-public struct FilterInput: Sendable, Hashable, Decodable {
+public struct FilterInput: Sendable, Hashable, Codable {
     public var comparator: String
     public var fieldName: String?
     public var systemFieldName: String?
@@ -73,7 +73,7 @@ public struct FilterInput: Sendable, Hashable, Decodable {
 }
 
 /// A sort descriptor as a client sends it.
-public struct SortInput: Sendable, Hashable, Decodable {
+public struct SortInput: Sendable, Hashable, Codable {
     public var fieldName: String?
     public var systemFieldName: String?
     public var ascending: Bool?
@@ -88,7 +88,7 @@ public struct SortInput: Sendable, Hashable, Decodable {
 }
 
 /// The `query` dictionary of `records/query`.
-public struct QueryInput: Sendable, Hashable, Decodable {
+public struct QueryInput: Sendable, Hashable, Codable {
     public var recordType: String
     public var filterBy: [FilterInput]?
     public var sortBy: [SortInput]?

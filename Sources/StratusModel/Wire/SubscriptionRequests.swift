@@ -1,0 +1,74 @@
+/// A subscription as clients send it (`ckws-protocol.md` §6.1).
+public struct SubscriptionInput: Sendable, Hashable, Decodable {
+    /// What a subscription watches.
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// Records of one type that match filters.
+        case query
+        /// Any change in one custom zone of a private database.
+        case zone
+        /// Any change in the caller's private or shared database.
+        case database
+    }
+
+    /// A change that fires a query subscription.
+    public enum Trigger: String, Sendable, Hashable, Codable, CaseIterable {
+        case create, update, delete
+    }
+
+    public var subscriptionID: String?
+    /// Required to create or update; a delete needs only the ID.
+    public var subscriptionType: Kind?
+    public var query: QueryInput?
+    public var zoneID: ZoneID?
+    public var firesOn: [Trigger]?
+    public var firesOnce: Bool?
+    /// Query subscriptions: watch every zone of the database, not only `zoneID` (default `true`).
+    public var zoneWide: Bool?
+    public var notificationInfo: NotificationInfo?
+}
+
+/// What a notification shows and carries: rendered into the APNs payload's `aps` dictionary (§6.3).
+public struct NotificationInfo: Sendable, Hashable, Codable {
+    public var alertBody: String?
+    public var alertLocalizationKey: String?
+    /// Field names whose values fill the localized alert's arguments.
+    public var alertLocalizationArgs: [String]?
+    public var alertActionLocalizationKey: String?
+    public var alertLaunchImage: String?
+    public var soundName: String?
+    public var shouldBadge: Bool?
+    public var shouldSendContentAvailable: Bool?
+    public var category: String?
+    /// Fields whose values the notification carries in `ck.qry.af` (CloudKit JS's name).
+    public var additionalFields: [String]?
+    /// The same, by CloudKit's native name.
+    public var desiredKeys: [String]?
+
+    public init() {}
+
+    /// The fields a notification carries: `additionalFields` and `desiredKeys` together.
+    public var carriedFields: [String] {
+        var seen = Set<String>()
+        return ((additionalFields ?? []) + (desiredKeys ?? [])).filter { seen.insert($0).inserted }
+    }
+}
+
+/// The `subscriptions/modify` request body. Subscriptions stay JSON here so they can be kept as sent.
+public struct ModifySubscriptionsRequest: Sendable, Hashable, Decodable {
+    public enum OperationType: String, Sendable, Hashable, Decodable {
+        case create, update, delete
+    }
+    public struct Operation: Sendable, Hashable, Decodable {
+        public var operationType: OperationType
+        public var subscription: JSONValue
+    }
+    public var operations: [Operation]
+}
+
+/// The `subscriptions/lookup` request body.
+public struct LookupSubscriptionsRequest: Sendable, Hashable, Decodable {
+    public struct Item: Sendable, Hashable, Decodable {
+        public var subscriptionID: String
+    }
+    public var subscriptions: [Item]
+}

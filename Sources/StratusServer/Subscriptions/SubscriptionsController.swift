@@ -1,0 +1,137 @@
+import Foundation
+import Hummingbird
+import StratusModel
+import StratusStore
+
+/// `subscriptions/list`, `subscriptions/lookup` and `subscriptions/modify` (`ckws-protocol.md` §6.1).
+///
+/// Subscriptions belong to the signed-in user, per database: two users may both have a subscription
+/// named `messages` in the public database.
+struct SubscriptionsController {
+    let server: ServerState
+
+    func register(on group: RouterGroup<StratusRequestContext>) {
+        group.get("subscriptions/list", use: list)
+        group.post("subscriptions/list", use: list)
+        group.post("subscriptions/lookup", use: lookup)
+        group.post("subscriptions/modify", use: modify)
+    }
+
+    @Sendable func list(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let call = try await DatabaseCall.resolve(request, context, using: server)
+        let user = try call.requireUser()
+        let saved = try await subscriptions(of: user, call: call)
+        return call.respond(JSONWriter.object { writer in
+            writer.array("subscriptions", saved) { writer, subscription in writer.raw(subscription.body) }
+        })
+    }
+
+    @Sendable func lookup(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let call = try await DatabaseCall.resolve(request, context, using: server)
+        let user = try call.requireUser()
+        let body = try await call.decode(LookupSubscriptionsRequest.self, from: request)
+        guard body.subscriptions.count <= RecordLimits.maximumOperations else {
+            throw APIError.badRequest("a lookup may name at most \(RecordLimits.maximumOperations) subscriptions")
+        }
+        let saved = Dictionary(try await subscriptions(of: user, call: call).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        return call.respond(JSONWriter.object { writer in
+            writer.array("subscriptions", body.subscriptions) { writer, item in
+                if let subscription = saved[item.subscriptionID] {
+                    writer.raw(subscription.body)
+                } else {
+                    Self.writeFailure(item.subscriptionID, APIError(.notFound, "subscription \(item.subscriptionID) does not exist"), to: &writer)
+                }
+            }
+        })
+    }
+
+    @Sendable func modify(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let call = try await DatabaseCall.resolve(request, context, using: server)
+        let user = try call.requireUser()
+        let body = try await call.decode(ModifySubscriptionsRequest.self, from: request)
+        guard body.operations.count <= RecordLimits.maximumOperations else {
+            throw APIError.badRequest("a request may have at most \(RecordLimits.maximumOperations) operations")
+        }
+        let database = try subscriptionDatabase(call)
+        let schema = try await server.store.schema(containerID: call.authentication.container.id, environment: call.authentication.environment)
+        var outcomes: [(String, Result<String?, APIError>)] = []
+        for (index, operation) in body.operations.enumerated() {
+            let input: SubscriptionInput
+            do {
+                input = try JSONValueDecoder.decode(SubscriptionInput.self, from: operation.subscription)
+            } catch {
+                outcomes.append(("", .failure(APIError.badRequest("operations[\(index)].subscription is not a subscription: \(error)"))))
+                continue
+            }
+            let id = input.subscriptionID ?? UUID().uuidString
+            do {
+                switch operation.operationType {
+                case .delete:
+                    guard input.subscriptionID != nil else { throw APIError.badRequest("operations[\(index)]: a delete needs the subscriptionID") }
+                    guard try await server.store.deleteSubscription(id: id, owner: user, in: database) else {
+                        throw APIError(.notFound, "subscription \(id) does not exist")
+                    }
+                    outcomes.append((id, .success(nil)))
+                case .create, .update:
+                    let normalized = try await SubscriptionRules.normalize(input, id: id, call: call, schema: schema, store: server.store)
+                    try await server.store.saveSubscription(
+                        StoredSubscription(id: id, database: database, owner: user, body: normalized, createdAt: Authenticator.now()),
+                        mustExist: operation.operationType == .update
+                    )
+                    outcomes.append((id, .success(normalized)))
+                }
+            } catch {
+                outcomes.append((id, .failure(APIError(translating: error))))
+            }
+        }
+        return call.respond(JSONWriter.object { writer in
+            writer.array("subscriptions", outcomes) { writer, outcome in
+                switch outcome.1 {
+                case .success(let body?): writer.raw(body)
+                case .success(nil):
+                    writer.beginObject()
+                    writer.key("deleted")
+                    writer.bool(true)
+                    writer.key("subscriptionID")
+                    writer.string(outcome.0)
+                    writer.endObject()
+                case .failure(let error): Self.writeFailure(outcome.0, error, to: &writer)
+                }
+            }
+        })
+    }
+
+    /// The database whose subscriptions a call reads and writes.
+    private func subscriptionDatabase(_ call: DatabaseCall) throws -> DatabaseRef {
+        guard call.scope != .shared else {
+            let container = call.authentication.container.id
+            return DatabaseRef(containerID: container, environment: call.authentication.environment, scope: .shared, ownerRecordName: try call.requireUser())
+        }
+        return try call.database()
+    }
+
+    private func subscriptions(of user: String, call: DatabaseCall) async throws -> [StoredSubscription] {
+        try await server.store.subscriptions(of: user, in: try subscriptionDatabase(call))
+    }
+
+    /// `{subscriptionID, serverErrorCode, reason}`.
+    static func writeFailure(_ id: String, _ error: APIError, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("reason")
+        writer.string(error.code == .internalError ? "the server failed to process the subscription" : error.reason)
+        writer.key("serverErrorCode")
+        writer.string(error.code.rawValue)
+        writer.key("subscriptionID")
+        writer.string(id)
+        writer.endObject()
+    }
+}
+
+/// Decodes a value parsed already as JSON into a `Decodable` type.
+enum JSONValueDecoder {
+    static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
+        var writer = JSONWriter()
+        value.write(to: &writer)
+        return try JSONDecoder().decode(type, from: Data(writer.bytes))
+    }
+}
