@@ -9,6 +9,8 @@ struct RecordWriter {
     let zone: ZoneRow
     let caller: Caller
     let timestamp: Int64
+    /// The changes applied, for subscriptions.
+    let events = RecordEventLog()
 
     private var db: Database { batch.db }
     private var schemaKey: SchemaKey {
@@ -153,10 +155,12 @@ struct RecordWriter {
         if fields.encoded.containsAssets || !receipts.isEmpty {
             try AssetBinder.recordHoldings(fields.values, recordID: id, receipts: receipts, db: db)
         }
-        return Record(
+        let record = Record(
             recordName: name, recordType: type, recordChangeTag: changeTag, fields: encoded, created: created,
             modified: modified, zoneID: zone.zone.wireZoneID
         )
+        events.events.append(RecordEvent(kind: live == nil ? .created : .updated, zone: zone.zone, record: record, fields: fields.values))
+        return record
     }
 
     /// Inserts a record's index rows with one multi-row statement per chunk of up to 16 rows.
@@ -304,6 +308,7 @@ struct RecordWriter {
             }
         }
         for record in doomed.values.sorted(by: { $0.id < $1.id }) {
+            try recordDeletion(of: record)
             let sequence = store.nextSequence()
             try db.execute(
                 sql: """
@@ -315,6 +320,23 @@ struct RecordWriter {
             try removeIndexEntries(ofRecord: record.id, holdingAssets: record.fields.containsAssets)
         }
     }
+}
+
+extension RecordWriter {
+    /// Notes a record about to be deleted, as it was, for subscriptions.
+    private func recordDeletion(of row: RecordRow) throws {
+        var recordZone = zone.zone
+        if row.zoneID != zone.id, let name = try String.fetchOne(db, sql: "SELECT name FROM zones WHERE id = ?", arguments: [row.zoneID]) {
+            recordZone = zone.zone.database.zone(name)
+        }
+        let fields = (try? row.fields.decode()) ?? [:]
+        events.events.append(RecordEvent(kind: .deleted, zone: recordZone, record: row.record(in: recordZone.wireZoneID), fields: fields))
+    }
+}
+
+/// The record changes of one write job, in order.
+final class RecordEventLog: @unchecked Sendable {
+    var events: [RecordEvent] = []
 }
 
 extension IndexEntry.Key {

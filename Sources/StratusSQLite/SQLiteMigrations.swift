@@ -203,6 +203,30 @@ enum SQLiteMigrations {
                     created_at INTEGER NOT NULL,
                     PRIMARY KEY (container_id, environment, scope, db_owner, owner, id)
                 );
+
+                -- Notifications, one stream per user, ordered by id; payload is the APNs-style JSON.
+                CREATE TABLE notifications (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    recipient TEXT NOT NULL,
+                    subscription_id TEXT NOT NULL,
+                    payload TEXT NOT NULL,
+                    created_at INTEGER NOT NULL
+                );
+                CREATE INDEX notifications_recipient ON notifications (container_id, environment, recipient, id);
+                CREATE INDEX notifications_created ON notifications (created_at);
+
+                -- Web courier queues: cursor is the last notification delivered through the token.
+                CREATE TABLE push_tokens (
+                    token TEXT PRIMARY KEY,
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    user_record_name TEXT NOT NULL,
+                    apns_environment TEXT NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    cursor INTEGER NOT NULL
+                );
                 """)
         }
         return migrator

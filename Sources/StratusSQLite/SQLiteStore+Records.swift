@@ -39,7 +39,9 @@ extension SQLiteStore: RecordStore {
             let writer = RecordWriter(store: self, batch: writeBatch, zone: zone, caller: batch.caller, timestamp: batch.timestamp)
             let operations = Array(zip(batch.operations, prepared))
             guard batch.atomic && !batch.zone.isDefault else {
-                return operations.map { self.apply($0, prepared: $1, with: writer) }
+                let results = operations.map { self.apply($0, prepared: $1, with: writer) }
+                try self.publish(writer.events.events, in: writeBatch, database: database)
+                return results
             }
             // All or nothing: the first failure rolls every operation back; the others report ATOMIC_ERROR.
             let schemasBefore = writeBatch.schemas
@@ -53,7 +55,10 @@ extension SQLiteStore: RecordStore {
                 }
                 return !failed
             }
-            guard failed else { return results }
+            guard failed else {
+                try self.publish(writer.events.events, in: writeBatch, database: database)
+                return results
+            }
             writeBatch.schemas = schemasBefore
             return zip(batch.operations, results).map { operation, result in
                 if case .failed = result { return result }
@@ -68,6 +73,15 @@ extension SQLiteStore: RecordStore {
     /// Applies one operation in its own savepoint, so that its failure undoes only its own changes.
     private func apply(_ operation: RecordOperation, prepared: PreparedFields?, with writer: RecordWriter) -> RecordOperationResult {
         let schemasBefore = writer.batch.schemas
+        let eventsBefore = writer.events.events.count
+        let result = applyInSavepoint(operation, prepared: prepared, with: writer, schemasBefore: schemasBefore)
+        if case .failed = result { writer.events.events.removeSubrange(eventsBefore...) }
+        return result
+    }
+
+    private func applyInSavepoint(
+        _ operation: RecordOperation, prepared: PreparedFields?, with writer: RecordWriter, schemasBefore: [SchemaKey: Schema]
+    ) -> RecordOperationResult {
         do {
             var result: RecordOperationResult?
             let run = {

@@ -24,6 +24,8 @@ public final class SQLiteStore: Sendable {
     private let sequence: Mutex<Int64>
     /// Keys of the indexes being built (see SQLiteStore+IndexBuilds), changed only after commits.
     let buildingIndexes: Mutex<Set<String>>
+    /// What turns committed record changes into notifications (SQLiteStore+Notifications).
+    let eventListener = Mutex<(any RecordEventListener)?>(nil)
 
     /// Opens (creating if needed) the store's file and brings its tables up to date.
     /// - Parameter logger: where background work reports trouble.

@@ -43,12 +43,15 @@ public func buildRouter(configuration: ServerConfiguration, store: some Store, b
         SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
     }
     let hasher = PasswordHasher(rounds: configuration.passwordHashRounds)
+    let notifier = SubscriptionNotifier()
+    try await notifier.load(from: store)
+    store.setRecordEventListener(notifier)
     let state = ServerState(
         configuration: configuration, store: store,
         authenticator: Authenticator(store: store, signingKey: signingKey, sessionLifetime: configuration.sessionLifetime),
         serverKeys: ServerKeyVerifier(store: store),
         passwordHasher: hasher, signInThrottle: SignInThrottle(),
-        blobs: blobs, assetURLs: AssetURLs(key: assetURLKey),
+        blobs: blobs, notifier: notifier, assetURLs: AssetURLs(key: assetURLKey),
         decoyPasswordHash: try hasher.hash(Authenticator.randomHex(bytes: 16))
     )
 
@@ -75,6 +78,8 @@ public func buildRouter(configuration: ServerConfiguration, store: some Store, b
     AdminController(server: state).register(on: router)
     AccountsController(server: state).register(on: router)
     AssetTransfer(server: state).register(on: router)
+    CourierController(server: state).register(on: router)
+    TokensController(server: state).register(on: router.group("device/1/:container/:environment"))
     let database = router.group("database/1/:container/:environment/:database")
     RecordsController(server: state).register(on: database)
     ZonesController(server: state).register(on: database)
@@ -82,5 +87,6 @@ public func buildRouter(configuration: ServerConfiguration, store: some Store, b
     UsersController(server: state).register(on: database)
     AssetsController(server: state).register(on: database)
     SubscriptionsController(server: state).register(on: database)
+    TokensController(server: state).register(on: database)
     return router
 }

@@ -24,12 +24,17 @@ public struct ServerConfiguration: Sendable {
     public var assetDownloadLifetime: Int
     /// Seconds between sweeps that delete asset files no record holds. Default 60.
     public var assetSweepInterval: Double
+    /// How long a courier queue (`tokens/create`) and the notifications it delivers are kept, in seconds. Default 12 hours.
+    public var notificationQueueLifetime: Int
+    /// How long a courier long poll waits for a notification before answering empty, in seconds. Default 30.
+    public var courierWait: Double
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, adminKey: String, maximumRequestBytes: Int = 16 * 1024 * 1024,
         passwordHashRounds: Int = 210_000, sessionLifetime: Int = 14 * 24 * 3600, publicURL: String? = nil,
         logRequests: Bool = true, maximumAssetBytes: Int64 = 50 * 1024 * 1024, assetUploadLifetime: Int = 15 * 60,
-        assetDownloadLifetime: Int = 3600, assetSweepInterval: Double = 60
+        assetDownloadLifetime: Int = 3600, assetSweepInterval: Double = 60, notificationQueueLifetime: Int = 12 * 3600,
+        courierWait: Double = 30
     ) {
         self.host = host
         self.port = port
@@ -43,5 +48,7 @@ public struct ServerConfiguration: Sendable {
         self.assetUploadLifetime = assetUploadLifetime
         self.assetDownloadLifetime = assetDownloadLifetime
         self.assetSweepInterval = assetSweepInterval
+        self.notificationQueueLifetime = notificationQueueLifetime
+        self.courierWait = courierWait
     }
 }

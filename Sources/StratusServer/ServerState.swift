@@ -10,6 +10,7 @@ struct ServerState: Sendable {
     let passwordHasher: PasswordHasher
     let signInThrottle: SignInThrottle
     let blobs: any BlobStore
+    let notifier: SubscriptionNotifier
     let assetURLs: AssetURLs
     /// A hash of a random password at the configured cost, checked against when an address has no account.
     let decoyPasswordHash: String

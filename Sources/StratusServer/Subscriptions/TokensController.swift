@@ -1,0 +1,77 @@
+import Foundation
+import Hummingbird
+import StratusModel
+import StratusStore
+
+/// `tokens/create` and `tokens/register` (`ckws-protocol.md` §6.2), under both `/database/1/...` and
+/// `/device/1/...`: a web courier queue on this server for the signed-in user's notifications.
+struct TokensController {
+    let server: ServerState
+
+    func register(on group: RouterGroup<StratusRequestContext>) {
+        group.post("tokens/create", use: create)
+        group.post("tokens/register", use: registerToken)
+    }
+
+    struct CreateRequest: Decodable {
+        var apnsEnvironment: String?
+    }
+
+    struct RegisterRequest: Decodable {
+        var apnsEnvironment: String?
+        var apnsToken: String
+    }
+
+    /// Answers `{apnsEnvironment, apnsToken, webcourierURL}`; the courier queue starts after the newest
+    /// notification, and lives for the configured time-to-live.
+    @Sendable func create(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let (authentication, user) = try await Self.signedIn(request, context, server)
+        let body = try await RequestBody.decode(CreateRequest.self, from: request, limit: 64 * 1024)
+        let environment = body.apnsEnvironment ?? "development"
+        guard ["development", "production"].contains(environment) else {
+            throw APIError.badRequest("apnsEnvironment must be development or production")
+        }
+        var generator = SystemRandomNumberGenerator()
+        let token = WebAuthTokens.base64URL((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let ttl = server.configuration.notificationQueueLifetime
+        try await server.store.savePushToken(PushToken(
+            token: token, containerID: authentication.container.id, environment: authentication.environment, user: user,
+            apnsEnvironment: environment, expiresAt: Authenticator.now() + Int64(ttl) * 1000,
+            cursor: try await server.store.latestNotificationID()
+        ))
+        let base = server.configuration.publicURL ?? "http://\(request.head.authority ?? "localhost")"
+        return JSONResponse.make(JSONWriter.object { writer in
+            writer.key("apnsEnvironment")
+            writer.string(environment)
+            writer.key("apnsToken")
+            writer.string(token)
+            writer.key("webcourierURL")
+            writer.string("\(base)/courier/1/\(token)?ttl=\(ttl)")
+        })
+    }
+
+    /// Accepts a token from `tokens/create` (its queue is already the user's).
+    @Sendable func registerToken(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let (_, user) = try await Self.signedIn(request, context, server)
+        let body = try await RequestBody.decode(RegisterRequest.self, from: request, limit: 64 * 1024)
+        guard let token = try await server.store.pushToken(body.apnsToken, now: Authenticator.now()), token.user == user else {
+            throw APIError.badRequest("apnsToken is not a token from tokens/create, and this server sends no notifications through Apple's push service")
+        }
+        return JSONResponse.make(JSONWriter.object { writer in
+            writer.key("apnsEnvironment")
+            writer.string(token.apnsEnvironment)
+            writer.key("apnsToken")
+            writer.string(token.token)
+        })
+    }
+
+    static func signedIn(_ request: Request, _ context: StratusRequestContext, _ server: ServerState) async throws -> (Authentication, String) {
+        let containerID = try context.parameters.require("container")
+        let environment = try context.parameters.require("environment")
+        let authentication = try await server.authenticator.authenticate(request, containerID: containerID, environment: environment)
+        guard let user = authentication.userRecordName else {
+            throw APIError(.authenticationRequired, "notifications are for a signed-in user (ckWebAuthToken)")
+        }
+        return (authentication, user)
+    }
+}

@@ -1,0 +1,45 @@
+import StratusModel
+
+/// A web courier token (`tokens/create`): one client's queue over its user's notifications.
+public struct PushToken: Sendable, Hashable {
+    public var token: String
+    public var containerID: String
+    public var environment: Environment
+    public var user: String
+    /// `development` or `production`, as the client asked.
+    public var apnsEnvironment: String
+    /// Milliseconds since 1970; the queue is forgotten after it.
+    public var expiresAt: Int64
+    /// The last notification this queue delivered.
+    public var cursor: Int64
+
+    public init(token: String, containerID: String, environment: Environment, user: String, apnsEnvironment: String, expiresAt: Int64, cursor: Int64) {
+        self.token = token
+        self.containerID = containerID
+        self.environment = environment
+        self.user = user
+        self.apnsEnvironment = apnsEnvironment
+        self.expiresAt = expiresAt
+        self.cursor = cursor
+    }
+}
+
+/// Storage of notifications and of the queues that deliver them.
+///
+/// Notifications are stored with the record changes that cause them (see ``RecordEventListener``); each
+/// user's notifications form one stream ordered by id, which courier queues and streams read from.
+public protocol NotificationStore: Sendable {
+    /// Sets what turns record changes into notifications. Without one, changes notify nobody.
+    func setRecordEventListener(_ listener: any RecordEventListener)
+    /// A user's notifications after `id`, oldest first.
+    func notifications(for user: String, containerID: String, environment: Environment, after id: Int64, limit: Int) async throws -> [StoredNotification]
+    /// The newest notification id of the store (0 when there is none).
+    func latestNotificationID() async throws -> Int64
+    func savePushToken(_ token: PushToken) async throws
+    /// The token, unless it does not exist or expired before `now`.
+    func pushToken(_ token: String, now: Int64) async throws -> PushToken?
+    /// Takes the next notification of a token's queue, moving its cursor past it.
+    func takeNotification(forToken token: String, now: Int64) async throws -> StoredNotification?
+    /// Forgets expired tokens and notifications created before `cutoff`.
+    func removeExpiredNotifications(now: Int64, createdBefore cutoff: Int64) async throws
+}
