@@ -18,17 +18,18 @@ import StratusStore
 /// - Parameters:
 ///   - blobs: where asset files are kept.
 ///   - services: long-lived parts to run beside the server, such as the store's background work. The
-///     collector of unreferenced assets is added to them.
+///     collector of unreferenced assets and the sweeper of expired notifications are added to them.
 public func buildApplication(
     configuration: ServerConfiguration, store: some Store, blobs: any BlobStore, services: [any Service] = [], logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
     let router = try await buildRouter(configuration: configuration, store: store, blobs: blobs)
     let collector = AssetCollector(store: store, blobs: blobs, configuration: configuration, logger: logger)
+    let sweeper = NotificationSweeper(store: store, configuration: configuration, logger: logger)
     return Application(
         router: router,
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Stratus"),
-        services: services + [collector],
+        services: services + [collector, sweeper],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )

@@ -37,6 +37,12 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var assets: AssetOptions
 
+    @Option(help: "Seconds a courier queue and its notifications are kept (STRATUS_NOTIFICATION_TTL). Default 43200.")
+    var notificationTTL: Int?
+
+    @Option(help: "Seconds a courier long poll waits before answering empty (STRATUS_COURIER_WAIT). Default 30.")
+    var courierWait: Double?
+
     func run() async throws {
         LoggingSystem.bootstrap { label in BufferedLogHandler(label: label) }
         defer { LogSink.standardError.flush() }
@@ -66,7 +72,9 @@ struct Serve: AsyncParsableCommand {
             maximumAssetBytes: try assets.maximumAssetBytes(),
             assetUploadLifetime: assets.uploadURLLifetime ?? environmentValue("STRATUS_UPLOAD_URL_LIFETIME").flatMap(Int.init) ?? 900,
             assetDownloadLifetime: assets.downloadURLLifetime ?? environmentValue("STRATUS_DOWNLOAD_URL_LIFETIME").flatMap(Int.init) ?? 3600,
-            assetSweepInterval: assets.assetSweepInterval ?? environmentValue("STRATUS_ASSET_SWEEP_INTERVAL").flatMap(Double.init) ?? 60
+            assetSweepInterval: assets.assetSweepInterval ?? environmentValue("STRATUS_ASSET_SWEEP_INTERVAL").flatMap(Double.init) ?? 60,
+            notificationQueueLifetime: notificationTTL ?? environmentValue("STRATUS_NOTIFICATION_TTL").flatMap(Int.init) ?? 43_200,
+            courierWait: courierWait ?? environmentValue("STRATUS_COURIER_WAIT").flatMap(Double.init) ?? 30
         )
         let blobs = try await assets.openBlobStore(dataFolder: folder)
         let host = configuration.host

@@ -160,3 +160,44 @@ enum ProcessMemory {
         try? "5".write(toFile: "/proc/\(pid)/clear_refs", atomically: false, encoding: .utf8)
     }
 }
+
+/// A server-sent event stream read over a loopback socket.
+final class EventStreamClient {
+    private let socket: Int32
+    private var buffer: [UInt8] = []
+
+    init(port: Int, path: String) throws {
+        socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw E2EFailure("cannot connect to port \(port)") }
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { Foundation.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    }
+
+    deinit { close(socket) }
+
+    /// The `data` of the next `notification` event, or `nil` when none arrives within `timeout` seconds.
+    func nextEvent(timeout: Double) -> String? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let text = String(decoding: buffer, as: UTF8.self)
+            if let start = text.range(of: "event: notification\ndata: "), let end = text[start.upperBound...].range(of: "\n\n") {
+                let data = String(text[start.upperBound..<end.lowerBound])
+                buffer = Array(text[end.upperBound...].utf8)
+                return data
+            }
+            var wait = timeval(tv_sec: 0, tv_usec: 100_000)
+            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+            var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+            let count = recv(socket, &chunk, chunk.count, 0)
+            if count > 0 { buffer += chunk[0..<count] } else if count == 0 { return nil }
+        }
+        return nil
+    }
+}

@@ -154,3 +154,24 @@ import Testing
         }
     }
 }
+
+@Suite struct NotificationExpiryTests {
+    @Test("courier queues and their notifications are forgotten after their time-to-live")
+    func queuesExpire() async throws {
+        try await TestServer.run(configure: { $0.courierWait = 0.1; $0.notificationQueueLifetime = 60 }) { client in
+            let token = try await client.createContainer()
+            let alice = try await client.signUp("alice@example.com", token: token)
+            _ = try await alice.post("public", "subscriptions/modify", #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"all","subscriptionType":"query","query":{"recordType":"Message"}}}]}"#)
+            let courier = try await NotificationsAPITests.courier(alice)
+            _ = try await NotificationsAPITests.post(alice, "m1", channel: "general", text: "hi")
+            try await client.parts.store.removeExpiredNotifications(
+                now: Int64(Date().addingTimeInterval(120).timeIntervalSince1970 * 1000),
+                createdBefore: Int64(Date().addingTimeInterval(60).timeIntervalSince1970 * 1000)
+            )
+            let expired = try await client.send(.get, courier)
+            #expect(expired.status == 404)
+            let missed = try await client.send(.get, "/notifications/1/\(TestServer.container)/development/changes?\(alice.query)&after=0")
+            #expect(missed["notifications"] == .array([]))
+        }
+    }
+}

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import StratusModel
+import ServiceLifecycle
 import StratusStore
 
 /// Delivers notifications to clients without Apple's push service:
@@ -82,13 +83,39 @@ struct CourierController {
                 }
                 if backlog.count < 200 { break }
             }
-            for await notification in arrivals where notification.id > last {
-                try await writer.write(ByteBuffer(string: Self.event(notification)))
-                last = notification.id
+            // Arrivals and a keep-alive comment every `heartbeat`; a write to a client that left fails and ends
+            // the stream, and so does the server shutting down.
+            let (items, continuation) = AsyncStream<StoredNotification?>.makeStream()
+            let forward = Task {
+                for await notification in arrivals { continuation.yield(notification) }
+                continuation.finish()
+            }
+            let heartbeat = Task {
+                while (try? await Task.sleep(for: Self.heartbeat)) != nil { continuation.yield(nil) }
+            }
+            defer {
+                forward.cancel()
+                heartbeat.cancel()
+            }
+            try await withGracefulShutdownHandler {
+                for await item in items {
+                    guard let notification = item else {
+                        try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
+                        continue
+                    }
+                    guard notification.id > last else { continue }
+                    try await writer.write(ByteBuffer(string: Self.event(notification)))
+                    last = notification.id
+                }
+            } onGracefulShutdown: {
+                continuation.finish()
             }
             try await writer.finish(nil)
         })
     }
+
+    /// How often an idle stream sends a comment, so that proxies keep it and dead clients are noticed.
+    static let heartbeat = Duration.seconds(15)
 
     @Sendable func changes(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let (authentication, user) = try await TokensController.signedIn(request, context, server)

@@ -1,0 +1,90 @@
+import Foundation
+import Testing
+
+/// Notifications through a real `stratus serve` process: the chat case over the courier and a stream, and
+/// a queue that outlives a crash.
+@Suite(.serialized) struct NotificationEndToEndTests {
+    static let container = "iCloud.com.example.Chat"
+
+    struct User {
+        let server: ServerProcess
+        let query: String
+
+        static func signUp(_ email: String, apiToken: String, on server: ServerProcess) async throws -> User {
+            let (status, user) = try await server.send(
+                "POST", "/auth/1/\(NotificationEndToEndTests.container)/development/signup?ckAPIToken=\(apiToken)",
+                body: #"{"emailAddress":"\#(email)","password":"long password"}"#
+            )
+            guard status == 201, let token = user["ckWebAuthToken"] as? String else { throw E2EFailure("sign-up answered \(status)") }
+            return User(server: server, query: "ckAPIToken=\(apiToken)&ckWebAuthToken=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+        }
+
+        func on(_ server: ServerProcess) -> User { User(server: server, query: query) }
+
+        func post(_ operation: String, _ body: String) async throws -> [String: Any] {
+            let (status, json) = try await server.send("POST", "/database/1/\(NotificationEndToEndTests.container)/development/public/\(operation)?\(query)", body: body)
+            guard status == 200 else { throw E2EFailure("\(operation) answered \(status): \(json)") }
+            return json
+        }
+
+        func say(_ text: String, in channel: String, name: String) async throws {
+            _ = try await post("records/modify", #"{"operations":[{"operationType":"create","record":{"recordName":"\#(name)","recordType":"Message","fields":{"channel":{"value":"\#(channel)"},"text":{"value":"\#(text)"}}}}]}"#)
+        }
+
+        /// Polls a courier path once and answers the payload's `af.text`, or `nil` for an empty answer.
+        func poll(_ courier: String) async throws -> String? {
+            let (status, json) = try await server.send("GET", courier)
+            guard status == 200 else { throw E2EFailure("the courier answered \(status)") }
+            return (((json["ck"] as? [String: Any])?["qry"] as? [String: Any])?["af"] as? [String: Any])?["text"] as? String
+        }
+    }
+
+    static func text(ofEvent data: String?) -> String? {
+        guard let data, let json = try? JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any] else { return nil }
+        return (((json["ck"] as? [String: Any])?["qry"] as? [String: Any])?["af"] as? [String: Any])?["text"] as? String
+    }
+
+    @Test("the chat case: A's courier and stream receive B's message of A's channel within a second, not others; the queue survives kill -9")
+    func chat() async throws {
+        let folder = EndToEndTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--courier-wait", "1"])
+        try server.start()
+        let apiToken = try await server.createContainer(Self.container)
+        let alice = try await User.signUp("a@example.com", apiToken: apiToken, on: server)
+        let bob = try await User.signUp("b@example.com", apiToken: apiToken, on: server)
+        try await bob.say("welcome", in: "random", name: "seed")
+        _ = try await alice.post("subscriptions/modify", #"""
+            {"operations":[{"operationType":"create","subscription":{"subscriptionID":"general","subscriptionType":"query",
+              "query":{"recordType":"Message","filterBy":[{"comparator":"EQUALS","fieldName":"channel","fieldValue":{"value":"general"}}]},
+              "notificationInfo":{"additionalFields":["text"],"shouldSendContentAvailable":true}}}]}
+            """#)
+        let created = try await alice.post("tokens/create", #"{"apnsEnvironment":"development"}"#)
+        let courierURL = try #require(created["webcourierURL"] as? String)
+        let courier = try #require(URLComponents(string: courierURL)).percentEncodedPath
+        let stream = try EventStreamClient(port: server.port, path: "/notifications/1/\(Self.container)/development/stream?\(alice.query)")
+        try await Task.sleep(for: .milliseconds(200))
+
+        let sent = ContinuousClock.now
+        try await bob.say("hello", in: "general", name: "m1")
+        #expect(Self.text(ofEvent: stream.nextEvent(timeout: 1)) == "hello")
+        #expect(try await alice.poll(courier) == "hello")
+        #expect(ContinuousClock.now - sent < .seconds(1))
+
+        try await bob.say("not for you", in: "random", name: "m2")
+        #expect(stream.nextEvent(timeout: 0.5) == nil)
+        #expect(try await alice.poll(courier) == nil)
+
+        // Saved, not yet delivered, then the server dies: the queue still has it after a restart.
+        try await bob.say("after the crash", in: "general", name: "m3")
+        server.kill()
+        let restarted = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--courier-wait", "1"])
+        try restarted.start()
+        defer { restarted.stop() }
+        #expect(try await alice.on(restarted).poll(courier) == "after the crash")
+        // A stream resumed from an id gets what came after it.
+        let resumed = try EventStreamClient(port: restarted.port, path: "/notifications/1/\(Self.container)/development/stream?\(alice.query)&after=0")
+        #expect(Self.text(ofEvent: resumed.nextEvent(timeout: 1)) == "hello")
+        #expect(Self.text(ofEvent: resumed.nextEvent(timeout: 1)) == "after the crash")
+    }
+}
