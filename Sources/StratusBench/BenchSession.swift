@@ -49,6 +49,7 @@ struct BenchSession: Sendable {
             RECORD TYPE Event (seq INT64, title STRING, GRANT READ TO "_world", GRANT CREATE TO "_icloud", GRANT WRITE TO "_creator");
             RECORD TYPE Item (bucket INT64 QUERYABLE, n INT64, title STRING,
                 GRANT READ TO "_world", GRANT CREATE TO "_icloud", GRANT WRITE TO "_creator");
+            RECORD TYPE Ping (n INT64, GRANT READ TO "_world", GRANT CREATE TO "_icloud", GRANT WRITE TO "_creator");
         """
 
     private static func string(_ key: String, in body: [UInt8]) throws -> String? {

@@ -82,6 +82,7 @@ public struct Benchmark: Sendable {
 
         log("full changes/zone sync of \(options.datasetSize) records (1 client)...")
         results.append(try await fullSync(session))
+        results += try await NotificationLatency(options: options, session: session).run(log: log)
         return BenchmarkReport(results: results, peakServerMemoryBytes: memory.peakBytes)
     }
 

@@ -52,8 +52,25 @@ final class HTTPConnection {
         close(socket)
     }
 
+    /// Reads whatever arrives next, for a response that never ends (server-sent events); `[]` when closed.
+    func readAvailable() -> [UInt8] {
+        if !inbound.isEmpty {
+            defer { inbound = [] }
+            return inbound
+        }
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let count = chunk.withUnsafeMutableBytes { read(socket, $0.baseAddress, $0.count) }
+        return count > 0 ? Array(chunk[0..<count]) : []
+    }
+
     /// Sends a request and reads its whole response.
     func send(_ method: String, _ path: String, body: String = "", headers: [(String, String)] = []) throws -> Response {
+        try begin(method, path, body: body, headers: headers)
+        return try readResponse()
+    }
+
+    /// Sends a request without waiting for its response (a long poll), to read it later with ``readResponse()``.
+    func begin(_ method: String, _ path: String, body: String = "", headers: [(String, String)] = []) throws {
         let request = RequestBytes.make(method, path, host: host, body: body, headers: headers)
         var offset = 0
         while offset < request.count {
@@ -61,6 +78,10 @@ final class HTTPConnection {
             guard written > 0 else { throw BenchError("the server closed the connection") }
             offset += written
         }
+    }
+
+    /// Reads the next whole response.
+    func readResponse() throws -> Response {
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while true {
             let parsed = inbound.withUnsafeBytes { ResponseParser.parse($0) }
