@@ -49,13 +49,15 @@ final class SubscriptionNotifier: RecordEventListener {
         var outcome = EventOutcome()
         var fired = Set<SubscriptionIndex.EntryKey>()
         for event in events {
-            let notificationID = UUID().uuidString.lowercased()
+            // One id per change, shared by the notifications of every subscription it fires.
+            var notificationID: String?
             for entry in index.candidates(zone: event.zone, record: event.record, fields: event.fields) where !fired.contains(entry.key) {
                 guard Self.fires(entry, on: event, schema: schema) else { continue }
+                if notificationID == nil { notificationID = UUID().uuidString.lowercased() }
                 outcome.notifications.append(PendingNotification(
                     containerID: event.zone.database.containerID, environment: event.zone.database.environment,
                     recipient: entry.stored.owner, subscriptionID: entry.stored.id,
-                    payload: NotificationPayload.render(entry, event: event, notificationID: notificationID)
+                    payload: NotificationPayload.render(entry, event: event, notificationID: notificationID!)
                 ))
                 if entry.input.firesOnce == true {
                     fired.insert(entry.key)
