@@ -229,6 +229,19 @@ enum SQLiteMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v7-push-devices") { db in
+            try db.execute(sql: """
+                -- Devices registered for Apple's push service (tokens/register with an APNs device token).
+                CREATE TABLE push_devices (
+                    token TEXT PRIMARY KEY,
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    user_record_name TEXT NOT NULL,
+                    apns_environment TEXT NOT NULL
+                );
+                CREATE INDEX push_devices_user ON push_devices (container_id, environment, user_record_name);
+                """)
+        }
         return migrator
     }
 }

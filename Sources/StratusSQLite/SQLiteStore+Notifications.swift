@@ -88,6 +88,33 @@ extension SQLiteStore: NotificationStore {
         }
     }
 
+    public func savePushDevice(_ device: PushDevice) async throws {
+        try await write { batch in
+            try batch.db.execute(
+                sql: "INSERT OR REPLACE INTO push_devices (token, container_id, environment, user_record_name, apns_environment) VALUES (?, ?, ?, ?, ?)",
+                arguments: [device.token, device.containerID, device.environment.rawValue, device.user, device.apnsEnvironment]
+            )
+        }
+    }
+
+    public func pushDevices(for user: String, containerID: String, environment: Environment) async throws -> [PushDevice] {
+        try await read { db in
+            try Row.fetchAll(
+                db, sql: "SELECT * FROM push_devices WHERE container_id = ? AND environment = ? AND user_record_name = ?",
+                arguments: [containerID, environment.rawValue, user]
+            ).map { row in
+                PushDevice(
+                    token: row["token"], containerID: row["container_id"], environment: Environment(rawValue: row["environment"]) ?? .development,
+                    user: row["user_record_name"], apnsEnvironment: row["apns_environment"]
+                )
+            }
+        }
+    }
+
+    public func deletePushDevice(token: String) async throws {
+        try await write { batch in try batch.db.execute(sql: "DELETE FROM push_devices WHERE token = ?", arguments: [token]) }
+    }
+
     public func removeExpiredNotifications(now: Int64, createdBefore cutoff: Int64) async throws {
         try await write { batch in
             try batch.db.execute(sql: "DELETE FROM push_tokens WHERE expires_at <= ?", arguments: [now])

@@ -44,7 +44,8 @@ public func buildRouter(configuration: ServerConfiguration, store: some Store, b
         SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
     }
     let hasher = PasswordHasher(rounds: configuration.passwordHashRounds)
-    let notifier = SubscriptionNotifier()
+    let pushSender = try configuration.apns.map { try APNsSender(configuration: $0, store: store, logger: Logger(label: "stratus.apns")) }
+    let notifier = SubscriptionNotifier(pushSender: pushSender)
     try await notifier.load(from: store)
     store.setRecordEventListener(notifier)
     let state = ServerState(

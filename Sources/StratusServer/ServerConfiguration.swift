@@ -28,13 +28,15 @@ public struct ServerConfiguration: Sendable {
     public var notificationQueueLifetime: Int
     /// How long a courier long poll waits for a notification before answering empty, in seconds. Default 30.
     public var courierWait: Double
+    /// Apple's push service, for devices registered with `tokens/register`; `nil` to send nothing through it.
+    public var apns: APNsConfiguration?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, adminKey: String, maximumRequestBytes: Int = 16 * 1024 * 1024,
         passwordHashRounds: Int = 210_000, sessionLifetime: Int = 14 * 24 * 3600, publicURL: String? = nil,
         logRequests: Bool = true, maximumAssetBytes: Int64 = 50 * 1024 * 1024, assetUploadLifetime: Int = 15 * 60,
         assetDownloadLifetime: Int = 3600, assetSweepInterval: Double = 60, notificationQueueLifetime: Int = 12 * 3600,
-        courierWait: Double = 30
+        courierWait: Double = 30, apns: APNsConfiguration? = nil
     ) {
         self.host = host
         self.port = port
@@ -50,5 +52,6 @@ public struct ServerConfiguration: Sendable {
         self.assetSweepInterval = assetSweepInterval
         self.notificationQueueLifetime = notificationQueueLifetime
         self.courierWait = courierWait
+        self.apns = apns
     }
 }

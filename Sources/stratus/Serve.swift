@@ -43,6 +43,8 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Seconds a courier long poll waits before answering empty (STRATUS_COURIER_WAIT). Default 30.")
     var courierWait: Double?
 
+    @OptionGroup var push: PushOptions
+
     func run() async throws {
         LoggingSystem.bootstrap { label in BufferedLogHandler(label: label) }
         defer { LogSink.standardError.flush() }
@@ -74,7 +76,8 @@ struct Serve: AsyncParsableCommand {
             assetDownloadLifetime: assets.downloadURLLifetime ?? environmentValue("STRATUS_DOWNLOAD_URL_LIFETIME").flatMap(Int.init) ?? 3600,
             assetSweepInterval: assets.assetSweepInterval ?? environmentValue("STRATUS_ASSET_SWEEP_INTERVAL").flatMap(Double.init) ?? 60,
             notificationQueueLifetime: notificationTTL ?? environmentValue("STRATUS_NOTIFICATION_TTL").flatMap(Int.init) ?? 43_200,
-            courierWait: courierWait ?? environmentValue("STRATUS_COURIER_WAIT").flatMap(Double.init) ?? 30
+            courierWait: courierWait ?? environmentValue("STRATUS_COURIER_WAIT").flatMap(Double.init) ?? 30,
+            apns: try push.configuration()
         )
         let blobs = try await assets.openBlobStore(dataFolder: folder)
         let host = configuration.host

@@ -10,7 +10,13 @@ import Synchronization
 /// with the change that caused them, and survive a restart like it.
 final class SubscriptionNotifier: RecordEventListener {
     private let index = Mutex(SubscriptionIndex())
+    /// Sends committed notifications to registered devices through Apple's push service, when configured.
+    private let pushSender: APNsSender?
     private let listeners = Mutex<[ListenerKey: [UUID: AsyncStream<StoredNotification>.Continuation]]>([:])
+
+    init(pushSender: APNsSender? = nil) {
+        self.pushSender = pushSender
+    }
 
     /// Whose notifications a listener waits for.
     struct ListenerKey: Hashable, Sendable {
@@ -91,6 +97,9 @@ final class SubscriptionNotifier: RecordEventListener {
             self.removed(id: removed.id, owner: removed.owner, database: removed.database)
         }
         guard !notifications.isEmpty else { return }
+        if let pushSender {
+            Task { await pushSender.deliver(notifications) }
+        }
         listeners.withLock { listeners in
             for stored in notifications {
                 let key = ListenerKey(containerID: stored.notification.containerID, environment: stored.notification.environment, user: stored.notification.recipient)

@@ -50,18 +50,34 @@ struct TokensController {
         })
     }
 
-    /// Accepts a token from `tokens/create` (its queue is already the user's).
+    /// Accepts a token from `tokens/create` (its queue is already the user's), or an APNs device token,
+    /// whose device then receives the user's notifications through Apple's push service.
     @Sendable func registerToken(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        let (_, user) = try await Self.signedIn(request, context, server)
+        let (authentication, user) = try await Self.signedIn(request, context, server)
         let body = try await RequestBody.decode(RegisterRequest.self, from: request, limit: 64 * 1024)
-        guard let token = try await server.store.pushToken(body.apnsToken, now: Authenticator.now()), token.user == user else {
-            throw APIError.badRequest("apnsToken is not a token from tokens/create, and this server sends no notifications through Apple's push service")
+        var environment = body.apnsEnvironment ?? "development"
+        if let token = try await server.store.pushToken(body.apnsToken, now: Authenticator.now()), token.user == user {
+            environment = token.apnsEnvironment
+        } else {
+            guard server.configuration.apns != nil else {
+                throw APIError.badRequest("apnsToken is not a token from tokens/create, and this server has no APNs key to send through Apple's push service")
+            }
+            let device = body.apnsToken.lowercased()
+            guard (32...200).contains(device.utf8.count), device.utf8.count % 2 == 0, device.allSatisfy(\.isHexDigit) else {
+                throw APIError.badRequest("apnsToken is neither a token from tokens/create nor an APNs device token (hexadecimal)")
+            }
+            guard ["development", "production"].contains(environment) else {
+                throw APIError.badRequest("apnsEnvironment must be development or production")
+            }
+            try await server.store.savePushDevice(PushDevice(
+                token: device, containerID: authentication.container.id, environment: authentication.environment, user: user, apnsEnvironment: environment
+            ))
         }
         return JSONResponse.make(JSONWriter.object { writer in
             writer.key("apnsEnvironment")
-            writer.string(token.apnsEnvironment)
+            writer.string(environment)
             writer.key("apnsToken")
-            writer.string(token.token)
+            writer.string(body.apnsToken)
         })
     }
 

@@ -24,6 +24,25 @@ public struct PushToken: Sendable, Hashable {
     }
 }
 
+/// A device that receives notifications through Apple's push service (`tokens/register`).
+public struct PushDevice: Sendable, Hashable {
+    /// The APNs device token, hexadecimal.
+    public var token: String
+    public var containerID: String
+    public var environment: Environment
+    public var user: String
+    /// `development` (APNs sandbox) or `production`.
+    public var apnsEnvironment: String
+
+    public init(token: String, containerID: String, environment: Environment, user: String, apnsEnvironment: String) {
+        self.token = token
+        self.containerID = containerID
+        self.environment = environment
+        self.user = user
+        self.apnsEnvironment = apnsEnvironment
+    }
+}
+
 /// Storage of notifications and of the queues that deliver them.
 ///
 /// Notifications are stored with the record changes that cause them (see ``RecordEventListener``); each
@@ -40,6 +59,12 @@ public protocol NotificationStore: Sendable {
     func pushToken(_ token: String, now: Int64) async throws -> PushToken?
     /// Takes the next notification of a token's queue, moving its cursor past it.
     func takeNotification(forToken token: String, now: Int64) async throws -> StoredNotification?
+    /// Registers (or moves to another user) a device for Apple's push service.
+    func savePushDevice(_ device: PushDevice) async throws
+    /// A user's registered devices.
+    func pushDevices(for user: String, containerID: String, environment: Environment) async throws -> [PushDevice]
+    /// Forgets a device Apple says is gone.
+    func deletePushDevice(token: String) async throws
     /// Forgets expired tokens and notifications created before `cutoff`.
     func removeExpiredNotifications(now: Int64, createdBefore cutoff: Int64) async throws
 }
