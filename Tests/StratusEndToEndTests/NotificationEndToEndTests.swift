@@ -75,6 +75,20 @@ import Testing
         #expect(stream.nextEvent(timeout: 0.5) == nil)
         #expect(try await alice.poll(courier) == nil)
 
+        // B's edit arrives as an update (fo 2) and B's deletion as a deletion (fo 3), on both.
+        _ = try await bob.post("records/modify", #"{"operations":[{"operationType":"forceUpdate","record":{"recordName":"m1","fields":{"text":{"value":"hello, edited"}}}}]}"#)
+        let edit = stream.nextEvent(timeout: 1)
+        #expect(Self.text(ofEvent: edit) == "hello, edited")
+        #expect(edit?.contains(#""fo":2"#) == true)
+        #expect(try await alice.poll(courier) == "hello, edited")
+        _ = try await bob.post("records/modify", #"{"operations":[{"operationType":"forceDelete","record":{"recordName":"m1"}}]}"#)
+        let deletion = stream.nextEvent(timeout: 1)
+        #expect(deletion?.contains(#""fo":3"#) == true)
+        #expect(deletion?.contains(#""rid":"m1""#) == true)
+        let (status, polled) = try await server.send("GET", courier)
+        #expect(status == 200)
+        #expect(((polled["ck"] as? [String: Any])?["qry"] as? [String: Any])?["fo"] as? Int == 3)
+
         // Saved, not yet delivered, then the server dies: the queue still has it after a restart.
         try await bob.say("after the crash", in: "general", name: "m3")
         server.kill()
@@ -85,6 +99,8 @@ import Testing
         // A stream resumed from an id gets what came after it.
         let resumed = try EventStreamClient(port: restarted.port, path: "/notifications/1/\(Self.container)/development/stream?\(alice.query)&after=0")
         #expect(Self.text(ofEvent: resumed.nextEvent(timeout: 1)) == "hello")
+        #expect(Self.text(ofEvent: resumed.nextEvent(timeout: 1)) == "hello, edited")
+        _ = resumed.nextEvent(timeout: 1)
         #expect(Self.text(ofEvent: resumed.nextEvent(timeout: 1)) == "after the crash")
     }
 }

@@ -77,6 +77,22 @@ import Testing
         }
     }
 
+    @Test("tokens/create and tokens/register also answer under /device/1")
+    func devicePaths() async throws {
+        try await TestServer.run { client in
+            let token = try await client.createContainer()
+            let alice = try await client.signUp("alice@example.com", token: token)
+            let created = try await client.send(.post, "/device/1/\(TestServer.container)/development/tokens/create?\(alice.query)", body: #"{"apnsEnvironment":"production"}"#)
+            #expect(created["apnsEnvironment"] == .string("production"))
+            guard case .string(let apnsToken)? = created["apnsToken"] else { Issue.record("\(created.json)"); return }
+            let registered = try await client.send(.post, "/device/1/\(TestServer.container)/development/tokens/register?\(alice.query)", body: #"{"apnsToken":"\#(apnsToken)"}"#)
+            #expect(registered.status == 200)
+            #expect(registered["apnsEnvironment"] == .string("production"))
+            let anonymous = try await client.send(.post, "/device/1/\(TestServer.container)/development/tokens/create?ckAPIToken=\(token)", body: "{}")
+            #expect(anonymous.errorCode == "AUTHENTICATION_REQUIRED")
+        }
+    }
+
     @Test("a long poll waiting when a message is saved answers it at once")
     func longPollWakesUp() async throws {
         try await TestServer.run(configure: { $0.courierWait = 10 }) { client in
