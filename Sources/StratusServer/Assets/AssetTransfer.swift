@@ -23,8 +23,7 @@ struct AssetTransfer {
 
     /// A new receipt: 32 random bytes, base64url.
     static func newReceipt() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return WebAuthTokens.base64URL((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        Authenticator.randomBase64URL(bytes: 32)
     }
 
     // MARK: - Upload

@@ -147,6 +147,12 @@ final class Authenticator: Sendable {
         Int64(Date().timeIntervalSince1970 * 1000)
     }
 
+    /// `bytes` random bytes as unpadded base64url: receipts and courier tokens.
+    static func randomBase64URL(bytes: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return WebAuthTokens.base64URL((0..<bytes).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+
     static func randomHex(bytes: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()

@@ -61,10 +61,3 @@ enum SubscriptionRules {
         return try JSONValue(encoding: zone.wireZoneID)
     }
 }
-
-extension JSONValue {
-    /// The JSON of an `Encodable` value.
-    init(encoding value: some Encodable) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
-    }
-}

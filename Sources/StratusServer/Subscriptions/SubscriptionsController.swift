@@ -126,12 +126,3 @@ struct SubscriptionsController {
         writer.endObject()
     }
 }
-
-/// Decodes a value parsed already as JSON into a `Decodable` type.
-enum JSONValueDecoder {
-    static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-        var writer = JSONWriter()
-        value.write(to: &writer)
-        return try JSONDecoder().decode(type, from: Data(writer.bytes))
-    }
-}

@@ -31,8 +31,7 @@ struct TokensController {
         guard ["development", "production"].contains(environment) else {
             throw APIError.badRequest("apnsEnvironment must be development or production")
         }
-        var generator = SystemRandomNumberGenerator()
-        let token = WebAuthTokens.base64URL((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let token = Authenticator.randomBase64URL(bytes: 32)
         let ttl = server.configuration.notificationQueueLifetime
         try await server.store.savePushToken(PushToken(
             token: token, containerID: authentication.container.id, environment: authentication.environment, user: user,
