@@ -242,6 +242,13 @@ enum SQLiteMigrations {
                 CREATE INDEX push_devices_user ON push_devices (container_id, environment, user_record_name);
                 """)
         }
+        migrator.registerMigration("v8-discoverability") { db in
+            try db.execute(sql: """
+                ALTER TABLE accounts ADD COLUMN phone_number TEXT;
+                ALTER TABLE accounts ADD COLUMN discoverable INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX accounts_phone ON accounts (container_id, phone_number) WHERE phone_number IS NOT NULL;
+                """)
+        }
         return migrator
     }
 }

@@ -42,12 +42,13 @@ extension SQLiteStore: AccountStore {
             if taken { throw StorageError(.alreadyExists, "an account with this email address exists already") }
             try db.execute(
                 sql: """
-                    INSERT INTO accounts (container_id, user_record_name, email, password_hash, given_name, family_name, created_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO accounts (container_id, user_record_name, email, password_hash, given_name, family_name, phone_number,
+                        discoverable, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     account.containerID, account.userRecordName, account.emailAddress, account.passwordHash,
-                    account.givenName, account.familyName, account.createdAt,
+                    account.givenName, account.familyName, account.phoneNumber, account.isDiscoverable, account.createdAt,
                 ]
             )
             // Every user has a record of the built-in Users type in each environment's public database.
@@ -81,8 +82,26 @@ extension SQLiteStore: AccountStore {
         Account(
             containerID: row["container_id"], userRecordName: row["user_record_name"], emailAddress: row["email"],
             passwordHash: row["password_hash"], givenName: row["given_name"], familyName: row["family_name"],
-            createdAt: row["created_at"]
+            phoneNumber: row["phone_number"], isDiscoverable: row["discoverable"], createdAt: row["created_at"]
         )
+    }
+
+    public func account(containerID: String, phoneNumber: String) async throws -> Account? {
+        try await read { db in
+            try Row.fetchOne(
+                db, sql: "SELECT * FROM accounts WHERE container_id = ? AND phone_number = ?", arguments: [containerID, phoneNumber]
+            ).map(Self.account(from:))
+        }
+    }
+
+    public func setDiscoverable(_ discoverable: Bool, containerID: String, userRecordName: String) async throws {
+        try await write { batch in
+            try batch.db.execute(
+                sql: "UPDATE accounts SET discoverable = ? WHERE container_id = ? AND user_record_name = ?",
+                arguments: [discoverable, containerID, userRecordName]
+            )
+            guard batch.db.changesCount == 1 else { throw StorageError(.notFound, "the account does not exist") }
+        }
     }
 
     public func createSession(_ session: Session) async throws {

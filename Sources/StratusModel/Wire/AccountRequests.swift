@@ -4,13 +4,38 @@ public struct SignInRequest: Sendable, Hashable, Codable {
     public var password: String
     public var givenName: String?
     public var familyName: String?
+    /// Sign-up only: lets discoverable users be found by phone number.
+    public var phoneNumber: String?
 
-    public init(emailAddress: String, password: String, givenName: String? = nil, familyName: String? = nil) {
+    public init(emailAddress: String, password: String, givenName: String? = nil, familyName: String? = nil, phoneNumber: String? = nil) {
         self.emailAddress = emailAddress
         self.password = password
         self.givenName = givenName
         self.familyName = familyName
+        self.phoneNumber = phoneNumber
     }
+}
+
+/// The body of `auth/1/.../discoverability`: whether other users may find the caller.
+public struct DiscoverabilityRequest: Sendable, Hashable, Codable {
+    public var discoverable: Bool
+}
+
+/// What `users/discover` looks users up by; one of the keys is set.
+public struct UserLookupInfo: Sendable, Hashable, Codable {
+    public var emailAddress: String?
+    public var phoneNumber: String?
+    public var userRecordName: String?
+}
+
+/// The `users/discover` request body.
+public struct DiscoverUsersRequest: Sendable, Hashable, Decodable {
+    public var lookupInfos: [UserLookupInfo]
+}
+
+/// The body of the older `users/lookup/email` and `users/lookup/id`.
+public struct LookupUsersRequest: Sendable, Hashable, Decodable {
+    public var users: [UserLookupInfo]
 }
 
 /// The answer to sign-up and sign-in.

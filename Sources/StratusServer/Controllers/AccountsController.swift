@@ -12,6 +12,35 @@ struct AccountsController {
         group.post("signup", use: signUp)
         group.post("signin", use: signIn)
         group.post("signout", use: signOut)
+        group.post("discoverability", use: discoverability)
+    }
+
+    /// Lets the signed-in user be found by other users (`users/discover`), or stops it: Stratus's
+    /// counterpart of CloudKit asking the user for permission. Answers `{discoverable, userRecordName}`.
+    @Sendable func discoverability(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let authentication = try await authenticate(request, context)
+        guard let user = authentication.userRecordName else {
+            throw APIError(.authenticationRequired, "discoverability is set by a signed-in user (ckWebAuthToken)")
+        }
+        let body = try await RequestBody.decode(DiscoverabilityRequest.self, from: request, limit: 64 * 1024)
+        try await server.store.setDiscoverable(body.discoverable, containerID: authentication.container.id, userRecordName: user)
+        return JSONResponse.make(JSONWriter.object { writer in
+            writer.key("discoverable")
+            writer.bool(body.discoverable)
+            writer.key("userRecordName")
+            writer.string(user)
+        })
+    }
+
+    /// A phone number as accounts keep it: its digits, with a leading `+` when it had one.
+    /// - Throws: `BAD_REQUEST` for something with fewer than 5 or more than 20 digits.
+    static func normalizedPhoneNumber(_ text: String) throws -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let digits = trimmed.filter(\.isASCII).filter(\.isNumber)
+        guard (5...20).contains(digits.count), trimmed.allSatisfy({ $0.isNumber || " +-().".contains($0) }) else {
+            throw APIError.badRequest("'\(text)' is not a phone number")
+        }
+        return (trimmed.hasPrefix("+") ? "+" : "") + digits
     }
 
     private func authenticate(_ request: Request, _ context: StratusRequestContext) async throws -> Authentication {
@@ -32,11 +61,15 @@ struct AccountsController {
         if try await server.store.account(containerID: containerID, emailAddress: email) != nil {
             throw APIError(.exists, "an account with this email address exists already")
         }
+        let phoneNumber = try body.phoneNumber.flatMap(Self.nonEmpty).map(Self.normalizedPhoneNumber)
+        if let phoneNumber, try await server.store.account(containerID: containerID, phoneNumber: phoneNumber) != nil {
+            throw APIError(.exists, "an account with this phone number exists already")
+        }
         let account = Account(
             containerID: containerID, userRecordName: "_" + Authenticator.randomHex(bytes: 16), emailAddress: email,
             passwordHash: try server.passwordHasher.hash(body.password),
             givenName: body.givenName.flatMap(Self.nonEmpty), familyName: body.familyName.flatMap(Self.nonEmpty),
-            createdAt: Authenticator.now()
+            phoneNumber: phoneNumber, createdAt: Authenticator.now()
         )
         try await server.store.createAccount(account)
         let token = try await server.authenticator.startSession(for: account)

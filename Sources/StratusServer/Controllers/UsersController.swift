@@ -2,7 +2,8 @@ import Hummingbird
 import StratusModel
 import StratusStore
 
-/// `users/caller` and the older `users/current` (`ckws-protocol.md` §9).
+/// `users/caller`, `users/discover`, and the older `users/current` and `users/lookup/email|id`
+/// (`ckws-protocol.md` §9). Other users are found only when they made themselves discoverable.
 struct UsersController {
     let server: ServerState
 
@@ -11,6 +12,90 @@ struct UsersController {
         group.post("users/caller", use: caller)
         group.get("users/current", use: current)
         group.post("users/current", use: current)
+        group.post("users/discover", use: discover)
+        group.post("users/lookup/email", use: lookupByEmail)
+        group.post("users/lookup/id", use: lookupByID)
+    }
+
+    /// `{users: [identity]}` for the lookup infos that name a discoverable user; the others are left out.
+    @Sendable func discover(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let call = try await DatabaseCall.resolve(request, context, using: server)
+        _ = try call.requireUser()
+        let body = try await call.decode(DiscoverUsersRequest.self, from: request)
+        let found = try await discoverable(body.lookupInfos, call: call)
+        return call.respond(JSONWriter.object { writer in
+            writer.array("users", found) { writer, match in
+                writer.beginObject()
+                writer.key("lookupInfo")
+                writer.beginObject()
+                for (key, value) in [("emailAddress", match.info.emailAddress), ("phoneNumber", match.info.phoneNumber), ("userRecordName", match.info.userRecordName)] {
+                    guard let value else { continue }
+                    writer.key(key)
+                    writer.string(value)
+                }
+                writer.endObject()
+                writer.key("nameComponents")
+                Self.writeNameComponents(match.account, to: &writer)
+                writer.key("userRecordName")
+                writer.string(match.account.userRecordName)
+                writer.endObject()
+            }
+        })
+    }
+
+    @Sendable func lookupByEmail(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try await legacyLookup(request, context)
+    }
+
+    @Sendable func lookupByID(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try await legacyLookup(request, context)
+    }
+
+    /// `{users: [{userRecordName, firstName, lastName, emailAddress}]}`, the older user dictionary.
+    private func legacyLookup(_ request: Request, _ context: StratusRequestContext) async throws -> Response {
+        let call = try await DatabaseCall.resolve(request, context, using: server)
+        _ = try call.requireUser()
+        let body = try await call.decode(LookupUsersRequest.self, from: request)
+        let found = try await discoverable(body.users, call: call)
+        return call.respond(JSONWriter.object { writer in
+            writer.array("users", found) { writer, match in
+                writer.beginObject()
+                writer.key("emailAddress")
+                writer.string(match.account.emailAddress)
+                writer.key("firstName")
+                if let given = match.account.givenName { writer.string(given) } else { writer.null() }
+                writer.key("lastName")
+                if let family = match.account.familyName { writer.string(family) } else { writer.null() }
+                writer.key("userRecordName")
+                writer.string(match.account.userRecordName)
+                writer.endObject()
+            }
+        })
+    }
+
+    /// The discoverable accounts that lookup infos name, each with the info that found it.
+    private func discoverable(_ infos: [UserLookupInfo], call: DatabaseCall) async throws -> [(info: UserLookupInfo, account: Account)] {
+        guard infos.count <= RecordLimits.maximumResults else {
+            throw APIError.badRequest("a lookup may name at most \(RecordLimits.maximumResults) users")
+        }
+        let container = call.authentication.container.id
+        var found: [(UserLookupInfo, Account)] = []
+        for info in infos {
+            var account: Account?
+            if let email = info.emailAddress {
+                account = try await server.store.account(containerID: container, emailAddress: email.trimmingCharacters(in: .whitespaces).lowercased())
+            } else if let phone = info.phoneNumber {
+                account = try await server.store.account(containerID: container, phoneNumber: try AccountsController.normalizedPhoneNumber(phone))
+            } else if let name = info.userRecordName {
+                account = try await server.store.account(containerID: container, userRecordName: name)
+            } else {
+                throw APIError.badRequest("each lookup info needs emailAddress, phoneNumber or userRecordName")
+            }
+            if let account, account.isDiscoverable {
+                found.append((info, account))
+            }
+        }
+        return found
     }
 
     private func account(_ call: DatabaseCall) async throws -> Account {
@@ -63,6 +148,12 @@ struct UsersController {
         writer.string(account.userRecordName)
         writer.endObject()
         writer.key("nameComponents")
+        writeNameComponents(account, to: &writer)
+        writer.key("userRecordName")
+        writer.string(account.userRecordName)
+    }
+
+    static func writeNameComponents(_ account: Account, to writer: inout JSONWriter) {
         writer.beginObject()
         if let given = account.givenName {
             writer.key("givenName")
@@ -73,7 +164,5 @@ struct UsersController {
             writer.string(family)
         }
         writer.endObject()
-        writer.key("userRecordName")
-        writer.string(account.userRecordName)
     }
 }

@@ -24,6 +24,12 @@ public protocol AccountStore: Sendable {
     /// The account with that user record name in a container.
     func account(containerID: String, userRecordName: String) async throws -> Account?
 
+    /// The account with that phone number (as ``Account/phoneNumber`` keeps it) in a container.
+    func account(containerID: String, phoneNumber: String) async throws -> Account?
+    /// Lets other users discover an account, or stops them.
+    /// - Throws: ``StorageError/Code/notFound`` when there is no such account.
+    func setDiscoverable(_ discoverable: Bool, containerID: String, userRecordName: String) async throws
+
     func createSession(_ session: Session) async throws
     func session(id: String) async throws -> Session?
     /// Removes a session; removing a missing one is not an error.

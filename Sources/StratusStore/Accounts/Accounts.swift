@@ -27,12 +27,18 @@ public struct Account: Sendable, Hashable {
     public var passwordHash: String
     public var givenName: String?
     public var familyName: String?
+    /// Digits, with a leading `+` when given in international form.
+    public var phoneNumber: String?
+    /// Whether other users may find this one by email address, phone number or record name (`users/discover`).
+    public var isDiscoverable: Bool
     public var createdAt: Int64
 
     public init(
         containerID: String, userRecordName: String, emailAddress: String, passwordHash: String,
-        givenName: String?, familyName: String?, createdAt: Int64
+        givenName: String?, familyName: String?, phoneNumber: String? = nil, isDiscoverable: Bool = false, createdAt: Int64
     ) {
+        self.phoneNumber = phoneNumber
+        self.isDiscoverable = isDiscoverable
         self.containerID = containerID
         self.userRecordName = userRecordName
         self.emailAddress = emailAddress
