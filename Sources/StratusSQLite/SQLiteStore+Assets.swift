@@ -106,12 +106,7 @@ extension SQLiteStore: AssetStore {
 
     static func storedAsset(from row: Row) -> StoredAsset {
         StoredAsset(
-            id: row["id"],
-            database: DatabaseRef(
-                containerID: row["container_id"], environment: Environment(rawValue: row["environment"]) ?? .development,
-                scope: DatabaseScope(rawValue: row["scope"]) ?? .public, ownerRecordName: row["owner"]
-            ),
-            size: row["size"], fileChecksum: row["checksum"], contentType: row["content_type"]
+            id: row["id"], database: database(from: row), size: row["size"], fileChecksum: row["checksum"], contentType: row["content_type"]
         )
     }
 }

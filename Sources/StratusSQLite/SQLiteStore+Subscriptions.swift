@@ -53,12 +53,7 @@ extension SQLiteStore: SubscriptionStore {
 
     private static func subscription(from row: Row) -> StoredSubscription {
         StoredSubscription(
-            id: row["id"],
-            database: DatabaseRef(
-                containerID: row["container_id"], environment: Environment(rawValue: row["environment"]) ?? .development,
-                scope: DatabaseScope(rawValue: row["scope"]) ?? .public, ownerRecordName: row["db_owner"]
-            ),
-            owner: row["owner"], body: row["body"], createdAt: row["created_at"]
+            id: row["id"], database: database(from: row, ownerColumn: "db_owner"), owner: row["owner"], body: row["body"], createdAt: row["created_at"]
         )
     }
 }

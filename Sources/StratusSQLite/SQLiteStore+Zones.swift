@@ -21,6 +21,14 @@ extension SQLiteStore {
         [database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName]
     }
 
+    /// The database a row names in its `container_id`, `environment`, `scope` and owner columns.
+    static func database(from row: Row, ownerColumn: String = "owner") -> DatabaseRef {
+        DatabaseRef(
+            containerID: row["container_id"], environment: Environment(rawValue: row["environment"]) ?? .development,
+            scope: DatabaseScope(rawValue: row["scope"]) ?? .public, ownerRecordName: row[ownerColumn]
+        )
+    }
+
     /// The live zone's row, if the zone exists.
     static func liveZone(_ zone: ZoneRef, db: Database) throws -> ZoneRow? {
         let id = try Int64.fetchOne(

@@ -12,9 +12,23 @@ struct AssetURLs: Sendable {
     /// The HMAC key's bytes.
     let key: Data
 
+    /// A database as claims name it, in short keys to keep URLs short.
+    struct DatabaseClaim: Codable, Sendable, Hashable {
+        var c: String
+        var e: Environment
+        var s: DatabaseScope
+        var o: String
+
+        init(_ database: DatabaseRef) {
+            (c, e, s, o) = (database.containerID, database.environment, database.scope, database.ownerRecordName)
+        }
+
+        var database: DatabaseRef { DatabaseRef(containerID: c, environment: e, scope: s, ownerRecordName: o) }
+    }
+
     /// What an upload URL lets its holder do: upload one file for one field of one database.
     struct Upload: Codable, Sendable, Hashable {
-        var database: DatabaseRef
+        private var databaseClaim: DatabaseClaim
         var zoneName: String
         var recordType: String
         var fieldName: String
@@ -22,25 +36,45 @@ struct AssetURLs: Sendable {
         /// Milliseconds since 1970.
         var expiresAt: Int64
 
+        var database: DatabaseRef { databaseClaim.database }
+
+        init(database: DatabaseRef, zoneName: String, recordType: String, fieldName: String, recordName: String, expiresAt: Int64) {
+            databaseClaim = DatabaseClaim(database)
+            self.zoneName = zoneName
+            self.recordType = recordType
+            self.fieldName = fieldName
+            self.recordName = recordName
+            self.expiresAt = expiresAt
+        }
+
         enum CodingKeys: String, CodingKey {
-            case container = "c", environment = "e", scope = "s", owner = "o"
-            case zoneName = "z", recordType = "t", fieldName = "f", recordName = "r", expiresAt = "x"
+            case databaseClaim = "d", zoneName = "z", recordType = "t", fieldName = "f", recordName = "r", expiresAt = "x"
         }
     }
 
     /// What a download URL lets its holder do: read one asset while one record field holds it.
     struct Download: Codable, Sendable, Hashable {
         var assetID: String
-        var database: DatabaseRef
+        private var databaseClaim: DatabaseClaim
         var zoneName: String
         var recordName: String
         var fieldName: String
         /// Milliseconds since 1970.
         var expiresAt: Int64
 
+        var database: DatabaseRef { databaseClaim.database }
+
+        init(assetID: String, database: DatabaseRef, zoneName: String, recordName: String, fieldName: String, expiresAt: Int64) {
+            self.assetID = assetID
+            databaseClaim = DatabaseClaim(database)
+            self.zoneName = zoneName
+            self.recordName = recordName
+            self.fieldName = fieldName
+            self.expiresAt = expiresAt
+        }
+
         enum CodingKeys: String, CodingKey {
-            case assetID = "a", container = "c", environment = "e", scope = "s", owner = "o"
-            case zoneName = "z", recordName = "r", fieldName = "f", expiresAt = "x"
+            case assetID = "a", databaseClaim = "d", zoneName = "z", recordName = "r", fieldName = "f", expiresAt = "x"
         }
     }
 
@@ -78,67 +112,5 @@ struct AssetURLs: Sendable {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
         return Data(base64Encoded: base64)
-    }
-}
-
-extension AssetURLs.Upload {
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        database = try DatabaseRef(claimsIn: container, CodingKeys.container, CodingKeys.environment, CodingKeys.scope, CodingKeys.owner)
-        zoneName = try container.decode(String.self, forKey: .zoneName)
-        recordType = try container.decode(String.self, forKey: .recordType)
-        fieldName = try container.decode(String.self, forKey: .fieldName)
-        recordName = try container.decode(String.self, forKey: .recordName)
-        expiresAt = try container.decode(Int64.self, forKey: .expiresAt)
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try database.encodeClaims(into: &container, CodingKeys.container, CodingKeys.environment, CodingKeys.scope, CodingKeys.owner)
-        try container.encode(zoneName, forKey: .zoneName)
-        try container.encode(recordType, forKey: .recordType)
-        try container.encode(fieldName, forKey: .fieldName)
-        try container.encode(recordName, forKey: .recordName)
-        try container.encode(expiresAt, forKey: .expiresAt)
-    }
-}
-
-extension AssetURLs.Download {
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        assetID = try container.decode(String.self, forKey: .assetID)
-        database = try DatabaseRef(claimsIn: container, CodingKeys.container, CodingKeys.environment, CodingKeys.scope, CodingKeys.owner)
-        zoneName = try container.decode(String.self, forKey: .zoneName)
-        recordName = try container.decode(String.self, forKey: .recordName)
-        fieldName = try container.decode(String.self, forKey: .fieldName)
-        expiresAt = try container.decode(Int64.self, forKey: .expiresAt)
-    }
-
-    func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(assetID, forKey: .assetID)
-        try database.encodeClaims(into: &container, CodingKeys.container, CodingKeys.environment, CodingKeys.scope, CodingKeys.owner)
-        try container.encode(zoneName, forKey: .zoneName)
-        try container.encode(recordName, forKey: .recordName)
-        try container.encode(fieldName, forKey: .fieldName)
-        try container.encode(expiresAt, forKey: .expiresAt)
-    }
-}
-
-extension DatabaseRef {
-    fileprivate init<Key: CodingKey>(claimsIn container: KeyedDecodingContainer<Key>, _ id: Key, _ environment: Key, _ scope: Key, _ owner: Key) throws {
-        self.init(
-            containerID: try container.decode(String.self, forKey: id),
-            environment: try container.decode(Environment.self, forKey: environment),
-            scope: try container.decode(DatabaseScope.self, forKey: scope),
-            ownerRecordName: try container.decode(String.self, forKey: owner)
-        )
-    }
-
-    fileprivate func encodeClaims<Key: CodingKey>(into container: inout KeyedEncodingContainer<Key>, _ id: Key, _ environment: Key, _ scope: Key, _ owner: Key) throws {
-        try container.encode(containerID, forKey: id)
-        try container.encode(self.environment, forKey: environment)
-        try container.encode(self.scope, forKey: scope)
-        try container.encode(ownerRecordName, forKey: owner)
     }
 }
