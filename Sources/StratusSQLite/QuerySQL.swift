@@ -177,6 +177,22 @@ struct QuerySQL {
         arguments += [user]
     }
 
+    /// Only the given roots and the records beneath them (through `parent`) in one zone.
+    mutating func restrict(toTreesUnder roots: [String], zoneID: Int64) {
+        guard !roots.isEmpty else {
+            conditions.append("0")
+            return
+        }
+        let placeholders = Array(repeating: "?", count: roots.count).joined(separator: ", ")
+        conditions.append("""
+            r.id IN (WITH RECURSIVE tree(id, name) AS (
+                SELECT id, name FROM records WHERE zone_id = ? AND name IN (\(placeholders)) AND deleted = 0
+                UNION SELECT c.id, c.name FROM records c JOIN tree ON c.zone_id = ? AND c.parent = tree.name WHERE c.deleted = 0
+            ) SELECT id FROM tree)
+            """)
+        arguments += [zoneID] + StatementArguments(roots) + [zoneID]
+    }
+
     // MARK: - Sorting
 
     mutating func add(_ sort: SortDescriptor) {

@@ -6,7 +6,7 @@ import StratusStore
 struct RecordRow: Sendable {
     static let columns =
         "r.id, r.name, r.type, r.change_tag, r.fields, r.created_at, r.created_by, r.created_device, "
-        + "r.modified_at, r.modified_by, r.modified_device, r.deleted, r.zone_id"
+        + "r.modified_at, r.modified_by, r.modified_device, r.deleted, r.zone_id, r.parent, r.share_name"
 
     var id: Int64
     var name: String
@@ -17,6 +17,8 @@ struct RecordRow: Sendable {
     var modified: RecordStamp
     var deleted: Bool
     var zoneID: Int64
+    var parent: String?
+    var share: String?
 
     /// Reads a row selected with ``columns``, which must come first in the select list.
     init(row: Row) {
@@ -29,13 +31,25 @@ struct RecordRow: Sendable {
         modified = RecordStamp(timestamp: row[8], userRecordName: row[9], deviceID: row[10])
         deleted = row[11]
         zoneID = row[12]
+        parent = row[13]
+        share = row[14]
     }
 
+    /// The record, without share details (which only share records have).
     func record(in zone: ZoneID) -> Record {
         Record(
             recordName: name, recordType: type, recordChangeTag: changeTag, fields: fields,
-            created: created, modified: modified, zoneID: zone
+            created: created, modified: modified, zoneID: zone, parent: parent, share: share
         )
+    }
+
+    /// The record, with its participants when it is a live share.
+    func record(in zone: ZoneID, db: Database) throws -> Record {
+        var record = record(in: zone)
+        if type == ShareRecords.recordType && !deleted {
+            record.shareDetails = try ShareRows.details(ofShareRecord: id, db: db)
+        }
+        return record
     }
 
     static func fetch(zoneID: Int64, name: String, db: Database) throws -> RecordRow? {

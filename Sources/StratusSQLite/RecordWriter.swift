@@ -12,7 +12,7 @@ struct RecordWriter {
     /// The changes applied, for subscriptions.
     let events = RecordEventLog()
 
-    private var db: Database { batch.db }
+    var db: Database { batch.db }
     private var schemaKey: SchemaKey {
         SchemaKey(containerID: zone.zone.database.containerID, environment: zone.zone.database.environment)
     }
@@ -22,6 +22,9 @@ struct RecordWriter {
     func apply(_ operation: RecordOperation, prepared: PreparedFields? = nil) throws -> RecordOperationResult {
         let existing = try RecordRow.fetch(zoneID: zone.id, name: operation.recordName, db: db)
         let live = existing.flatMap { $0.deleted ? nil : $0 }
+        if let access = try participantAccess(), let outcome = try checkParticipant(operation, live: live, access: access) {
+            return outcome
+        }
 
         if let live, operation.type.requiresChangeTag {
             guard let tag = operation.recordChangeTag else {
@@ -31,7 +34,7 @@ struct RecordWriter {
                 return .failed(RecordFailure(
                     recordName: operation.recordName,
                     error: StorageError(.conflict, "the record was changed since its recordChangeTag was read"),
-                    serverRecord: live.record(in: zone.zone.wireZoneID)
+                    serverRecord: try live.record(in: zone.zone.wireZoneID, db: db)
                 ))
             }
         }
@@ -59,6 +62,13 @@ struct RecordWriter {
         if live == nil && recordType == Schema.usersType {
             throw StorageError(.accessDenied, "Users records are created by signing up")
         }
+        if recordType == ShareRecords.recordType {
+            return try saveShare(operation, existing: existing, live: live)
+        }
+        if operation.recordName == ShareRecords.zoneShareName {
+            throw StorageError(.invalidArgument, "the record name \(ShareRecords.zoneShareName) is kept for zone-wide shares")
+        }
+        let parent = try resolveParent(operation, live: live)
 
         var schema = try batch.schema(schemaKey)
         // A new type (just in time, in development) gets CloudKit's default grants before they are checked.
@@ -95,7 +105,9 @@ struct RecordWriter {
         guard fields.encoded.byteCount <= RecordLimits.maximumRecordBytes else {
             throw StorageError(.limitExceeded, "the record's fields take \(fields.encoded.byteCount) bytes; the limit is \(RecordLimits.maximumRecordBytes)")
         }
-        return .saved(try write(name: operation.recordName, type: recordType, fields: fields, replacing: existing, live: live, receipts: receipts))
+        return .saved(try write(
+            name: operation.recordName, type: recordType, fields: fields, replacing: existing, live: live, parent: parent, receipts: receipts
+        ))
     }
 
     /// Creates the `Users` record of a new account.
@@ -110,9 +122,9 @@ struct RecordWriter {
 
     // MARK: - Writing rows
 
-    private func write(
+    func write(
         name: String, type: String, fields: PreparedFields, replacing existing: RecordRow?, live: RecordRow?,
-        receipts: [AssetBinder.UsedReceipt] = []
+        parent: String? = nil, receipts: [AssetBinder.UsedReceipt] = []
     ) throws -> Record {
         let encoded = fields.encoded
         let sequence = store.nextSequence()
@@ -125,13 +137,14 @@ struct RecordWriter {
             try db.cachedStatement(
                 sql: """
                     UPDATE records SET type = ?, change_tag = ?, seq = ?, deleted = 0, fields = ?,
-                        created_at = ?, created_by = ?, created_device = ?, modified_at = ?, modified_by = ?, modified_device = ?
+                        created_at = ?, created_by = ?, created_device = ?, modified_at = ?, modified_by = ?, modified_device = ?,
+                        parent = ?
                     WHERE id = ?
                     """
             ).execute(
                 arguments: [
                     type, changeTag, sequence, encoded.json, created.timestamp, created.userRecordName, created.deviceID,
-                    modified.timestamp, modified.userRecordName, modified.deviceID, id,
+                    modified.timestamp, modified.userRecordName, modified.deviceID, parent, id,
                 ]
             )
             try removeIndexEntries(ofRecord: id, holdingAssets: existing.fields.containsAssets)
@@ -139,13 +152,13 @@ struct RecordWriter {
             try db.cachedStatement(
                 sql: """
                     INSERT INTO records (zone_id, name, type, change_tag, seq, fields, created_at, created_by, created_device,
-                        modified_at, modified_by, modified_device)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        modified_at, modified_by, modified_device, parent)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
             ).execute(
                 arguments: [
                     zone.id, name, type, changeTag, sequence, encoded.json, created.timestamp, created.userRecordName,
-                    created.deviceID, modified.timestamp, modified.userRecordName, modified.deviceID,
+                    created.deviceID, modified.timestamp, modified.userRecordName, modified.deviceID, parent,
                 ]
             )
             id = db.lastInsertedRowID
@@ -157,9 +170,12 @@ struct RecordWriter {
         }
         let record = Record(
             recordName: name, recordType: type, recordChangeTag: changeTag, fields: encoded, created: created,
-            modified: modified, zoneID: zone.zone.wireZoneID
+            modified: modified, zoneID: zone.zone.wireZoneID, parent: parent, share: live?.share
         )
-        events.events.append(RecordEvent(kind: live == nil ? .created : .updated, zone: zone.zone, record: record, fields: fields.values))
+        events.events.append(RecordEvent(
+            kind: live == nil ? .created : .updated, zone: zone.zone, record: record, fields: fields.values,
+            sharedReaders: try sharedReaders(of: name)
+        ))
         return record
     }
 
@@ -298,6 +314,13 @@ struct RecordWriter {
                 }
             }
         }
+        // A shared root takes its share along.
+        for root in doomed.values {
+            guard let shareName = root.share, let share = try RecordRow.fetch(zoneID: root.zoneID, name: shareName, db: db),
+                !share.deleted, doomed[share.id] == nil
+            else { continue }
+            doomed[share.id] = share
+        }
         for target in doomed.values {
             let guards = try Int64.fetchAll(
                 db, sql: "SELECT source_id FROM record_refs WHERE target_zone_id = ? AND target_name = ? AND action = 2",
@@ -310,10 +333,13 @@ struct RecordWriter {
         for record in doomed.values.sorted(by: { $0.id < $1.id }) {
             try recordDeletion(of: record)
             let sequence = store.nextSequence()
+            if record.type == ShareRecords.recordType {
+                try ShareRows.removeShare(recordID: record.id, sequence: sequence, db: db)
+            }
             try db.execute(
                 sql: """
                     UPDATE records SET deleted = 1, fields = '{}', seq = ?, change_tag = ?, modified_at = ?, modified_by = ?,
-                        modified_device = ? WHERE id = ?
+                        modified_device = ?, share_name = NULL, short_guid = NULL WHERE id = ?
                     """,
                 arguments: [sequence, String(sequence, radix: 36), timestamp, caller.userRecordName ?? "", caller.deviceID, record.id]
             )
@@ -330,13 +356,18 @@ extension RecordWriter {
             recordZone = zone.zone.database.zone(name)
         }
         let fields = (try? row.fields.decode()) ?? [:]
-        events.events.append(RecordEvent(kind: .deleted, zone: recordZone, record: row.record(in: recordZone.wireZoneID), fields: fields))
+        let readers = row.zoneID == zone.id ? try sharedReaders(of: row.name) : []
+        events.events.append(RecordEvent(
+            kind: .deleted, zone: recordZone, record: row.record(in: recordZone.wireZoneID), fields: fields, sharedReaders: readers
+        ))
     }
 }
 
 /// The record changes of one write job, in order.
 final class RecordEventLog: @unchecked Sendable {
     var events: [RecordEvent] = []
+    /// Roots shared by this job, with their share records' names, so that their results can name the share.
+    var sharedRoots: [String: String] = [:]
 }
 
 extension IndexEntry.Key {

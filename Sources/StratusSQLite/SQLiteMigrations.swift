@@ -249,6 +249,44 @@ enum SQLiteMigrations {
                 CREATE INDEX accounts_phone ON accounts (container_id, phone_number) WHERE phone_number IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v9-sharing") { db in
+            try db.execute(sql: """
+                -- parent: the record above in a share's hierarchy (same zone). share_name: on a shared root, its
+                -- share record. short_guid: on shared roots and zone-wide shares; a root keeps it while it lives.
+                ALTER TABLE records ADD COLUMN parent TEXT;
+                ALTER TABLE records ADD COLUMN share_name TEXT;
+                ALTER TABLE records ADD COLUMN short_guid TEXT;
+                CREATE UNIQUE INDEX records_short_guid ON records (short_guid) WHERE short_guid IS NOT NULL;
+                CREATE INDEX records_parent ON records (zone_id, parent) WHERE parent IS NOT NULL;
+
+                -- One row per live share record (record_id); root_name is NULL for a zone-wide share.
+                CREATE TABLE shares (
+                    record_id INTEGER PRIMARY KEY,
+                    zone_id INTEGER NOT NULL,
+                    root_name TEXT,
+                    public_permission TEXT NOT NULL
+                );
+                CREATE INDEX shares_zone ON shares (zone_id);
+
+                -- Participants, the owner aside. A removed participant keeps its row (status REMOVED) so that
+                -- the shared database's change feed reports the zone gone; seq orders those changes.
+                CREATE TABLE share_participants (
+                    share_record_id INTEGER NOT NULL,
+                    zone_id INTEGER NOT NULL,
+                    participant_id TEXT NOT NULL,
+                    user_record_name TEXT,
+                    email TEXT,
+                    phone TEXT,
+                    permission TEXT NOT NULL,
+                    type TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    seq INTEGER NOT NULL,
+                    PRIMARY KEY (share_record_id, participant_id)
+                );
+                CREATE INDEX share_participants_user ON share_participants (user_record_name, zone_id);
+                CREATE INDEX share_participants_zone ON share_participants (zone_id);
+                """)
+        }
         return migrator
     }
 }

@@ -84,7 +84,7 @@ extension SQLiteStore {
                 if record.deleted {
                     changes.append(.deleted(DeletedRecord(recordName: record.name, recordType: record.type, zoneID: query.zone.wireZoneID)))
                 } else {
-                    changes.append(.saved(record.record(in: query.zone.wireZoneID)))
+                    changes.append(.saved(try record.record(in: query.zone.wireZoneID, db: db)))
                 }
             }
             if !moreComing {

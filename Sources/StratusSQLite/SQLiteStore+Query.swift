@@ -11,7 +11,8 @@ extension SQLiteStore {
         var limit: Int
 
         /// Names the query in its continuation markers. Computed only when a marker is read or written.
-        var fingerprint: UInt64 { SQLiteStore.fingerprint("\(query)|\(zoneName ?? "*")") }
+        var sharedRoots: [String]?
+        var fingerprint: UInt64 { SQLiteStore.fingerprint("\(query)|\(zoneName ?? "*")|\(sharedRoots ?? [])") }
     }
 
     /// One page's statement, and what is needed to read its rows.
@@ -38,9 +39,9 @@ extension SQLiteStore {
             let rows = try Row.fetchAll(db.cachedStatement(sql: statement.sql), arguments: statement.arguments)
             let zoneIDs = Dictionary(uniqueKeysWithValues: statement.zones.map { ($0.id, $0.zone.wireZoneID) })
             let page = rows.prefix(typed.limit)
-            let records = page.map { row in
+            let records = try page.map { row in
                 let record = RecordRow(row: row)
-                return record.record(in: zoneIDs[record.zoneID] ?? query.database.wireZoneID(ZoneID.defaultZoneName))
+                return try record.record(in: zoneIDs[record.zoneID] ?? query.database.wireZoneID(ZoneID.defaultZoneName), db: db)
             }
             var marker: String?
             if rows.count > typed.limit, let last = page.last {
@@ -71,7 +72,10 @@ extension SQLiteStore {
         }
         // Every value is indexed as it is written, so an index the schema gains is complete at once.
         try await IndexPolicy.ensureIndexes(for: typed, in: database, store: self)
-        var result = TypedQuery(query: typed, zoneName: query.zoneName, cursor: nil, limit: max(1, min(query.limit, RecordLimits.maximumResults)))
+        var result = TypedQuery(
+            query: typed, zoneName: query.zoneName, cursor: nil, limit: max(1, min(query.limit, RecordLimits.maximumResults)),
+            sharedRoots: query.sharedRoots
+        )
         if let marker = query.continuationMarker {
             let cursor = try OpaqueToken.decode(marker, as: QueryCursor.self, what: "continuationMarker")
             // The marker comes from the client: its shape must fit the query before the SQL uses it.
@@ -99,6 +103,11 @@ extension SQLiteStore {
         var builder = QuerySQL(zoneIDs: zones.map(\.id), recordType: typed.query.recordType)
         for filter in typed.query.filters { try builder.add(filter) }
         if let creator = query.createdBy { builder.restrict(toCreator: creator) }
+        if let roots = query.sharedRoots, let zone = zones.first, zones.count == 1 {
+            builder.restrict(toTreesUnder: roots, zoneID: zone.id)
+        } else if query.sharedRoots != nil {
+            return nil
+        }
         for sort in typed.query.sort { builder.add(sort) }
         let (sql, arguments) = builder.statement(after: typed.cursor, limit: typed.limit + 1)
         return PageStatement(sql: sql, arguments: arguments, zones: zones, sortKeyCount: builder.sortKeyCount)

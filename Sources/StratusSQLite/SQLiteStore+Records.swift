@@ -41,7 +41,7 @@ extension SQLiteStore: RecordStore {
             guard batch.atomic && !batch.zone.isDefault else {
                 let results = operations.map { self.apply($0, prepared: $1, with: writer) }
                 try self.publish(writer.events.events, in: writeBatch, database: database)
-                return results
+                return Self.namingShares(results, writer.events.sharedRoots)
             }
             // All or nothing: the first failure rolls every operation back; the others report ATOMIC_ERROR.
             let schemasBefore = writeBatch.schemas
@@ -57,7 +57,7 @@ extension SQLiteStore: RecordStore {
             }
             guard failed else {
                 try self.publish(writer.events.events, in: writeBatch, database: database)
-                return results
+                return Self.namingShares(results, writer.events.sharedRoots)
             }
             writeBatch.schemas = schemasBefore
             return zip(batch.operations, results).map { operation, result in
@@ -67,6 +67,16 @@ extension SQLiteStore: RecordStore {
                     error: StorageError(.atomicFailure, "another operation of this atomic batch failed")
                 ))
             }
+        }
+    }
+
+    /// Results of records that a later operation of the same batch shared, naming their share.
+    private static func namingShares(_ results: [RecordOperationResult], _ sharedRoots: [String: String]) -> [RecordOperationResult] {
+        guard !sharedRoots.isEmpty else { return results }
+        return results.map { result in
+            guard case .saved(var record) = result, let share = sharedRoots[record.recordName] else { return result }
+            record.share = share
+            return .saved(record)
         }
     }
 
@@ -111,7 +121,7 @@ extension SQLiteStore: RecordStore {
             var found: [String: Record] = [:]
             for name in recordNames where found[name] == nil {
                 if let row = try Row.fetchOne(statement, arguments: [zoneRow.id, name]) {
-                    found[name] = RecordRow(row: row).record(in: zone.wireZoneID)
+                    found[name] = try RecordRow(row: row).record(in: zone.wireZoneID, db: db)
                 }
             }
             return found

@@ -148,6 +148,7 @@ extension SQLiteStore {
             try db.execute(sql: "DELETE FROM record_refs WHERE source_id IN (SELECT id FROM records WHERE zone_id = ?)", arguments: [row.id])
             try db.execute(sql: "DELETE FROM asset_refs WHERE record_id IN (SELECT id FROM records WHERE zone_id = ?)", arguments: [row.id])
             try db.execute(sql: "DELETE FROM records WHERE zone_id = ?", arguments: [row.id])
+            try ShareRows.removeShares(ofZone: row.id, sequence: nextSequence(), db: db)
             try db.execute(sql: "UPDATE zones SET deleted = 1, seq = ? WHERE id = ?", arguments: [nextSequence(), row.id])
             return .deleted(zone.wireZoneID)
         }

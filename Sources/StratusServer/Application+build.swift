@@ -89,6 +89,8 @@ public func buildRouter(configuration: ServerConfiguration, store: some Store, b
     UsersController(server: state).register(on: database)
     AssetsController(server: state).register(on: database)
     SubscriptionsController(server: state).register(on: database)
+    SharesController(server: state).register(on: database)
+    SharesController(server: state).registerLinks(on: router)
     TokensController(server: state).register(on: database)
     return router
 }

@@ -33,10 +33,17 @@ public struct Record: Sendable, Hashable {
     public var created: RecordStamp
     public var modified: RecordStamp
     public var zoneID: ZoneID
+    /// The record above this one in a share's hierarchy, in the same zone.
+    public var parent: String?
+    /// The name of the share record that shares this record and the records beneath it.
+    public var share: String?
+    /// Set on share records (`cloudkit.share`) only.
+    public var shareDetails: ShareDetails?
 
     public init(
         recordName: String, recordType: String, recordChangeTag: String, fields: EncodedFields,
-        created: RecordStamp, modified: RecordStamp, zoneID: ZoneID
+        created: RecordStamp, modified: RecordStamp, zoneID: ZoneID, parent: String? = nil, share: String? = nil,
+        shareDetails: ShareDetails? = nil
     ) {
         self.recordName = recordName
         self.recordType = recordType
@@ -45,6 +52,9 @@ public struct Record: Sendable, Hashable {
         self.created = created
         self.modified = modified
         self.zoneID = zoneID
+        self.parent = parent
+        self.share = share
+        self.shareDetails = shareDetails
     }
 }
 
@@ -56,11 +66,20 @@ public struct RecordRendering: Sendable {
     public var numbersAsStrings: Bool
     /// Gives asset values their download URLs; without it assets are rendered without one.
     public var assetLinks: (any AssetLinking)?
+    /// The user reading, named as `currentUserParticipant` of share records.
+    public var viewer: String?
+    /// Where share URLs point: `<shareBaseURL>/share/<shortGUID>`.
+    public var shareBaseURL: String?
 
-    public init(desiredKeys: [String]? = nil, numbersAsStrings: Bool = false, assetLinks: (any AssetLinking)? = nil) {
+    public init(
+        desiredKeys: [String]? = nil, numbersAsStrings: Bool = false, assetLinks: (any AssetLinking)? = nil,
+        viewer: String? = nil, shareBaseURL: String? = nil
+    ) {
         self.desiredKeys = desiredKeys.map(Set.init)
         self.numbersAsStrings = numbersAsStrings
         self.assetLinks = assetLinks
+        self.viewer = viewer
+        self.shareBaseURL = shareBaseURL
     }
 
     /// Every field, numbers as numbers, assets without download URLs.
@@ -83,15 +102,63 @@ extension Record {
         writeFields(to: &writer, rendering: rendering)
         writer.key("modified")
         modified.write(to: &writer)
+        if let parent {
+            writer.key("parent")
+            writer.beginObject()
+            writer.key("recordName")
+            writer.string(parent)
+            writer.endObject()
+        }
         writer.key("recordChangeTag")
         writer.string(recordChangeTag)
         writer.key("recordName")
         writer.string(recordName)
         writer.key("recordType")
         writer.string(recordType)
+        if let share {
+            writer.key("share")
+            writer.beginObject()
+            writer.key("recordName")
+            writer.string(share)
+            writer.key("zoneID")
+            zoneID.write(to: &writer)
+            writer.endObject()
+        }
+        if let shareDetails {
+            writeShareKeys(shareDetails, to: &writer, rendering: rendering)
+        }
         writer.key("zoneID")
         zoneID.write(to: &writer)
         writer.endObject()
+    }
+
+    /// `currentUserParticipant`, `owner`, `participants`, `publicPermission`, `shortGUID` and `url` of a share record.
+    private func writeShareKeys(_ share: ShareDetails, to writer: inout JSONWriter, rendering: RecordRendering) {
+        if let current = share.participant(rendering.viewer) {
+            writer.key("currentUserParticipant")
+            current.write(to: &writer)
+        }
+        writer.key("owner")
+        share.owner.write(to: &writer)
+        writer.key("participants")
+        writer.beginArray()
+        writer.arrayElement()
+        share.owner.write(to: &writer)
+        for participant in share.participants where participant.acceptanceStatus != .removed {
+            var shown = participant
+            shown.permission = share.effectivePermission(of: participant)
+            writer.arrayElement()
+            shown.write(to: &writer)
+        }
+        writer.endArray()
+        writer.key("publicPermission")
+        writer.string(share.publicPermission.rawValue)
+        writer.key("shortGUID")
+        writer.string(share.shortGUID)
+        if let base = rendering.shareBaseURL {
+            writer.key("url")
+            writer.string(ShareRecords.url(shortGUID: share.shortGUID, baseURL: base))
+        }
     }
 
     private func writeFields(to writer: inout JSONWriter, rendering: RecordRendering) {

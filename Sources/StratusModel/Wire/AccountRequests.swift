@@ -26,6 +26,12 @@ public struct UserLookupInfo: Sendable, Hashable, Codable {
     public var emailAddress: String?
     public var phoneNumber: String?
     public var userRecordName: String?
+
+    public init(emailAddress: String? = nil, phoneNumber: String? = nil, userRecordName: String? = nil) {
+        self.emailAddress = emailAddress
+        self.phoneNumber = phoneNumber
+        self.userRecordName = userRecordName
+    }
 }
 
 /// The `users/discover` request body.

@@ -5,12 +5,98 @@ public struct RecordInput: Sendable, Hashable, Decodable {
     public var recordChangeTag: String?
     /// `nil` when the client sent no `fields` key; a field whose value is `null` is removed.
     public var fields: [String: FieldInput]?
+    /// `{recordName}` sets the record's parent, `null` removes it, and no key keeps it.
+    public var parent: ParentInput
+    /// Share records: the root record the share is for.
+    public var forRecord: RecordNameInput?
+    /// Share records: `NONE`, `READ_ONLY` or `READ_WRITE`.
+    public var publicPermission: String?
+    /// Share records: everyone the share is for, the owner aside. Participants left out are removed.
+    public var participants: [ParticipantInput]?
+    /// Asked of root records before sharing; every shared root gets a short GUID anyway.
+    public var createShortGUID: Bool?
 
-    public init(recordName: String? = nil, recordType: String? = nil, recordChangeTag: String? = nil, fields: [String: FieldInput]? = nil) {
+    public init(
+        recordName: String? = nil, recordType: String? = nil, recordChangeTag: String? = nil, fields: [String: FieldInput]? = nil,
+        parent: ParentInput = .unchanged, forRecord: RecordNameInput? = nil, publicPermission: String? = nil,
+        participants: [ParticipantInput]? = nil
+    ) {
         self.recordName = recordName
         self.recordType = recordType
         self.recordChangeTag = recordChangeTag
         self.fields = fields
+        self.parent = parent
+        self.forRecord = forRecord
+        self.publicPermission = publicPermission
+        self.participants = participants
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case recordName, recordType, recordChangeTag, fields, parent, forRecord, publicPermission, participants, createShortGUID
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        recordName = try container.decodeIfPresent(String.self, forKey: .recordName)
+        recordType = try container.decodeIfPresent(String.self, forKey: .recordType)
+        recordChangeTag = try container.decodeIfPresent(String.self, forKey: .recordChangeTag)
+        fields = try container.decodeIfPresent([String: FieldInput].self, forKey: .fields)
+        if !container.contains(.parent) {
+            parent = .unchanged
+        } else if try container.decodeNil(forKey: .parent) {
+            parent = .removed
+        } else {
+            parent = .set(try container.decode(RecordNameInput.self, forKey: .parent).recordName)
+        }
+        forRecord = try container.decodeIfPresent(RecordNameInput.self, forKey: .forRecord)
+        publicPermission = try container.decodeIfPresent(String.self, forKey: .publicPermission)
+        participants = try container.decodeIfPresent([ParticipantInput].self, forKey: .participants)
+        createShortGUID = try container.decodeIfPresent(Bool.self, forKey: .createShortGUID)
+    }
+}
+
+/// What a save does to a record's parent.
+public enum ParentInput: Sendable, Hashable {
+    case unchanged
+    case removed
+    case set(String)
+}
+
+/// `{recordName, recordChangeTag?}`: a record named by another one.
+public struct RecordNameInput: Sendable, Hashable, Codable {
+    public var recordName: String
+    public var recordChangeTag: String?
+
+    public init(recordName: String, recordChangeTag: String? = nil) {
+        self.recordName = recordName
+        self.recordChangeTag = recordChangeTag
+    }
+}
+
+/// A Share Participant dictionary as an owner sends it.
+public struct ParticipantInput: Sendable, Hashable, Codable {
+    public struct Identity: Sendable, Hashable, Codable {
+        public var userRecordName: String?
+        public var lookupInfo: UserLookupInfo?
+
+        public init(userRecordName: String? = nil, lookupInfo: UserLookupInfo? = nil) {
+            self.userRecordName = userRecordName
+            self.lookupInfo = lookupInfo
+        }
+    }
+
+    public var participantId: String?
+    public var userIdentity: Identity?
+    public var permission: String?
+    public var type: String?
+    /// Kept by the server: a participant's status changes only by accepting or leaving.
+    public var acceptanceStatus: String?
+
+    public init(participantId: String? = nil, userIdentity: Identity? = nil, permission: String? = nil, type: String? = nil) {
+        self.participantId = participantId
+        self.userIdentity = userIdentity
+        self.permission = permission
+        self.type = type
     }
 }
 

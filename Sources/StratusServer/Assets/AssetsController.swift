@@ -19,7 +19,11 @@ struct AssetsController {
         guard body.tokens.count <= RecordLimits.maximumResults else {
             throw APIError.badRequest("a request may ask for at most \(RecordLimits.maximumResults) upload tokens, not \(body.tokens.count)")
         }
-        let zone = try call.zone(body.zoneID)
+        let target = try await call.target(body.zoneID, store: server.store)
+        if let access = target.access, !access.grants.contains(where: { $0.permission.allowsWriting }) {
+            throw APIError(.accessDenied, "zone \(target.zone.zoneName) is shared with you read-only")
+        }
+        let zone = target.zone
         let schema = try await server.store.schema(containerID: call.authentication.container.id, environment: call.authentication.environment)
         let expiresAt = Authenticator.now() + Int64(server.configuration.assetUploadLifetime) * 1000
         var tokens: [(AssetUploadRequest.Token, String, String)] = []
@@ -91,8 +95,10 @@ struct AssetsController {
         guard body.assets.count <= RecordLimits.maximumResults else {
             throw APIError.badRequest("a request may name at most \(RecordLimits.maximumResults) assets")
         }
-        let zone = try call.zone(body.zoneID)
-        let records = try await server.store.lookupRecords(Array(Set(body.assets.map(\.recordName))), in: zone)
+        let target = try await call.target(body.zoneID, store: server.store)
+        var records = try await server.store.lookupRecords(Array(Set(body.assets.map(\.recordName))), in: target.zone)
+        let visible = try await target.visible(Array(records.keys), store: server.store)
+        records = records.filter { visible.contains($0.key) }
         let access = try await ReadAccess.of(call, store: server.store)
         let expiresAt = Authenticator.now() + Int64(server.configuration.assetUploadLifetime) * 1000
 

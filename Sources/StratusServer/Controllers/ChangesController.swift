@@ -25,16 +25,14 @@ struct ChangesController {
     static func databaseChanges(call: DatabaseCall, store: any Store, syncToken: String?, limit: Int?, tokenKey: String) async throws -> Response {
         var writer = JSONWriter()
         writer.beginObject()
-        if call.scope == .shared {
-            writer.key("moreComing")
-            writer.bool(false)
-            writer.key(tokenKey)
-            writer.string(syncToken ?? "")
-            writer.array("zones", [ZoneChange]()) { _, _ in }
-            writer.endObject()
-            return call.respond(writer)
+        let changes = if call.scope == .shared {
+            try await store.sharedDatabaseChanges(
+                of: try call.requireUser(), containerID: call.authentication.container.id, environment: call.authentication.environment,
+                since: syncToken, limit: Self.limit(limit)
+            )
+        } else {
+            try await store.databaseChanges(in: try call.database(), since: syncToken, limit: Self.limit(limit))
         }
-        let changes = try await store.databaseChanges(in: try call.database(), since: syncToken, limit: Self.limit(limit))
         writer.key("moreComing")
         writer.bool(changes.moreComing)
         writer.key(tokenKey)
@@ -68,13 +66,15 @@ struct ChangesController {
             writer.arrayElement()
             do {
                 let recordTypes = (item.desiredRecordTypes ?? body.desiredRecordTypes).map(Set.init)
+                let target = try await call.target(item.zoneID, store: server.store)
                 var changes = try await server.store.zoneChanges(ZoneChangesQuery(
-                    zone: try call.zone(item.zoneID), syncToken: item.syncToken,
+                    zone: target.zone, syncToken: item.syncToken,
                     limit: Self.limit(item.resultsLimit ?? body.resultsLimit), recordTypes: recordTypes
                 ))
-                changes.changes = changes.changes.filter(access.shows)
+                changes.changes = try await target.visible(changes.changes.filter(access.shows), store: server.store)
                 let rendering = call.rendering(
-                    desiredKeys: item.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? body.numberAsStrings
+                    desiredKeys: item.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? body.numberAsStrings,
+                    in: target.zone.database
                 )
                 writer.beginObject()
                 writer.key("moreComing")
@@ -83,7 +83,7 @@ struct ChangesController {
                 writer.key("syncToken")
                 writer.string(changes.syncToken)
                 writer.key("zoneID")
-                try call.zone(item.zoneID).wireZoneID.write(to: &writer)
+                target.zone.wireZoneID.write(to: &writer)
                 writer.endObject()
             } catch {
                 let apiError = APIError(translating: error)

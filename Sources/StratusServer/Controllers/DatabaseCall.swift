@@ -75,15 +75,19 @@ struct DatabaseCall: Sendable {
         )
     }
 
-    /// How this call renders records: what the client asked for, with download URLs for the assets.
-    func rendering(desiredKeys: [String]?, numbersAsStrings: Bool?) -> RecordRendering {
-        let links = (try? database()).map { database in
+    /// How this call renders records of `database` (by default the caller's): what the client asked for,
+    /// with download URLs for the assets and share URLs on this server.
+    func rendering(desiredKeys: [String]?, numbersAsStrings: Bool?, in database: DatabaseRef? = nil) -> RecordRendering {
+        let links = (database ?? (try? self.database())).map { database in
             AssetLinks(
                 urls: assetURLs, baseURL: baseURL, database: database,
                 expiresAt: Authenticator.now() + Int64(downloadLifetime) * 1000
             )
         }
-        return RecordRendering(desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings ?? false, assetLinks: links)
+        return RecordRendering(
+            desiredKeys: desiredKeys, numbersAsStrings: numbersAsStrings ?? false, assetLinks: links,
+            viewer: authentication.userRecordName, shareBaseURL: baseURL
+        )
     }
 
     /// Where clients reach this server: the configured public URL, else the request's `Host`.

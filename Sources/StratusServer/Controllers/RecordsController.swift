@@ -22,16 +22,18 @@ struct RecordsController {
             throw APIError.badRequest("a request may have at most \(RecordLimits.maximumOperations) operations, not \(body.operations.count)")
         }
         let user = try call.requireUser()
-        let zone = try call.zone(body.zoneID)
         let operations = try Self.operations(from: body.operations)
+        let target = try await call.target(body.zoneID, store: server.store)
         let results = operations.isEmpty ? [] : try await server.store.modifyRecords(RecordBatch(
-            zone: zone, operations: operations, atomic: body.atomic ?? true,
+            zone: target.zone, operations: operations, atomic: body.atomic ?? true,
             caller: Caller(userRecordName: user, deviceID: Self.deviceID(of: request), roles: call.roles), timestamp: Authenticator.now()
         ))
         return call.respond(JSONWriter.object(capacity: 512 * max(1, results.count)) { writer in
             writer.array("records", zip(body.operations, results)) { writer, item in
                 let (operation, result) = item
-                let rendering = call.rendering(desiredKeys: operation.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings)
+                let rendering = call.rendering(
+                    desiredKeys: operation.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings, in: target.zone.database
+                )
                 switch result {
                 case .saved(let record): record.write(to: &writer, rendering: rendering)
                 case .deleted(let deletion): deletion.write(to: &writer)
@@ -58,9 +60,13 @@ struct RecordsController {
             guard seen.insert(name).inserted else {
                 throw APIError.badRequest("record \(name) appears in more than one operation; send one operation per record")
             }
+            if case .set(let parent) = input.record.parent, !RecordNames.isValidName(parent) {
+                throw APIError.badRequest("operations[\(index)].record.parent.recordName '\(parent)' is not a valid record name")
+            }
             return RecordOperation(
                 type: input.operationType, recordName: name, recordType: input.record.recordType,
-                recordChangeTag: input.record.recordChangeTag, fields: input.record.fields
+                recordChangeTag: input.record.recordChangeTag, fields: input.record.fields, parent: input.record.parent,
+                share: try ShareInputs.change(from: input.record, at: index)
             )
         }
     }
@@ -76,8 +82,10 @@ struct RecordsController {
         guard body.records.count <= RecordLimits.maximumResults else {
             throw APIError.badRequest("a lookup may name at most \(RecordLimits.maximumResults) records")
         }
-        let zone = try call.zone(body.zoneID)
-        let found = try await server.store.lookupRecords(body.records.map(\.recordName), in: zone)
+        let target = try await call.target(body.zoneID, store: server.store)
+        var found = try await server.store.lookupRecords(body.records.map(\.recordName), in: target.zone)
+        let visible = try await target.visible(Array(found.keys), store: server.store)
+        found = found.filter { visible.contains($0.key) }
         let access = try await ReadAccess.of(call, store: server.store)
         return call.respond(JSONWriter.object(capacity: 512 * max(1, body.records.count)) { writer in
             writer.array("records", body.records) { writer, item in
@@ -87,7 +95,9 @@ struct RecordsController {
                         rendering: .full, to: &writer
                     )
                 } else if let record = found[item.recordName] {
-                    let rendering = call.rendering(desiredKeys: item.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings)
+                    let rendering = call.rendering(
+                        desiredKeys: item.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings, in: target.zone.database
+                    )
                     record.write(to: &writer, rendering: rendering)
                 } else {
                     ResultWriter.writeMissing(item.recordName, to: &writer)
@@ -101,12 +111,9 @@ struct RecordsController {
         let body = try await call.decode(QueryRecordsRequest.self, from: request)
         let limit = body.resultsLimit ?? RecordLimits.maximumResults
         guard limit >= 1 else { throw APIError.badRequest("resultsLimit must be at least 1") }
-        let zoneName: String?
-        if let zoneID = body.zoneID {
-            zoneName = try call.zone(zoneID).zoneName
-        } else {
-            zoneName = body.zoneWide == true ? nil : ZoneID.defaultZoneName
-        }
+        // In the shared database a query names its zone, with the zone's owner.
+        let target = try await call.target(body.zoneID, store: server.store)
+        let zoneName = body.zoneID == nil && body.zoneWide == true ? nil : target.zone.zoneName
         var createdBy: String?
         switch try await ReadAccess.of(call, store: server.store).scope(of: body.query.recordType) {
         case .all: break
@@ -114,10 +121,11 @@ struct RecordsController {
         case .none: throw APIError(storageError: AccessPolicy.refusal(.read, recordType: body.query.recordType))
         }
         let page = try await server.store.queryRecords(RecordQuery(
-            database: try call.database(), zoneName: zoneName, query: body.query,
-            limit: min(limit, RecordLimits.maximumResults), continuationMarker: body.continuationMarker, createdBy: createdBy
+            database: target.zone.database, zoneName: zoneName, query: body.query,
+            limit: min(limit, RecordLimits.maximumResults), continuationMarker: body.continuationMarker, createdBy: createdBy,
+            sharedRoots: target.access?.roots
         ))
-        let rendering = call.rendering(desiredKeys: body.desiredKeys, numbersAsStrings: body.numbersAsStrings)
+        let rendering = call.rendering(desiredKeys: body.desiredKeys, numbersAsStrings: body.numbersAsStrings, in: target.zone.database)
         return call.respond(JSONWriter.object(capacity: 1024 * max(1, page.records.count)) { writer in
             if let marker = page.continuationMarker {
                 writer.key("continuationMarker")
@@ -130,17 +138,18 @@ struct RecordsController {
     @Sendable func changes(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let call = try await DatabaseCall.resolve(request, context, using: server)
         let body = try await call.decode(RecordChangesRequest.self, from: request)
+        let target = try await call.target(body.zoneID, store: server.store)
         var changes = try await server.store.zoneChanges(ZoneChangesQuery(
-            zone: try call.zone(body.zoneID), syncToken: body.syncToken,
-            limit: ChangesController.limit(body.resultsLimit)
+            zone: target.zone, syncToken: body.syncToken, limit: ChangesController.limit(body.resultsLimit)
         ))
         let access = try await ReadAccess.of(call, store: server.store)
-        changes.changes = changes.changes.filter(access.shows)
+        changes.changes = try await target.visible(changes.changes.filter(access.shows), store: server.store)
         var writer = JSONWriter(capacity: 1024 * max(1, changes.changes.count))
         writer.beginObject()
         writer.key("moreComing")
         writer.bool(changes.moreComing)
-        ChangesController.write(changes.changes, rendering: call.rendering(desiredKeys: body.desiredKeys, numbersAsStrings: body.numbersAsStrings), to: &writer)
+        let rendering = call.rendering(desiredKeys: body.desiredKeys, numbersAsStrings: body.numbersAsStrings, in: target.zone.database)
+        ChangesController.write(changes.changes, rendering: rendering, to: &writer)
         writer.key("reverse")
         writer.bool(false)
         writer.key("syncToken")

@@ -16,7 +16,7 @@ struct ZonesController {
 
     @Sendable func list(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let call = try await DatabaseCall.resolve(request, context, using: server)
-        let zones = call.scope == .shared ? [] : try await server.store.zones(in: try call.database())
+        let zones = call.scope == .shared ? try await sharedZones(call) : try await server.store.zones(in: try call.database())
         return call.respond(JSONWriter.object { writer in
             writer.array("zones", zones) { writer, zone in ResultWriter.writeZone(zone, to: &writer) }
         })
@@ -28,10 +28,20 @@ struct ZonesController {
         guard body.zones.count <= RecordLimits.maximumOperations else {
             throw APIError.badRequest("a lookup may name at most \(RecordLimits.maximumOperations) zones")
         }
-        let found = call.scope == .shared ? [:] : try await server.store.lookupZones(body.zones.map(\.zoneName), in: try call.database())
+        let found: [ZoneID: ZoneInfo]
+        if call.scope == .shared {
+            let shared = try await sharedZones(call)
+            found = Dictionary(shared.map { ($0.zoneID, $0) }, uniquingKeysWith: { first, _ in first })
+        } else {
+            let own = try await server.store.lookupZones(body.zones.map(\.zoneName), in: try call.database())
+            found = Dictionary(body.zones.compactMap { zoneID in
+                guard let zone = own[zoneID.zoneName], (try? call.zone(zoneID)) != nil else { return nil }
+                return (zoneID, zone)
+            }, uniquingKeysWith: { first, _ in first })
+        }
         return call.respond(JSONWriter.object { writer in
             writer.array("zones", body.zones) { writer, zoneID in
-                if let zone = found[zoneID.zoneName], (try? call.zone(zoneID)) != nil {
+                if let zone = found[zoneID] {
                     ResultWriter.writeZone(zone, to: &writer)
                 } else {
                     ResultWriter.writeZoneFailure(zoneID, code: .zoneNotFound, reason: "zone \(zoneID.zoneName) does not exist", to: &writer)
@@ -46,7 +56,10 @@ struct ZonesController {
         guard body.operations.count <= RecordLimits.maximumOperations else {
             throw APIError.badRequest("a request may have at most \(RecordLimits.maximumOperations) operations")
         }
-        _ = try call.requireUser()
+        let user = try call.requireUser()
+        if call.scope == .shared {
+            return try await leave(body, user: user, call: call)
+        }
         var seen = Set<String>()
         let operations: [ZoneOperation] = try body.operations.map { operation in
             let zone = try call.zone(operation.zone.zoneID)
@@ -72,6 +85,42 @@ struct ZonesController {
                     let apiError = APIError(storageError: error)
                     ResultWriter.writeZoneFailure(zoneID, code: apiError.code, reason: apiError.reason, to: &writer)
                 }
+            }
+        })
+    }
+
+    /// The zones shared with the caller, named with their owners, each with its sync token.
+    private func sharedZones(_ call: DatabaseCall) async throws -> [ZoneInfo] {
+        let zones = try await server.store.sharedZones(
+            of: try call.requireUser(), containerID: call.authentication.container.id, environment: call.authentication.environment
+        )
+        var infos: [ZoneInfo] = []
+        for zone in zones {
+            if let info = try await server.store.lookupZones([zone.zoneName], in: zone.database)[zone.zoneName] {
+                infos.append(info)
+            }
+        }
+        return infos
+    }
+
+    /// In the shared database, deleting a zone leaves its shares; nothing can be created there.
+    private func leave(_ body: ModifyZonesRequest, user: String, call: DatabaseCall) async throws -> Response {
+        var results: [(ZoneID, Bool)] = []
+        for operation in body.operations {
+            guard operation.operationType != .create else {
+                throw APIError.badRequest("zones cannot be created in the shared database; create them in your private database and share them")
+            }
+            let target = try await call.target(operation.zone.zoneID, store: server.store)
+            results.append((target.zone.wireZoneID, try await server.store.leaveShares(in: target.zone, user: user)))
+        }
+        return call.respond(JSONWriter.object { writer in
+            writer.array("zones", results) { writer, result in
+                writer.beginObject()
+                writer.key("deleted")
+                writer.bool(true)
+                writer.key("zoneID")
+                result.0.write(to: &writer)
+                writer.endObject()
             }
         })
     }

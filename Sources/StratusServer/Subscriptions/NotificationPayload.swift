@@ -17,7 +17,7 @@ enum NotificationPayload {
             writer.string(event.zone.database.containerID)
             writer.key("ckuserid")
             writer.string(entry.stored.owner)
-            let scope: Int64 = switch event.zone.database.scope {
+            let scope: Int64 = switch entry.stored.database.scope {
             case .public: 1
             case .private: 2
             case .shared: 3

@@ -74,9 +74,10 @@ struct SubscriptionIndex: Sendable {
         buckets[key.database] = bucket
     }
 
-    /// The subscriptions a change in `zone` to `record` may concern, before filters and permissions.
-    func candidates(zone: ZoneRef, record: Record, fields: [String: FieldValue]) -> [Entry] {
-        guard let bucket = buckets[zone.database] else { return [] }
+    /// The subscriptions a change in `zone` to `record` may concern, before filters and permissions: those of
+    /// the zone's database, or of `database` (a participant's shared database) when given.
+    func candidates(zone: ZoneRef, record: Record, fields: [String: FieldValue], in database: DatabaseRef? = nil) -> [Entry] {
+        guard let bucket = buckets[database ?? zone.database] else { return [] }
         var keys = Set<EntryKey>()
         if let byValue = bucket.queries[record.recordType] {
             keys.formUnion(byValue[nil] ?? [])

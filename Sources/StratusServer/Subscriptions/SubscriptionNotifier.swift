@@ -57,7 +57,15 @@ final class SubscriptionNotifier: RecordEventListener {
         for event in events {
             // One id per change, shared by the notifications of every subscription it fires.
             var notificationID: String?
-            for entry in index.candidates(zone: event.zone, record: event.record, fields: event.fields) where !fired.contains(entry.key) {
+            var candidates = index.candidates(zone: event.zone, record: event.record, fields: event.fields)
+            for reader in event.sharedReaders {
+                let shared = DatabaseRef(
+                    containerID: event.zone.database.containerID, environment: event.zone.database.environment, scope: .shared,
+                    ownerRecordName: reader
+                )
+                candidates += index.candidates(zone: event.zone, record: event.record, fields: event.fields, in: shared)
+            }
+            for entry in candidates where !fired.contains(entry.key) {
                 guard Self.fires(entry, on: event, schema: schema) else { continue }
                 if notificationID == nil { notificationID = UUID().uuidString.lowercased() }
                 outcome.notifications.append(PendingNotification(
@@ -76,6 +84,11 @@ final class SubscriptionNotifier: RecordEventListener {
 
     /// Whether a candidate subscription fires: its trigger, zone, filters, and its owner's right to read the record.
     static func fires(_ entry: SubscriptionIndex.Entry, on event: RecordEvent, schema: Schema) -> Bool {
+        if let zone = entry.input.zoneID, entry.input.subscriptionType == .zone || entry.input.zoneWide == false {
+            guard zone.zoneName == event.zone.zoneName else { return false }
+            // A shared database holds zones of several owners: the subscription names one.
+            if entry.stored.database.scope == .shared && zone.ownerRecordName != event.zone.database.ownerRecordName { return false }
+        }
         guard entry.input.subscriptionType == .query else { return true }
         let trigger: SubscriptionInput.Trigger = switch event.kind {
         case .created: .create
@@ -83,7 +96,6 @@ final class SubscriptionNotifier: RecordEventListener {
         case .deleted: .delete
         }
         guard entry.triggers.contains(trigger), let input = entry.input.query else { return false }
-        if entry.input.zoneWide == false, let zone = entry.input.zoneID, zone.zoneName != event.zone.zoneName { return false }
         if event.zone.database.scope == .public, let type = schema.recordTypes[event.record.recordType] {
             let caller = Caller(userRecordName: entry.stored.owner, roles: entry.roles)
             guard AccessPolicy.allows(.read, on: type, caller: caller, creator: event.record.created.userRecordName) else { return false }

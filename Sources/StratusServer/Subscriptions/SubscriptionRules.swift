@@ -53,7 +53,9 @@ enum SubscriptionRules {
     }
 
     private static func existingZone(_ zoneID: ZoneID, call: DatabaseCall, store: any Store) async throws -> JSONValue {
-        guard call.scope != .shared else { return try JSONValue(encoding: zoneID) }
+        guard call.scope != .shared else {
+            return try JSONValue(encoding: try await call.target(zoneID, store: store).zone.wireZoneID)
+        }
         let zone = try call.zone(zoneID)
         if !zone.isDefault, try await store.lookupZones([zone.zoneName], in: zone.database).isEmpty {
             throw APIError(.zoneNotFound, "zone \(zone.zoneName) does not exist")

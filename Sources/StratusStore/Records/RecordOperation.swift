@@ -8,16 +8,22 @@ public struct RecordOperation: Sendable, Hashable {
     public var recordChangeTag: String?
     /// The fields sent; `nil` when the client sent none. A `null` value removes a field.
     public var fields: [String: FieldInput]?
+    /// What the operation does to the record's parent.
+    public var parent: ParentInput
+    /// For share records (`cloudkit.share`): the root, public permission and participants sent.
+    public var share: ShareChange?
 
     public init(
         type: RecordOperationType, recordName: String, recordType: String? = nil, recordChangeTag: String? = nil,
-        fields: [String: FieldInput]? = nil
+        fields: [String: FieldInput]? = nil, parent: ParentInput = .unchanged, share: ShareChange? = nil
     ) {
         self.type = type
         self.recordName = recordName
         self.recordType = recordType
         self.recordChangeTag = recordChangeTag
         self.fields = fields
+        self.parent = parent
+        self.share = share
     }
 }
 

@@ -12,10 +12,14 @@ public struct RecordQuery: Sendable, Hashable {
     public var continuationMarker: String?
     /// Only records created by this user: set when the caller may read only their own (`_creator`).
     public var createdBy: String?
+    /// Only these shared roots and the records beneath them: set for a participant of record shares.
+    public var sharedRoots: [String]?
 
     public init(
-        database: DatabaseRef, zoneName: String?, query: QueryInput, limit: Int, continuationMarker: String?, createdBy: String? = nil
+        database: DatabaseRef, zoneName: String?, query: QueryInput, limit: Int, continuationMarker: String?, createdBy: String? = nil,
+        sharedRoots: [String]? = nil
     ) {
+        self.sharedRoots = sharedRoots
         self.database = database
         self.zoneName = zoneName
         self.query = query

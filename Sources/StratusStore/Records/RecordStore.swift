@@ -55,4 +55,4 @@ public protocol RecordStore: Sendable {
 
 /// Everything a Stratus server needs from storage.
 public typealias Store = AccountStore & RoleStore & ServerKeyStore & RecordStore & AssetStore & SubscriptionStore
-    & NotificationStore
+    & NotificationStore & ShareStore

@@ -12,12 +12,15 @@ public struct RecordEvent: Sendable {
     /// The record after the change; for a deletion, as it was before it.
     public var record: Record
     public var fields: [String: FieldValue]
+    /// The participants who accepted a share covering the record and may read it, the owner aside.
+    public var sharedReaders: [String]
 
-    public init(kind: Kind, zone: ZoneRef, record: Record, fields: [String: FieldValue]) {
+    public init(kind: Kind, zone: ZoneRef, record: Record, fields: [String: FieldValue], sharedReaders: [String] = []) {
         self.kind = kind
         self.zone = zone
         self.record = record
         self.fields = fields
+        self.sharedReaders = sharedReaders
     }
 }
 
