@@ -79,4 +79,51 @@ import Testing
             #expect(health.status == 200)
         }
     }
+
+    /// Share records, links and the shared database, sent by a participant and by the owner.
+    static func sharingTemplates(owner: String, guid: String) throws -> [(String, String, JSONValue)] {
+        let zone = #"{"zoneName":"Z","ownerRecordName":"\#(owner)"}"#
+        let share = #"{"recordName":"s1","recordType":"cloudkit.share","recordChangeTag":"1","forRecord":{"recordName":"root"},"publicPermission":"READ_WRITE","participants":[{"participantId":"p","userIdentity":{"lookupInfo":{"emailAddress":"x@example.com","phoneNumber":"+1 555 0100","userRecordName":"_u"}},"permission":"READ_ONLY","type":"USER"}],"fields":{"cloudkit.title":{"value":"T"}}}"#
+        let child = #"{"recordName":"c1","recordType":"T","parent":{"recordName":"root"},"fields":{"s":{"value":"x"}}}"#
+        let texts: [(String, String, String)] = [
+            ("private", "records/modify", #"{"zoneID":{"zoneName":"Z"},"operations":[{"operationType":"forceUpdate","record":\#(share)},{"operationType":"create","record":\#(child)}]}"#),
+            ("shared", "records/modify", #"{"zoneID":\#(zone),"operations":[{"operationType":"create","record":\#(child)},{"operationType":"forceDelete","record":{"recordName":"s1"}}]}"#),
+            ("shared", "records/lookup", #"{"zoneID":\#(zone),"records":[{"recordName":"root"},{"recordName":"c1"}]}"#),
+            ("shared", "records/query", #"{"zoneID":\#(zone),"query":{"recordType":"T"}}"#),
+            ("shared", "changes/zone", #"{"zones":[{"zoneID":\#(zone)}]}"#),
+            ("shared", "zones/lookup", #"{"zones":[\#(zone)]}"#),
+            ("shared", "subscriptions/modify", #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"z","subscriptionType":"zone","zoneID":\#(zone)}}]}"#),
+            ("public", "records/resolve", #"{"shortGUIDs":[{"value":"\#(guid)","shouldFetchRootRecord":true,"rootRecordDesiredKeys":["s"]}]}"#),
+            ("public", "records/accept", #"{"shortGUIDs":[{"value":"\#(guid)"}]}"#),
+        ]
+        return try texts.map { ($0.0, $0.1, try JSONDecoder().decode(JSONValue.self, from: Data($0.2.utf8))) }
+    }
+
+    @Test("mutated sharing requests never get a 500 or crash the server", arguments: [UInt64(4), 5])
+    func mutatedSharingRequests(seed: UInt64) async throws {
+        try await TestServer.run { client in
+            let token = try await client.createContainer()
+            let alice = try await client.signUp("alice@example.com", token: token)
+            let bob = try await client.signUp("bob@example.com", token: token)
+            try await alice.createZone("Z")
+            _ = try await alice.save([#"{"recordName":"root","recordType":"T","fields":{}}"#], zone: "Z")
+            let share = try await alice.share("root", zone: "Z", publicPermission: "READ_WRITE", name: "s1")
+            guard let guid = share["shortGUID"]?.stringValue else { throw TestFailure("\(share)") }
+            _ = try await bob.shareResults("accept", [guid])
+            let templates = try Self.sharingTemplates(owner: alice.userRecordName, guid: guid)
+            var rng = SeededGenerator(seed: seed)
+            for _ in 0..<200 {
+                let (database, operation, template) = templates.randomElement(using: &rng)!
+                var writer = JSONWriter()
+                Self.mutate(template, &rng).write(to: &writer)
+                let user = database == "private" ? alice : bob
+                let reply = try await user.post(database, operation, writer.text)
+                #expect(reply.status < 500, "\(operation) on \(database) with \(writer.text.prefix(300)) answered \(reply.json)")
+                if reply.status >= 400 {
+                    #expect(reply.errorCode != nil && reply["reason"] != nil, "\(reply.json)")
+                }
+            }
+            #expect(try await client.send(.get, "/healthz").status == 200)
+        }
+    }
 }
