@@ -51,7 +51,7 @@ extension SQLiteStore: ShareStore {
                     ]
                 )
             } else {
-                throw StorageError(.accessDenied, "this share is not shared with you; ask its owner to add you")
+                throw StorageError(.accessDenied, "this share is not for you; ask its owner to add you")
             }
             var accepted = share
             accepted.record.shareDetails = try ShareRows.details(ofShareRecord: recordID, db: db)

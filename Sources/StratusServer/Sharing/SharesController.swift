@@ -99,7 +99,7 @@ struct SharesController {
         let details = share.details
         let participant = user.flatMap { details.participant(matching: $0) }
         guard participant != nil || details.publicPermission != .none else {
-            throw APIError(.accessDenied, "this share is not shared with you; ask its owner to add you")
+            throw APIError(.accessDenied, "this share is not for you; ask its owner to add you")
         }
         var root: Record?
         if item.shouldFetchRootRecord ?? false, let rootName = details.rootRecordName {
