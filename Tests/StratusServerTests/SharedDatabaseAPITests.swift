@@ -28,6 +28,9 @@ import Testing
             let first = try await bob.post("shared", "changes/database", "{}")
             #expect(first["zones"] == .array([.object(["zoneID": .object(["zoneName": .string("Lists"), "ownerRecordName": .string(alice.userRecordName)])])]))
             guard let token = first["syncToken"]?.stringValue else { throw TestFailure("\(first.json)") }
+            let lookup = try await bob.post("shared", "zones/lookup", #"{"zones":[\#(alice.zoneID("Lists")),{"zoneName":"Lists","ownerRecordName":"_someone"}]}"#)
+            #expect(lookup["zones"]?.arrayValue?.first?.objectValue?["syncToken"] != nil)
+            #expect(lookup["zones"]?.arrayValue?.last?.objectValue?["serverErrorCode"] == .string("ZONE_NOT_FOUND"))
             #expect(try await bob.post("shared", "changes/database", #"{"syncToken":"\#(token)"}"#)["zones"] == .array([]))
             _ = try await alice.save([#"{"recordName":"bread","recordType":"Item","parent":{"recordName":"groceries"},"fields":{}}"#], zone: "Lists")
             let next = try await bob.post("shared", "changes/database", #"{"syncToken":"\#(token)"}"#)
