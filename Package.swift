@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "StratusSQLite", targets: ["StratusSQLite"]),
         .library(name: "StratusBlobs", targets: ["StratusBlobs"]),
         .library(name: "StratusServer", targets: ["StratusServer"]),
+        .library(name: "StratusKit", targets: ["StratusKit"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -85,6 +86,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The client SDK, shaped like Apple's CloudKit framework. Talks HTTP through a `Transport`.
+        .target(
+            name: "StratusKit",
+            dependencies: ["StratusModel"],
+            swiftSettings: swiftSettings
+        ),
         // Load generator behind `stratus bench`.
         .target(
             name: "StratusBench",
@@ -129,6 +136,15 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StratusKitTests",
+            dependencies: [
+                "StratusKit", "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -1,0 +1,115 @@
+import Foundation
+internal import StratusModel
+
+/// Saving, fetching, deleting and querying records.
+extension Database {
+    /// Saves one record: creates it, or updates it if it was fetched (its change tag must still be current).
+    /// - Returns: the record as saved, with its new change tag.
+    /// - Throws: ``StratusError``; `serverRecordChanged` carries the server's, the client's and the ancestor record.
+    @discardableResult
+    public func save(_ record: Record) async throws -> Record {
+        let results = try await modifyRecords(saving: [record], deleting: [])
+        return try results.saveResults[record.recordID]!.get()
+    }
+
+    /// The record with this ID.
+    /// - Throws: ``StratusError`` `unknownItem` when it does not exist (or is not visible to the caller).
+    public func record(for recordID: Record.ID) async throws -> Record {
+        try await records(for: [recordID])[recordID]!.get()
+    }
+
+    /// Deletes a record (and, on the server, what references it with `deleteSelf`).
+    @discardableResult
+    public func deleteRecord(withID recordID: Record.ID) async throws -> Record.ID {
+        let results = try await modifyRecords(saving: [], deleting: [recordID])
+        try results.deleteResults[recordID]!.get()
+        return recordID
+    }
+
+    /// Fetches records by ID; each answers a record or its own error.
+    public func records(for ids: [Record.ID], desiredKeys: [String]? = nil) async throws -> [Record.ID: Result<Record, any Error>] {
+        var results: [Record.ID: Result<Record, any Error>] = [:]
+        for (zoneID, zoneIDs) in Dictionary(grouping: ids, by: \.zoneID) {
+            var body: [String: JSONValue] = [
+                "zoneID": zoneID.wire,
+                "records": .array(zoneIDs.map { .object(["recordName": .string($0.recordName)]) }),
+            ]
+            if let desiredKeys { body["desiredKeys"] = .array(desiredKeys.map(JSONValue.string)) }
+            let answer = try await container.post(databaseScope, "records/lookup", .object(body))
+            for (id, item) in zip(zoneIDs, answer["records"]?.arrayValue ?? []) {
+                results[id] = Result { try self.record(fromItem: item, sent: nil) }
+            }
+        }
+        return results
+    }
+
+    /// Saves and deletes records, per zone in one request each. With `atomically` (custom zones), a zone's
+    /// changes are kept all or none. Assets made from files or data are uploaded first.
+    public func modifyRecords(
+        saving recordsToSave: [Record], deleting recordIDsToDelete: [Record.ID],
+        savePolicy: SavePolicy = .ifServerRecordUnchanged, atomically: Bool = true
+    ) async throws -> (saveResults: [Record.ID: Result<Record, any Error>], deleteResults: [Record.ID: Result<Void, any Error>]) {
+        var saveResults: [Record.ID: Result<Record, any Error>] = [:]
+        var deleteResults: [Record.ID: Result<Void, any Error>] = [:]
+        var prepared: [Record] = []
+        for record in recordsToSave {
+            prepared.append(try await uploadingAssets(of: record))
+        }
+        let zones = Set(prepared.map(\.recordID.zoneID)).union(recordIDsToDelete.map(\.zoneID))
+        for zoneID in zones.sorted(by: { $0.zoneName < $1.zoneName }) {
+            let saves = prepared.filter { $0.recordID.zoneID == zoneID }
+            let deletes = recordIDsToDelete.filter { $0.zoneID == zoneID }
+            var operations = saves.map { record in Self.operation(saving: record, policy: savePolicy) }
+            operations += deletes.map { id in
+                JSONValue.object(["operationType": .string("forceDelete"), "record": .object(["recordName": .string(id.recordName)])])
+            }
+            let answer = try await container.post(databaseScope, "records/modify", .object([
+                "zoneID": zoneID.wire, "atomic": .bool(atomically), "operations": .array(operations),
+            ]))
+            let items = answer["records"]?.arrayValue ?? []
+            for (record, item) in zip(saves, items) {
+                saveResults[record.recordID] = Result { try self.record(fromItem: item, sent: record) }
+            }
+            for (id, item) in zip(deletes, items.dropFirst(saves.count)) {
+                deleteResults[id] = Result {
+                    if let error = try self.failure(in: item, sent: nil) { throw error }
+                }
+            }
+        }
+        return (saveResults, deleteResults)
+    }
+
+    /// One `records/modify` operation for a record, by policy.
+    private static func operation(saving record: Record, policy: SavePolicy) -> JSONValue {
+        let isNew = record.recordChangeTag == nil
+        let (type, keys): (String, Set<String>?) = switch policy {
+        case .ifServerRecordUnchanged: isNew ? ("create", nil) : ("update", record.changedKeys)
+        case .changedKeys: ("forceUpdate", isNew ? nil : record.changedKeys)
+        case .allKeys: ("forceReplace", nil)
+        }
+        return .object(["operationType": .string(type), "record": record.wire(keys: keys)])
+    }
+
+    /// A record from a per-item answer, or the item's error.
+    func record(fromItem item: JSONValue, sent: Record?) throws -> Record {
+        guard let object = item.objectValue else { throw StratusError(.internalError, "the server answered an item that is not an object") }
+        if let error = try failure(in: item, sent: sent) { throw error }
+        return try Record(wire: object, currentUser: container.currentUserRecordName)
+    }
+
+    /// The error a per-item answer carries, if any; a conflict carries the server's, the client's and the ancestor record.
+    func failure(in item: JSONValue, sent: Record?) throws -> StratusError? {
+        guard let object = item.objectValue, object["serverErrorCode"] != nil else { return nil }
+        var error = Container.error(from: object, status: 200)
+        if error.code == .serverRecordChanged {
+            error.serverRecord = try object["serverRecord"]?.objectValue.map { try Record(wire: $0, currentUser: container.currentUserRecordName) }
+            error.clientRecord = sent
+            if var ancestor = sent, let fetched = sent?.fetchedValues {
+                ancestor.values = fetched
+                ancestor.changedKeys = []
+                error.ancestorRecord = ancestor
+            }
+        }
+        return error
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+
+/// One of a container's three databases (`CKDatabase`): records, zones, sync and subscriptions.
+public struct Database: Sendable {
+    /// Which database.
+    public enum Scope: String, Sendable, Hashable {
+        /// App-wide data, governed by the record types' security roles.
+        case `public`
+        /// The signed-in user's own data.
+        case `private`
+        /// Zones other users shared with the signed-in user.
+        case shared
+    }
+
+    let container: Container
+    public let databaseScope: Scope
+
+    init(container: Container, databaseScope: Scope) {
+        self.container = container
+        self.databaseScope = databaseScope
+    }
+
+    /// How a save treats the server's copy of a record (`CKModifyRecordsOperation.RecordSavePolicy`).
+    public enum SavePolicy: Sendable, Hashable {
+        /// Saves only if the server's record has the change tag the record was fetched with; new records are
+        /// created. A stale record fails with `serverRecordChanged`.
+        case ifServerRecordUnchanged
+        /// Overwrites the fields that changed, whatever the server's record is.
+        case changedKeys
+        /// Overwrites the whole record.
+        case allKeys
+    }
+}

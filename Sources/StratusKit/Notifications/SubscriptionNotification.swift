@@ -1,0 +1,167 @@
+import Foundation
+internal import StratusModel
+
+/// A notification a subscription fired (`CKNotification`), as the server's stream delivers it.
+public struct SubscriptionNotification: Sendable, Hashable {
+    /// Why a query subscription fired.
+    public enum Reason: Int, Sendable, Hashable {
+        case recordCreated = 1, recordUpdated = 2, recordDeleted = 3
+    }
+
+    /// What changed.
+    public enum Kind: Sendable, Hashable {
+        /// A record matching a query subscription; `recordFields` holds the subscription's desired keys.
+        case query(recordID: Record.ID, reason: Reason, recordFields: [String: FieldValue])
+        /// Something in a zone of a zone subscription.
+        case recordZone(Zone.ID)
+        /// Something in the database of a database subscription.
+        case database
+    }
+
+    /// The notification's place in the user's stream: resume after it with ``Container/notifications(after:)``.
+    public var sequenceNumber: Int64
+    public var notificationID: String?
+    public var subscriptionID: String?
+    public var containerIdentifier: String?
+    public var databaseScope: Database.Scope?
+    public var alertBody: String?
+    public var kind: Kind
+
+    /// Reads a CloudKit payload (`{aps, ck}`).
+    init?(sequenceNumber: Int64, payload: [String: JSONValue], currentUser: String?) {
+        guard let ck = payload["ck"]?.objectValue else { return nil }
+        self.sequenceNumber = sequenceNumber
+        notificationID = ck["nid"]?.stringValue
+        containerIdentifier = ck["cid"]?.stringValue
+        let alert = payload["aps"]?.objectValue?["alert"]
+        alertBody = alert?.stringValue ?? alert?.objectValue?["body"]?.stringValue
+        let detail: [String: JSONValue]
+        if let query = ck["qry"]?.objectValue {
+            detail = query
+            let zoneID = Self.zoneID(query, currentUser: currentUser)
+            var fields: [String: FieldValue] = [:]
+            for (name, value) in query["af"]?.objectValue ?? [:] {
+                fields[name] = try? FieldValue(wire: value, type: nil, currentUser: currentUser)
+            }
+            kind = .query(
+                recordID: Record.ID(recordName: query["rid"]?.stringValue ?? "", zoneID: zoneID),
+                reason: Reason(rawValue: Int(query["fo"]?.integerValue ?? 1)) ?? .recordCreated, recordFields: fields
+            )
+        } else if let zone = ck["fet"]?.objectValue {
+            detail = zone
+            kind = .recordZone(Self.zoneID(zone, currentUser: currentUser))
+        } else if let database = ck["met"]?.objectValue {
+            detail = database
+            kind = .database
+        } else {
+            return nil
+        }
+        subscriptionID = detail["sid"]?.stringValue
+        databaseScope = switch detail["dbs"]?.integerValue {
+        case 1: .public
+        case 2: .private
+        case 3: .shared
+        default: nil
+        }
+    }
+
+    private static func zoneID(_ detail: [String: JSONValue], currentUser: String?) -> Zone.ID {
+        Zone.ID(wire: .object([
+            "zoneName": detail["zid"] ?? .string(Zone.ID.defaultZoneName), "ownerRecordName": detail["zoid"] ?? .null,
+        ]), currentUser: currentUser)
+    }
+}
+
+extension Container {
+    /// The signed-in user's notifications as the server commits them, from the server's event stream.
+    /// The sequence reconnects after a dropped connection and resumes after the last notification it
+    /// delivered, so none is lost or repeated; it ends when iteration stops, and throws `notAuthenticated`
+    /// when nobody is signed in.
+    ///
+    /// ```swift
+    /// for try await notification in container.notifications() {
+    ///     if case .query(let recordID, .recordCreated, let fields) = notification.kind { … }
+    /// }
+    /// ```
+    /// - Parameter after: resume after this ``SubscriptionNotification/sequenceNumber`` (a stored one); `nil` starts with
+    ///   what the server still queues for the user.
+    public func notifications(after sequenceNumber: Int64? = nil) -> AsyncThrowingStream<SubscriptionNotification, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<SubscriptionNotification, any Error>.makeStream()
+        let task = Task { [self] in
+            var last = sequenceNumber
+            var delay: UInt64 = 250_000_000
+            while !Task.isCancelled {
+                do {
+                    var parser = EventStreamParser()
+                    let query = last.map { [URLQueryItem(name: "after", value: String($0))] } ?? []
+                    let request = TransportRequest(
+                        method: "GET", url: url("/notifications/1/\(identifier)/\(environment.rawValue)/stream", query: query),
+                        headers: ["Accept": "text/event-stream"]
+                    )
+                    for try await chunk in transport.stream(request) {
+                        for event in parser.feed(chunk) {
+                            guard let id = event.id.flatMap(Int64.init), let data = event.data.data(using: .utf8),
+                                let payload = (try? JSONDecoder().decode(JSONValue.self, from: data))?.objectValue
+                            else { continue }
+                            last = id
+                            delay = 250_000_000
+                            if let notification = SubscriptionNotification(sequenceNumber: id, payload: payload, currentUser: currentUserRecordName) {
+                                continuation.yield(notification)
+                            }
+                        }
+                    }
+                } catch let error as StratusError where error.code == .notAuthenticated {
+                    continuation.finish(throwing: error)
+                    return
+                } catch {
+                    if Task.isCancelled { break }
+                }
+                // The connection ended: reconnect, waiting longer each time up to 10 seconds.
+                try? await Task.sleep(nanoseconds: delay)
+                delay = min(delay * 2, 10_000_000_000)
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+}
+
+/// Splits a server-sent event stream into events (`id`, `data`), across chunk boundaries.
+struct EventStreamParser {
+    struct Event: Equatable {
+        var id: String?
+        var data: String
+    }
+
+    private var pending = Data()
+    private var current = Event(id: nil, data: "")
+
+    /// The events completed by a chunk.
+    mutating func feed(_ chunk: Data) -> [Event] {
+        pending.append(chunk)
+        var events: [Event] = []
+        while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
+            var line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+            pending.removeSubrange(pending.startIndex...newline)
+            if line.hasSuffix("\r") { line.removeLast() }
+            if line.isEmpty {
+                if !current.data.isEmpty { events.append(current) }
+                current = Event(id: nil, data: "")
+            } else if line.hasPrefix(":") {
+                continue
+            } else {
+                let parts = line.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+                let field = String(parts[0])
+                var value = parts.count > 1 ? String(parts[1]) : ""
+                if value.hasPrefix(" ") { value.removeFirst() }
+                switch field {
+                case "id": current.id = value
+                case "data": current.data += current.data.isEmpty ? value : "\n" + value
+                default: break
+                }
+            }
+        }
+        return events
+    }
+}

@@ -1,0 +1,236 @@
+import Foundation
+internal import StratusModel
+
+/// A share: the records beneath a root record, or a whole zone, opened to chosen people (`CKShare`).
+///
+/// ```swift
+/// var share = Share(rootRecord: list)
+/// share.publicPermission = .none
+/// share.addParticipant(.userRecordID(friendID), permission: .readWrite)
+/// let saved = try await database.modifyRecords(saving: [list, share.record], deleting: [])
+/// let url = try Share(saved.saveResults[share.recordID]!.get())?.url   // send it to the friend
+/// ```
+public struct Share: Sendable, Hashable {
+    /// The record type of shares.
+    public static let recordType = "cloudkit.share"
+
+    /// What a participant, or anyone with the link, may do.
+    public enum Permission: String, Sendable, Hashable {
+        case none = "NONE", readOnly = "READ_ONLY", readWrite = "READ_WRITE"
+    }
+
+    /// How a participant came to the share.
+    public enum Role: String, Sendable, Hashable {
+        case owner = "OWNER", user = "USER", publicUser = "PUBLIC_USER"
+    }
+
+    /// Where a participant stands.
+    public enum AcceptanceStatus: String, Sendable, Hashable {
+        case invited = "INVITED", accepted = "ACCEPTED", removed = "REMOVED", unknown = "UNKNOWN"
+    }
+
+    /// One person on a share (`CKShare.Participant`).
+    public struct Participant: Sendable, Hashable {
+        public internal(set) var participantID: String?
+        public internal(set) var userRecordID: Record.ID?
+        public internal(set) var lookupInfo: UserIdentity.LookupInfo?
+        public var permission: Permission
+        public internal(set) var role: Role
+        public internal(set) var acceptanceStatus: AcceptanceStatus
+    }
+
+    /// The share record itself (save it with its root record).
+    public internal(set) var record: Record
+    var state: State { record.shareState ?? State() }
+
+    /// A share of a root record and the records beneath it. Its record lives in the root's zone.
+    public init(rootRecord: Record, shareID: Record.ID? = nil) {
+        var record = Record(recordType: Self.recordType, recordID: shareID ?? Record.ID(zoneID: rootRecord.recordID.zoneID))
+        record.shareState = State(rootRecordName: rootRecord.recordID.recordName)
+        self.record = record
+    }
+
+    /// A share of a whole zone (`cloudkit.zoneshare`).
+    public init(recordZoneID: Zone.ID) {
+        var record = Record(recordType: Self.recordType, recordID: Record.ID(recordName: "cloudkit.zoneshare", zoneID: recordZoneID))
+        record.shareState = State()
+        self.record = record
+    }
+
+    /// A fetched share record as a share; `nil` for a record of another type.
+    public init?(_ record: Record) {
+        guard record.recordType == Self.recordType else { return nil }
+        var record = record
+        if record.shareState == nil { record.shareState = State() }
+        self.record = record
+    }
+
+    public var recordID: Record.ID { record.recordID }
+    /// The share's link, once saved: `https://HOST/share/<shortGUID>`.
+    public var url: URL? { state.url }
+    /// Everyone on the share, the owner first.
+    public var participants: [Participant] { state.participants }
+    /// The owner.
+    public var owner: Participant? { state.participants.first { $0.role == .owner } }
+    /// The signed-in user as a participant, when they are one.
+    public var currentUserParticipant: Participant? { state.currentUserParticipant }
+
+    /// What anyone with the link may do; `.none` limits the share to its participants.
+    public var publicPermission: Permission {
+        get { state.publicPermission }
+        set { record.shareState = { var state = self.state; state.publicPermission = newValue; state.publicPermissionChanged = true; return state }() }
+    }
+
+    /// The share's title, shown to people it is shared with.
+    public var title: String? {
+        get { record["cloudkit.title"] as String? }
+        set { record["cloudkit.title"] = newValue }
+    }
+
+    /// Adds someone, found by record ID, email address or phone number; they see the share once they accept.
+    public mutating func addParticipant(_ lookup: UserIdentity.LookupInfo, permission: Permission = .readOnly) {
+        var state = self.state
+        var participant = Participant(participantID: nil, userRecordID: nil, lookupInfo: lookup, permission: permission, role: .user, acceptanceStatus: .invited)
+        if case .userRecordID(let id) = lookup { participant.userRecordID = id }
+        state.participants.append(participant)
+        state.participantsChanged = true
+        record.shareState = state
+    }
+
+    /// Removes a participant; their access ends as soon as the share is saved.
+    public mutating func removeParticipant(_ participant: Participant) {
+        var state = self.state
+        state.participants.removeAll { $0 == participant }
+        state.participantsChanged = true
+        record.shareState = state
+    }
+
+    /// Changes a participant's permission.
+    public mutating func setPermission(_ permission: Permission, for participant: Participant) {
+        var state = self.state
+        if let index = state.participants.firstIndex(of: participant) {
+            state.participants[index].permission = permission
+            state.participantsChanged = true
+        }
+        record.shareState = state
+    }
+}
+
+extension Share {
+    /// What makes a record a share, as the server last answered it and as changed since.
+    struct State: Sendable, Hashable {
+        var rootRecordName: String?
+        var publicPermission: Permission = .none
+        var publicPermissionChanged = false
+        var participants: [Participant] = []
+        var participantsChanged = false
+        var currentUserParticipant: Participant?
+        var url: URL?
+        var shortGUID: String?
+
+        init(rootRecordName: String? = nil) {
+            self.rootRecordName = rootRecordName
+            publicPermissionChanged = true
+        }
+
+        init(wire object: [String: JSONValue], currentUser: String?) {
+            publicPermission = object["publicPermission"]?.stringValue.flatMap(Permission.init(rawValue:)) ?? .none
+            participants = (object["participants"]?.arrayValue ?? []).compactMap { $0.objectValue.map { Participant(wire: $0) } }
+            currentUserParticipant = object["currentUserParticipant"]?.objectValue.map { Participant(wire: $0) }
+            url = object["url"]?.stringValue.flatMap(URL.init(string:))
+            shortGUID = object["shortGUID"]?.stringValue
+        }
+
+        /// The share keys of a record dictionary to save: what is new or changed.
+        func write(into object: inout [String: JSONValue]) {
+            if let rootRecordName { object["forRecord"] = .object(["recordName": .string(rootRecordName)]) }
+            if publicPermissionChanged { object["publicPermission"] = .string(publicPermission.rawValue) }
+            if participantsChanged {
+                object["participants"] = .array(participants.filter { $0.role != .owner }.map(\.wire))
+            }
+        }
+    }
+}
+
+extension Share.Participant {
+    init(wire object: [String: JSONValue]) {
+        participantID = object["participantId"]?.stringValue
+        let identity = object["userIdentity"]?.objectValue
+        userRecordID = identity?["userRecordName"]?.stringValue.map { Record.ID(recordName: $0) }
+        let info = identity?["lookupInfo"]?.objectValue
+        if let email = info?["emailAddress"]?.stringValue {
+            lookupInfo = .emailAddress(email)
+        } else if let phone = info?["phoneNumber"]?.stringValue {
+            lookupInfo = .phoneNumber(phone)
+        } else if let name = info?["userRecordName"]?.stringValue {
+            lookupInfo = .userRecordID(Record.ID(recordName: name))
+        }
+        permission = object["permission"]?.stringValue.flatMap(Share.Permission.init(rawValue:)) ?? .none
+        role = object["type"]?.stringValue.flatMap(Share.Role.init(rawValue:)) ?? .user
+        acceptanceStatus = object["acceptanceStatus"]?.stringValue.flatMap(Share.AcceptanceStatus.init(rawValue:)) ?? .unknown
+    }
+
+    var wire: JSONValue {
+        var object: [String: JSONValue] = ["permission": .string(permission.rawValue)]
+        if let participantID { object["participantId"] = .string(participantID) }
+        if let lookupInfo { object["userIdentity"] = .object(["lookupInfo": lookupInfo.wire]) }
+        return .object(object)
+    }
+}
+
+extension Share {
+    /// What a share link opens (`CKShare.Metadata`): the share, its root, its owner, and the caller's place.
+    public struct Metadata: Sendable, Hashable {
+        public var containerIdentifier: String
+        public var share: Share
+        public var zoneID: Zone.ID
+        public var rootRecordID: Record.ID?
+        public var rootRecord: Record?
+        public var ownerIdentity: UserIdentity?
+        public var participantPermission: Permission
+        public var participantStatus: AcceptanceStatus
+        public var participantRole: Role
+        /// The share link's short GUID.
+        public var shortGUID: String
+    }
+}
+
+extension Container {
+    /// Resolves a share link: what it shares, and what the signed-in user (or anyone, for links with a public
+    /// permission) may do with it.
+    /// - Throws: ``StratusError`` `permissionFailure` when the share is not for the caller, `unknownItem` for an unknown link.
+    public func shareMetadata(for url: URL, shouldFetchRootRecord: Bool = false) async throws -> Share.Metadata {
+        try await shareLink("resolve", shortGUID: url.lastPathComponent, fetchRoot: shouldFetchRootRecord)
+    }
+
+    /// Accepts a share: its zone appears in the user's shared database.
+    @discardableResult
+    public func accept(_ metadata: Share.Metadata) async throws -> Share.Metadata {
+        try await shareLink("accept", shortGUID: metadata.shortGUID, fetchRoot: false)
+    }
+
+    private func shareLink(_ operation: String, shortGUID: String, fetchRoot: Bool) async throws -> Share.Metadata {
+        let answer = try await post(.public, "records/\(operation)", .object([
+            "shortGUIDs": .array([.object(["value": .string(shortGUID), "shouldFetchRootRecord": .bool(fetchRoot)])]),
+        ]))
+        guard let result = answer["results"]?.arrayValue?.first?.objectValue else {
+            throw StratusError(.internalError, "records/\(operation) answered no result")
+        }
+        if result["serverErrorCode"] != nil { throw Container.error(from: result, status: 200) }
+        let user = currentUserRecordName
+        guard let shareObject = result["share"]?.objectValue, let share = Share(try Record(wire: shareObject, currentUser: user)) else {
+            throw StratusError(.internalError, "records/\(operation) answered no share")
+        }
+        let zoneID = Zone.ID(wire: result["zoneID"], currentUser: user)
+        return Share.Metadata(
+            containerIdentifier: result["containerIdentifier"]?.stringValue ?? identifier, share: share, zoneID: zoneID,
+            rootRecordID: result["rootRecordName"]?.stringValue.map { Record.ID(recordName: $0, zoneID: zoneID) },
+            rootRecord: try result["rootRecord"]?.objectValue.map { try Record(wire: $0, currentUser: user) },
+            ownerIdentity: result["ownerIdentity"]?.objectValue.flatMap(UserIdentity.init(wire:)),
+            participantPermission: result["participantPermission"]?.stringValue.flatMap(Share.Permission.init(rawValue:)) ?? .none,
+            participantStatus: result["participantStatus"]?.stringValue.flatMap(Share.AcceptanceStatus.init(rawValue:)) ?? .unknown,
+            participantRole: result["participantType"]?.stringValue.flatMap(Share.Role.init(rawValue:)) ?? .user,
+            shortGUID: shortGUID
+        )
+    }
+}
