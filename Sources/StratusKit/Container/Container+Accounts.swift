@@ -31,8 +31,7 @@ extension Container {
     }
 
     private func startSession(_ operation: String, body: JSONValue) async throws -> Record.ID {
-        session.withLock { $0 = SessionState() }
-        let answer = try await send("POST", url("/auth/1/\(identifier)/\(environment.rawValue)/\(operation)"), body: body)
+        let answer = try await send("POST", url("/auth/1/\(identifier)/\(environment.rawValue)/\(operation)", asUser: false), body: body)
         guard let token = answer["ckWebAuthToken"]?.stringValue, let user = answer["userRecordName"]?.stringValue else {
             throw StratusError(.internalError, "the server's \(operation) answer has no ckWebAuthToken")
         }

@@ -8,11 +8,11 @@ extension Container {
         url("/database/1/\(identifier)/\(environment.rawValue)/\(scope.rawValue)/\(operation)")
     }
 
-    /// A URL on the server carrying the API token and, when signed in, the web auth token.
-    func url(_ path: String, query extra: [URLQueryItem] = []) -> URL {
+    /// A URL on the server carrying the API token and, when signed in (and `asUser`), the web auth token.
+    func url(_ path: String, query extra: [URLQueryItem] = [], asUser: Bool = true) -> URL {
         var components = URLComponents(url: serverURL.appendingPathComponent(path), resolvingAgainstBaseURL: false)!
         var items = [URLQueryItem(name: "ckAPIToken", value: apiToken)]
-        if let token = webAuthToken { items.append(URLQueryItem(name: "ckWebAuthToken", value: token)) }
+        if asUser, let token = webAuthToken { items.append(URLQueryItem(name: "ckWebAuthToken", value: token)) }
         components.percentEncodedQueryItems = (items + extra).map { item in
             URLQueryItem(name: item.name, value: item.value?.addingPercentEncoding(withAllowedCharacters: .strictQueryValue))
         }
