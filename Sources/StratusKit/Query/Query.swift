@@ -13,9 +13,9 @@ import Foundation
 public struct Query: Sendable, Hashable {
     public var recordType: String
     public var filter: Filter
-    public var sort: [SortDescriptor]
+    public var sort: [Sort]
 
-    public init(recordType: String, filter: Filter = .all, sort: [SortDescriptor] = []) {
+    public init(recordType: String, filter: Filter = .all, sort: [Sort] = []) {
         self.recordType = recordType
         self.filter = filter
         self.sort = sort
@@ -97,21 +97,23 @@ public struct Filter: Sendable, Hashable {
     }
 }
 
-/// How query results are ordered.
-public struct SortDescriptor: Sendable, Hashable {
-    var field: Filter.Field
-    var ascending: Bool
-    var relativeLocation: Location?
+extension Query {
+    /// How query results are ordered: `.ascending("name")`, `.descending(.modificationDate)`, `.distance(from:to:)`.
+    public struct Sort: Sendable, Hashable {
+        var field: Filter.Field
+        var ascending: Bool
+        var relativeLocation: Location?
 
-    /// Smallest first.
-    public static func ascending(_ field: String) -> SortDescriptor { SortDescriptor(field: .field(field), ascending: true) }
-    /// Largest first.
-    public static func descending(_ field: String) -> SortDescriptor { SortDescriptor(field: .field(field), ascending: false) }
-    /// By a system field.
-    public static func ascending(_ field: Filter.Field) -> SortDescriptor { SortDescriptor(field: field, ascending: true) }
-    public static func descending(_ field: Filter.Field) -> SortDescriptor { SortDescriptor(field: field, ascending: false) }
-    /// Nearest first.
-    public static func distance(from field: String, to location: Location) -> SortDescriptor {
-        SortDescriptor(field: .field(field), ascending: true, relativeLocation: location)
+        /// Smallest first.
+        public static func ascending(_ field: String) -> Sort { Sort(field: .field(field), ascending: true) }
+        /// Largest first.
+        public static func descending(_ field: String) -> Sort { Sort(field: .field(field), ascending: false) }
+        /// By a system field.
+        public static func ascending(_ field: Filter.Field) -> Sort { Sort(field: field, ascending: true) }
+        public static func descending(_ field: Filter.Field) -> Sort { Sort(field: field, ascending: false) }
+        /// Nearest first.
+        public static func distance(from field: String, to location: Location) -> Sort {
+            Sort(field: .field(field), ascending: true, relativeLocation: location)
+        }
     }
 }

@@ -142,12 +142,12 @@ extension Query {
                 ?? Filter.Field(name: entry["fieldName"]?.stringValue ?? "", isSystem: false)
             filter = filter && Filter(conditions: [Filter.Condition(comparator: comparator, field: field, value: value, distance: entry["distance"].flatMap(\.doubleValue))])
         }
-        var sort: [SortDescriptor] = []
+        var sort: [Query.Sort] = []
         for item in object["sortBy"]?.arrayValue ?? [] {
             guard let entry = item.objectValue else { continue }
             let field = entry["systemFieldName"]?.stringValue.map { Filter.Field(name: $0, isSystem: true) }
                 ?? Filter.Field(name: entry["fieldName"]?.stringValue ?? "", isSystem: false)
-            sort.append(SortDescriptor(field: field, ascending: entry["ascending"]?.boolValue ?? true))
+            sort.append(Query.Sort(field: field, ascending: entry["ascending"]?.boolValue ?? true))
         }
         self.init(recordType: type, filter: filter, sort: sort)
     }
