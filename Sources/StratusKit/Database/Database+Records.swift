@@ -12,6 +12,27 @@ extension Database {
         return try results.saveResults[record.recordID]!.get()
     }
 
+    /// Saves and deletes records, and throws `partialFailure` if any of them failed, its
+    /// ``StratusError/partialErrorsByItemID`` naming each failure (the callback API's way).
+    /// - Returns: the saved records, in the order given.
+    @discardableResult
+    public func save(_ records: [Record], deleting recordIDs: [Record.ID] = [], savePolicy: SavePolicy = .ifServerRecordUnchanged, atomically: Bool = true) async throws -> [Record] {
+        let results = try await modifyRecords(saving: records, deleting: recordIDs, savePolicy: savePolicy, atomically: atomically)
+        var failures: [Record.ID: StratusError] = [:]
+        for (id, result) in results.saveResults {
+            if case .failure(let error) = result { failures[id] = error as? StratusError ?? StratusError(.internalError, "\(error)") }
+        }
+        for (id, result) in results.deleteResults {
+            if case .failure(let error) = result { failures[id] = error as? StratusError ?? StratusError(.internalError, "\(error)") }
+        }
+        guard failures.isEmpty else {
+            var error = StratusError(.partialFailure, "\(failures.count) of \(records.count + recordIDs.count) items failed")
+            error.partialErrorsByItemID = failures
+            throw error
+        }
+        return try records.map { try results.saveResults[$0.recordID]!.get() }
+    }
+
     /// The record with this ID.
     /// - Throws: ``StratusError`` `unknownItem` when it does not exist (or is not visible to the caller).
     public func record(for recordID: Record.ID) async throws -> Record {

@@ -83,8 +83,8 @@ extension Container {
     ///     if case .query(let recordID, .recordCreated, let fields) = notification.kind { … }
     /// }
     /// ```
-    /// - Parameter after: resume after this ``SubscriptionNotification/sequenceNumber`` (a stored one); `nil` starts with
-    ///   what the server still queues for the user.
+    /// - Parameter after: resume after this ``SubscriptionNotification/sequenceNumber`` (one the app stored); `0`
+    ///   starts with every notification the server still keeps for the user; `nil` with those committed from now on.
     public func notifications(after sequenceNumber: Int64? = nil) -> AsyncThrowingStream<SubscriptionNotification, any Error> {
         let (stream, continuation) = AsyncThrowingStream<SubscriptionNotification, any Error>.makeStream()
         let task = Task { [self] in

@@ -1,0 +1,76 @@
+import Foundation
+import StratusKit
+import Testing
+
+@Suite struct SyncTests {
+    @Test("zones are created, listed, looked up and deleted; database and zone changes follow them with tokens")
+    func zonesAndChanges() async throws {
+        try await KitTestServer.run { server in
+            let database = try await server.signedUp("ann@example.com").privateCloudDatabase
+            let notes = try await database.save(Zone(zoneName: "Notes"))
+            #expect(notes.changeToken != nil)
+            _ = try await database.save(Zone(zoneName: "Trash"))
+            #expect(Set(try await database.allRecordZones().map(\.zoneID.zoneName)).isSuperset(of: ["Notes", "Trash"]))
+            #expect(try await database.recordZone(for: notes.zoneID).zoneID == notes.zoneID)
+
+            let start = try await database.databaseChanges(since: nil)
+            #expect(Set(start.modifications.map(\.zoneName)).isSuperset(of: ["Notes", "Trash"]))
+            var first = Record(recordType: "Note", recordID: Record.ID(recordName: "n1", zoneID: notes.zoneID))
+            first["title"] = "one"
+            _ = try await database.save(first)
+            let sync = try await database.recordZoneChanges(inZoneWith: notes.zoneID, since: nil)
+            #expect(Array(sync.modificationResultsByID.keys) == [first.recordID])
+            #expect(!sync.moreComing)
+
+            try await database.deleteRecord(withID: first.recordID)
+            var second = Record(recordType: "Note", recordID: Record.ID(recordName: "n2", zoneID: notes.zoneID))
+            second["title"] = "two"
+            _ = try await database.save(second)
+            let next = try await database.recordZoneChanges(inZoneWith: notes.zoneID, since: sync.changeToken)
+            #expect(Array(next.modificationResultsByID.keys) == [second.recordID])
+            #expect(next.deletions.map(\.recordID) == [first.recordID])
+            #expect(next.deletions.first?.recordType == "Note")
+
+            try await database.deleteRecordZone(withID: Zone.ID(zoneName: "Trash"))
+            let later = try await database.databaseChanges(since: start.changeToken)
+            #expect(later.modifications.map(\.zoneName) == ["Notes"])
+            #expect(later.deletions.map(\.zoneName) == ["Trash"])
+            await #expect { try await database.recordZone(for: Zone.ID(zoneName: "Trash")) } throws: { error in
+                (error as? StratusError)?.code == .zoneNotFound
+            }
+        }
+    }
+
+    @Test("assets upload from data and from files when their record is saved, and download again")
+    func assets() async throws {
+        try await KitTestServer.run { server in
+            let database = try await server.signedUp("ann@example.com").publicCloudDatabase
+            let bytes = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("kit-asset-\(UUID().uuidString).bin")
+            try Data("from a file".utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            var record = Record(recordType: "Attachment", recordID: Record.ID(recordName: "a1"))
+            record["photo"] = Asset(data: bytes)
+            record["pages"] = [Asset(fileURL: file), Asset(data: Data("second".utf8))]
+            let saved = try await database.save(record)
+            #expect((saved["photo"] as Asset?)?.size == 50_000)
+
+            let fetched = try await database.record(for: record.recordID)
+            let photo = try #require(fetched["photo"] as Asset?)
+            #expect(photo.downloadURL != nil)
+            #expect(try await database.data(for: photo) == bytes)
+            let pages = try #require(fetched["pages"] as [Asset]?)
+            #expect(try await database.data(for: pages[0]) == Data("from a file".utf8))
+            let copy = FileManager.default.temporaryDirectory.appendingPathComponent("kit-copy-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: copy) }
+            try await database.download(pages[1], to: copy)
+            #expect(try Data(contentsOf: copy) == Data("second".utf8))
+
+            var missing = Record(recordType: "Attachment")
+            missing["photo"] = Asset(fileURL: URL(fileURLWithPath: "/nonexistent/file"))
+            await #expect { try await database.save(missing) } throws: { error in
+                (error as? StratusError)?.code == .assetFileNotFound
+            }
+        }
+    }
+}
