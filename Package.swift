@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "StratusBlobs", targets: ["StratusBlobs"]),
         .library(name: "StratusServer", targets: ["StratusServer"]),
         .library(name: "StratusKit", targets: ["StratusKit"]),
+        .library(name: "StratusMessages", targets: ["StratusMessages"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -92,6 +93,13 @@ let package = Package(
             dependencies: ["StratusModel"],
             swiftSettings: swiftSettings
         ),
+        // In-app messages published in the public database, shown once, in the user's language.
+        .target(
+            name: "StratusMessages",
+            dependencies: ["StratusKit"],
+            resources: [.copy("Resources/Messages.ckdb")],
+            swiftSettings: swiftSettings
+        ),
         // Load generator behind `stratus bench`.
         .target(
             name: "StratusBench",
@@ -142,7 +150,7 @@ let package = Package(
         .testTarget(
             name: "StratusKitTests",
             dependencies: [
-                "StratusKit", "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore",
+                "StratusKit", "StratusMessages", "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusModel",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -45,6 +45,32 @@ struct KitTestServer: Sendable {
         }
     }
 
+    /// Calls the admin API with the admin key; answers the status.
+    @discardableResult
+    func admin(_ method: String, _ path: String, body: String) async throws -> Int {
+        var request = URLRequest(url: url.appendingPathComponent(path))
+        request.httpMethod = method
+        request.setValue("Bearer \(Self.adminKey)", forHTTPHeaderField: "Authorization")
+        request.httpBody = Data(body.utf8)
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+
+    /// Replaces the development schema.
+    func importSchema(_ text: String) async throws {
+        let status = try await admin("PUT", "/admin/1/\(Self.container)/development/schema", body: text)
+        guard status == 200 else { throw StratusError(.internalError, "schema import answered \(status)") }
+    }
+
+    /// A signed-up user holding the Admin role.
+    func signedUpAdmin(_ email: String) async throws -> Container {
+        let container = try await signedUp(email)
+        let user = try await container.userRecordID().recordName
+        let status = try await admin("PUT", "/admin/1/\(Self.container)/development/users/\(user)/roles", body: #"{"roles":["Admin"]}"#)
+        guard status == 200 else { throw StratusError(.internalError, "role assignment answered \(status)") }
+        return container
+    }
+
     /// A new client of the test container.
     func container(webAuthToken: String? = nil) -> Container {
         Container(identifier: Self.container, serverURL: url, apiToken: apiToken, webAuthToken: webAuthToken)
