@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "StratusServer", targets: ["StratusServer"]),
         .library(name: "StratusKit", targets: ["StratusKit"]),
         .library(name: "StratusMessages", targets: ["StratusMessages"]),
+        .library(name: "StratusFlags", targets: ["StratusFlags"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -100,6 +101,13 @@ let package = Package(
             resources: [.copy("Resources/Messages.ckdb")],
             swiftSettings: swiftSettings
         ),
+        // Feature switches with targeting and rollouts, and curated content, kept in the public database.
+        .target(
+            name: "StratusFlags",
+            dependencies: ["StratusKit"],
+            resources: [.copy("Resources/Flags.ckdb")],
+            swiftSettings: swiftSettings
+        ),
         // Load generator behind `stratus bench`.
         .target(
             name: "StratusBench",
@@ -150,7 +158,7 @@ let package = Package(
         .testTarget(
             name: "StratusKitTests",
             dependencies: [
-                "StratusKit", "StratusMessages", "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusModel",
+                "StratusKit", "StratusMessages", "StratusFlags", "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusModel",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -150,24 +150,3 @@ extension InAppMessage {
         )
     }
 }
-
-/// A dotted version number compared part by part: 1.10 is after 1.9.
-public struct AppVersion: Sendable, Hashable, Comparable {
-    public var parts: [Int]
-
-    public init(_ text: String) {
-        var parts = text.split(separator: ".").map { Int($0.prefix(while: \.isNumber)) ?? 0 }
-        // 1.2 and 1.2.0 are the same version.
-        while parts.last == 0 { parts.removeLast() }
-        self.parts = parts
-    }
-
-    public static func < (lhs: AppVersion, rhs: AppVersion) -> Bool {
-        for index in 0..<max(lhs.parts.count, rhs.parts.count) {
-            let left = index < lhs.parts.count ? lhs.parts[index] : 0
-            let right = index < rhs.parts.count ? rhs.parts[index] : 0
-            if left != right { return left < right }
-        }
-        return false
-    }
-}

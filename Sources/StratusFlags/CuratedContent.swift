@@ -1,0 +1,100 @@
+import Foundation
+import StratusKit
+
+/// An item of a curated collection (a tip of the day, a featured article): shown between its publication and
+/// expiry dates, to users of recent enough app versions, in their language.
+public struct CuratedItem: Sendable, Hashable, Identifiable {
+    public static let recordType = "CuratedItem"
+
+    public var id: String
+    public var collection: String
+    public var title: LocalizedString
+    public var body: LocalizedString?
+    public var url: URL?
+    public var image: Asset?
+    public var publishedAt: Date
+    public var expiresAt: Date
+    public var minimumAppVersion: AppVersion
+    /// Languages the item is for; `["*"]` is every language.
+    public var locales: [String]
+
+    public init(
+        id: String = UUID().uuidString, collection: String, title: LocalizedString, body: LocalizedString? = nil, url: URL? = nil,
+        image: Asset? = nil, publishedAt: Date = Date(), expiresAt: Date = .distantFuture, minimumAppVersion: AppVersion = AppVersion("0"),
+        locales: [String] = ["*"]
+    ) {
+        self.id = id
+        self.collection = collection
+        self.title = title
+        self.body = body
+        self.url = url
+        self.image = image
+        self.publishedAt = publishedAt
+        self.expiresAt = expiresAt
+        self.minimumAppVersion = minimumAppVersion
+        self.locales = locales
+    }
+
+    public init?(record: Record) {
+        guard record.recordType == Self.recordType, let title = record["title"] as LocalizedString? else { return nil }
+        let build = record["minimumAppBuild"] as Int? ?? 0
+        self.init(
+            id: record.recordID.recordName, collection: record["collection"] as String? ?? "", title: title, body: record["body"],
+            url: (record["url"] as String?).flatMap(URL.init(string:)), image: record["image"],
+            publishedAt: record["publishedAt"] as Date? ?? .distantPast, expiresAt: record["expiresAt"] as Date? ?? .distantFuture,
+            minimumAppVersion: AppVersion("\(build / 1_000_000).\(build / 1_000 % 1_000).\(build % 1_000)"),
+            locales: record["locales"] as [String]? ?? ["*"]
+        )
+    }
+}
+
+/// Reads and publishes curated collections in a public database.
+public struct CuratedContent: Sendable {
+    let database: Database
+
+    public init(database: Database) {
+        self.database = database
+    }
+
+    /// A random item of a collection that is valid now for this user, fetched without reading the collection:
+    /// the server filters by dates, version and language, and a random key picks one record.
+    public func randomItem(in collection: String, context: FlagContext) async throws -> CuratedItem? {
+        let base = context.language.split(separator: "-").first.map(String.init) ?? context.language
+        for language in Array(Set([context.language, base])).sorted() + ["*"] {
+            if let item = try await randomItem(in: collection, language: language, context: context) { return item }
+        }
+        return nil
+    }
+
+    private func randomItem(in collection: String, language: String, context: FlagContext) async throws -> CuratedItem? {
+        let valid: Filter = .field("collection") == collection && .field("publishedAt") <= context.now && .field("expiresAt") > context.now
+            && .field("minimumAppBuild") <= AppVersion(context.appVersion).code && .field("locales").contains(language)
+        let pick = Double.random(in: 0..<1)
+        // The first item at or after a random point of [0, 1), wrapping around to the start.
+        for filter in [valid && .field("randomKey") >= pick, valid && .field("randomKey") < pick] {
+            let page = try await database.records(matching: Query(recordType: CuratedItem.recordType, filter: filter, sort: [.ascending("randomKey")]), resultsLimit: 1)
+            if let record = try page.matchResults.first?.1.get() { return CuratedItem(record: record) }
+        }
+        return nil
+    }
+
+    /// Saves an item (Admin only), with its random key.
+    @discardableResult
+    public func publish(_ item: CuratedItem) async throws -> CuratedItem {
+        var record = Record(recordType: CuratedItem.recordType, recordID: Record.ID(recordName: item.id))
+        record["collection"] = item.collection
+        record["title"] = item.title
+        record["body"] = item.body
+        record["url"] = item.url?.absoluteString
+        record["image"] = item.image
+        record["publishedAt"] = item.publishedAt
+        record["expiresAt"] = min(item.expiresAt, Date(timeIntervalSince1970: 32_503_680_000))
+        record["minimumAppBuild"] = item.minimumAppVersion.code
+        record["locales"] = item.locales
+        record["randomKey"] = Double.random(in: 0..<1)
+        guard let saved = CuratedItem(record: try await database.save([record], savePolicy: .allKeys)[0]) else {
+            throw StratusError(.internalError, "the saved item cannot be read back")
+        }
+        return saved
+    }
+}
