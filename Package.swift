@@ -124,6 +124,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Examples: run them against a local `stratus serve` (see the README).
+        .target(name: "StratusExampleSupport", dependencies: ["StratusKit"], path: "Examples/ExampleSupport", swiftSettings: swiftSettings),
+        .executableTarget(
+            name: "fatchat", dependencies: ["StratusKit", "StratusExampleSupport"], path: "Examples/fatchat", swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "messages", dependencies: ["StratusMessages", "StratusExampleSupport"], path: "Examples/messages", swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "flags", dependencies: ["StratusFlags", "StratusExampleSupport"], path: "Examples/flags", swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "StratusModelTests",
             dependencies: ["StratusModel", "StratusStoreTesting"],

@@ -1,0 +1,88 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+import StratusKit
+
+/// What the examples need beside StratusKit: a container on a local server, set up with the admin API.
+///
+/// The server is `STRATUS_URL` (default `http://127.0.0.1:8080`); the admin key is `STRATUS_ADMIN_KEY`, or
+/// the one `stratus serve` keeps in `./stratus-data/admin.key`.
+public struct ExampleServer: Sendable {
+    public let url: URL
+    let adminKey: String
+
+    public init() throws {
+        let environment = ProcessInfo.processInfo.environment
+        url = URL(string: environment["STRATUS_URL"] ?? "http://127.0.0.1:8080")!
+        if let key = environment["STRATUS_ADMIN_KEY"] {
+            adminKey = key
+        } else if let key = try? String(contentsOfFile: "stratus-data/admin.key", encoding: .utf8) {
+            adminKey = key.trimmingCharacters(in: .whitespacesAndNewlines)
+        } else {
+            throw ExampleError("set STRATUS_ADMIN_KEY, or run from the folder holding stratus-data/")
+        }
+    }
+
+    /// The container's API token, creating the container on first use.
+    public func apiToken(for containerID: String) async throws -> String {
+        let (_, list) = try await admin("GET", "/admin/1/containers")
+        for container in list["containers"] as? [[String: Any]] ?? [] where container["containerID"] as? String == containerID {
+            if let token = container["apiToken"] as? String { return token }
+        }
+        let (status, created) = try await admin("POST", "/admin/1/containers", body: #"{"containerID":"\#(containerID)"}"#)
+        guard status == 201, let token = created["apiToken"] as? String else { throw ExampleError("creating \(containerID) answered \(status)") }
+        return token
+    }
+
+    /// A client of the container, signed in as `email` (signed up on first use).
+    public func signedIn(_ email: String, containerID: String, givenName: String? = nil) async throws -> Container {
+        let container = Container(identifier: containerID, serverURL: url, apiToken: try await apiToken(for: containerID))
+        do {
+            try await container.signIn(email: email, password: "example password \(email)")
+        } catch let error as StratusError where error.code == .notAuthenticated {
+            try await container.signUp(email: email, password: "example password \(email)", givenName: givenName)
+        }
+        return container
+    }
+
+    /// Replaces the container's development schema.
+    public func importSchema(_ text: String, containerID: String) async throws {
+        _ = try await apiToken(for: containerID)
+        let (status, answer) = try await admin("PUT", "/admin/1/\(containerID)/development/schema", body: text)
+        guard status == 200 else { throw ExampleError("importing the schema answered \(status): \(answer)") }
+    }
+
+    /// Gives a user roles in the development environment.
+    public func assign(_ roles: [String], to user: Container) async throws {
+        let name = try await user.userRecordID().recordName
+        let body = #"{"roles":[\#(roles.map { "\"\($0)\"" }.joined(separator: ","))]}"#
+        let (status, answer) = try await admin("PUT", "/admin/1/\(user.identifier)/development/users/\(name)/roles", body: body)
+        guard status == 200 else { throw ExampleError("assigning roles answered \(status): \(answer)") }
+    }
+
+    private func admin(_ method: String, _ path: String, body: String? = nil) async throws -> (Int, [String: Any]) {
+        var request = URLRequest(url: url.appendingPathComponent(path))
+        request.httpMethod = method
+        request.setValue("Bearer \(adminKey)", forHTTPHeaderField: "Authorization")
+        request.httpBody = body.map { Data($0.utf8) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+    }
+}
+
+/// Runs an example's body, and ends the process with a readable message if it fails.
+public func runExample(_ body: () async throws -> Void) async {
+    do {
+        try await body()
+    } catch {
+        FileHandle.standardError.write(Data("error: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
+/// Why an example stopped.
+public struct ExampleError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
