@@ -178,7 +178,7 @@ let package = Package(
         .testTarget(
             name: "StratusEndToEndTests",
             dependencies: [
-                "stratus", "StratusModel", "StratusBlobs", "StratusStoreTesting",
+                "stratus", "fatchat", "messages", "flags", "StratusModel", "StratusBlobs", "StratusStoreTesting",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
