@@ -49,6 +49,13 @@ public struct CuratedItem: Sendable, Hashable, Identifiable {
 }
 
 /// Reads and publishes curated collections in a public database.
+///
+/// ```swift
+/// let tips = CuratedContent(database: container.publicCloudDatabase)
+/// if let tip = try await tips.randomItem(in: "tips", context: FlagContext(appVersion: "2.4", userID: installationID)) {
+///     show(tip.title.text(for: Locale.preferredLanguages) ?? "")
+/// }
+/// ```
 public struct CuratedContent: Sendable {
     let database: Database
 

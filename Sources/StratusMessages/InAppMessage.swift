@@ -5,6 +5,14 @@ import StratusKit
 /// request to update, an offer (the in-app "communication" many apps keep in CloudKit's public database).
 ///
 /// Every text a user reads is a ``LocalizedString``; ``localized(for:)`` picks the user's language.
+///
+/// ```swift
+/// let message = InAppMessage(
+///     id: "spring-sale", kind: .inAppPurchase(productID: "pro.yearly"),
+///     title: ["en": "Spring sale", "es": "Rebajas de primavera"], content: ["en": "Pro is 50% off.", "es": "Pro, a mitad de precio."]
+/// )
+/// try await MessagePublisher(database: adminContainer.publicCloudDatabase).publish(message)
+/// ```
 public struct InAppMessage: Sendable, Hashable, Identifiable {
     /// What the message asks of the user, which decides its buttons.
     public enum Kind: Sendable, Hashable {

@@ -41,6 +41,24 @@ import Testing
         }
     }
 
+    /// A transport answering with a rotated web auth token in the CloudKit header.
+    struct RotatingTransport: Transport {
+        func send(_ request: TransportRequest) async throws -> TransportResponse {
+            TransportResponse(status: 200, headers: ["X-Apple-CloudKit-Web-Auth-Token": "rotated-token"], body: Data(#"{"zones":[]}"#.utf8))
+        }
+
+        func stream(_ request: TransportRequest) -> AsyncThrowingStream<Data, any Error> {
+            AsyncThrowingStream { $0.finish() }
+        }
+    }
+
+    @Test("a web auth token the server rotates is picked up and sent from then on")
+    func tokenRotation() async throws {
+        let container = Container(identifier: "c", serverURL: URL(string: "http://localhost")!, apiToken: "t", webAuthToken: "first", transport: RotatingTransport())
+        _ = try await container.privateCloudDatabase.allRecordZones()
+        #expect(container.webAuthToken == "rotated-token")
+    }
+
     @Test("save(_:deleting:) throws partialFailure naming each failed record")
     func partialFailure() async throws {
         try await KitTestServer.run { server in

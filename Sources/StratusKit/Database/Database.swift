@@ -1,6 +1,15 @@
 import Foundation
 
 /// One of a container's three databases (`CKDatabase`): records, zones, sync and subscriptions.
+///
+/// ```swift
+/// let database = container.privateCloudDatabase
+/// let zone = try await database.save(Zone(zoneName: "Notes"))
+/// var note = Record(recordType: "Note", recordID: Record.ID(zoneID: zone.zoneID))
+/// note["title"] = "Call Ann"
+/// try await database.save(note)
+/// let changes = try await database.recordZoneChanges(inZoneWith: zone.zoneID, since: savedToken)
+/// ```
 public struct Database: Sendable {
     /// Which database.
     public enum Scope: String, Sendable, Hashable {
