@@ -48,11 +48,15 @@ import FoundationNetworking
         #expect(Set(records.compactMap { $0["recordName"] as? String }) == Set((0..<100).map { "n\($0)" }))
     }
 
-    /// Runs `stratus` with arguments and returns its exit status and everything it printed.
-    static func run(_ arguments: [String]) throws -> (Int32, String) {
+    /// Runs `stratus` (or another executable built beside it) with arguments and extra environment variables,
+    /// and returns its exit status and everything it printed.
+    static func run(_ arguments: [String], executable: String = "stratus", environment: [String: String] = [:]) throws -> (Int32, String) {
         let process = Process()
-        process.executableURL = ServerProcess.executable
+        process.executableURL = ServerProcess.executable.deletingLastPathComponent().appendingPathComponent(executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment, uniquingKeysWith: { _, new in new })
+        }
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
@@ -66,7 +70,7 @@ import FoundationNetworking
     func containerCommand() throws {
         let folder = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let run = Self.run
+        let run = { (arguments: [String]) in try Self.run(arguments) }
         let (status, output) = try run(["container", "create", "iCloud.com.example.CLI", "--data", folder])
         #expect(status == 0)
         let json = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String]

@@ -3,21 +3,11 @@ import Testing
 
 /// The examples, run as the README says: against a `stratus serve` process, set up with its admin key.
 @Suite(.serialized) struct ExamplesEndToEndTests {
-    /// Runs an example executable built beside the tests and answers its output.
+    /// Runs an example against the server, as the README says, and answers its exit status and output.
     static func run(_ name: String, _ arguments: [String] = [], server: ServerProcess) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = ServerProcess.executable.deletingLastPathComponent().appendingPathComponent(name)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(
-            ["STRATUS_URL": server.baseURL, "STRATUS_ADMIN_KEY": ServerProcess.adminKey], uniquingKeysWith: { _, new in new }
+        try EndToEndTests.run(
+            arguments, executable: name, environment: ["STRATUS_URL": server.baseURL, "STRATUS_ADMIN_KEY": ServerProcess.adminKey]
         )
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 
     @Test("fatchat, messages and flags run against a real server and print what the README shows")
