@@ -78,7 +78,7 @@ extension SQLiteStore: AccountStore {
         }
     }
 
-    private static func account(from row: Row) -> Account {
+    static func account(from row: Row) -> Account {
         Account(
             containerID: row["container_id"], userRecordName: row["user_record_name"], emailAddress: row["email"],
             passwordHash: row["password_hash"], givenName: row["given_name"], familyName: row["family_name"],

@@ -51,7 +51,7 @@ extension SQLiteStore: SubscriptionStore {
         }
     }
 
-    private static func subscription(from row: Row) -> StoredSubscription {
+    static func subscription(from row: Row) -> StoredSubscription {
         StoredSubscription(
             id: row["id"], database: database(from: row, ownerColumn: "db_owner"), owner: row["owner"], body: row["body"], createdAt: row["created_at"]
         )

@@ -15,6 +15,9 @@ public protocol AccountStore: Sendable {
     func container(id: String) async throws -> ContainerInfo?
     /// Every container, by ID.
     func containers() async throws -> [ContainerInfo]
+    /// Replaces a container's API token; the old one stops working.
+    /// - Throws: ``StorageError/Code/notFound`` for an unknown container.
+    func setAPIToken(_ apiToken: String, containerID: String) async throws
 
     /// Creates an account, and its `Users` record in both environments' public databases.
     /// - Throws: ``StorageError/Code/alreadyExists`` when the email address is taken in that container.
@@ -23,6 +26,10 @@ public protocol AccountStore: Sendable {
     func account(containerID: String, emailAddress: String) async throws -> Account?
     /// The account with that user record name in a container.
     func account(containerID: String, userRecordName: String) async throws -> Account?
+
+    /// A page of a container's accounts, by email address, whose email address, names or user record name
+    /// contain `search` (any case) when it is given.
+    func accounts(containerID: String, matching search: String?, offset: Int, limit: Int) async throws -> [Account]
 
     /// The account with that phone number (as ``Account/phoneNumber`` keeps it) in a container.
     func account(containerID: String, phoneNumber: String) async throws -> Account?

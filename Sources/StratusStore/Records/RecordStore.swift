@@ -12,6 +12,10 @@ import StratusModel
 /// ], atomic: true, caller: Caller(userRecordName: user), timestamp: now))
 /// ```
 public protocol RecordStore: Sendable {
+    /// How many live records each of `users` has in a container environment: records they created in the
+    /// public database (besides their `Users` record), and records in their private database.
+    func recordCounts(of users: [String], containerID: String, environment: Environment) async throws -> [String: UserRecordCounts]
+
     /// The schema of a container environment.
     func schema(containerID: String, environment: Environment) async throws -> Schema
 
@@ -56,3 +60,16 @@ public protocol RecordStore: Sendable {
 /// Everything a Stratus server needs from storage.
 public typealias Store = AccountStore & RoleStore & ServerKeyStore & RecordStore & AssetStore & SubscriptionStore
     & NotificationStore & ShareStore
+
+/// A user's live records in one container environment.
+public struct UserRecordCounts: Sendable, Hashable {
+    /// Records they created in the public database, besides their `Users` record.
+    public var publicRecords: Int
+    /// Records in their private database.
+    public var privateRecords: Int
+
+    public init(publicRecords: Int = 0, privateRecords: Int = 0) {
+        self.publicRecords = publicRecords
+        self.privateRecords = privateRecords
+    }
+}

@@ -32,6 +32,9 @@ public protocol SubscriptionStore: Sendable {
     /// - Returns: whether there was one.
     @discardableResult
     func deleteSubscription(id: String, owner: String, in database: DatabaseRef) async throws -> Bool
+    /// The subscriptions in one database of a container environment, every user's, oldest first
+    /// (public, or every private database).
+    func subscriptions(containerID: String, environment: Environment, scope: DatabaseScope) async throws -> [StoredSubscription]
     /// Every subscription of every container, for the server's matching index.
     func allSubscriptions() async throws -> [StoredSubscription]
 }
