@@ -72,11 +72,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The web console's files, served by the server at /console.
+        .target(
+            name: "StratusConsole",
+            resources: [.copy("Resources/console")],
+            swiftSettings: swiftSettings
+        ),
         // The HTTP API as a library.
         .target(
             name: "StratusServer",
             dependencies: [
-                "StratusStore", "StratusModel",
+                "StratusStore", "StratusModel", "StratusConsole",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import StratusConsole
 import StratusModel
 import ServiceLifecycle
 import StratusStore
@@ -54,10 +55,16 @@ public func buildRouter(configuration: ServerConfiguration, store: some Store, b
         serverKeys: ServerKeyVerifier(store: store),
         passwordHasher: hasher, signInThrottle: SignInThrottle(),
         blobs: blobs, notifier: notifier, assetURLs: AssetURLs(key: assetURLKey),
+        consoleSessions: ConsoleSessions(
+            store: store, adminKey: configuration.adminKey, csrfKey: signingKey,
+            secureCookies: configuration.publicURL?.hasPrefix("https://") ?? false
+        ),
+        activity: ActivityLog(),
         decoyPasswordHash: try hasher.hash(Authenticator.randomHex(bytes: 16))
     )
 
     let router = Router(context: StratusRequestContext.self)
+    router.add(middleware: ActivityMiddleware(log: state.activity))
     if configuration.logRequests {
         router.add(middleware: RequestLogMiddleware())
     }
@@ -78,6 +85,7 @@ public func buildRouter(configuration: ServerConfiguration, store: some Store, b
         return JSONResponse.make(writer)
     }
     AdminController(server: state).register(on: router)
+    ConsoleController(files: try ConsoleFiles.load(), imageSources: configuration.publicURL ?? "").register(on: router)
     AccountsController(server: state).register(on: router)
     AssetTransfer(server: state).register(on: router)
     CourierController(server: state).register(on: router)

@@ -12,6 +12,8 @@ struct ServerState: Sendable {
     let blobs: any BlobStore
     let notifier: SubscriptionNotifier
     let assetURLs: AssetURLs
+    let consoleSessions: ConsoleSessions
+    let activity: ActivityLog
     /// A hash of a random password at the configured cost, checked against when an address has no account.
     let decoyPasswordHash: String
 }

@@ -19,11 +19,13 @@ struct AdminController {
         group.delete(":container/keys/:keyID", use: revokeKey)
         group.get(":container/:environment/users/:user/roles", use: userRoles)
         group.put(":container/:environment/users/:user/roles", use: setUserRoles)
+        registerSessionRoutes(on: group)
+        registerOperatorRoutes(on: group)
     }
 
     /// `POST /admin/1/{container}/keys` with `{"publicKey": "<PEM>", "role"?: "Admin"}` answers `{"keyID"}`.
     @Sendable func createKey(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try requireAdmin(request)
+        try await requireAdmin(request)
         struct Body: Decodable { var publicKey: String; var role: String? }
         let body = try await RequestBody.decode(Body.self, from: request, limit: 64 * 1024)
         let key = try await AdminOperations.createServerKey(
@@ -37,7 +39,7 @@ struct AdminController {
 
     /// `GET /admin/1/{container}/keys`: the keys not revoked.
     @Sendable func listKeys(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try requireAdmin(request)
+        try await requireAdmin(request)
         let keys = try await server.store.serverKeys(containerID: try context.parameters.require("container"))
         return JSONResponse.make(JSONWriter.object { writer in
             writer.array("keys", keys) { writer, key in
@@ -57,7 +59,7 @@ struct AdminController {
 
     /// `DELETE /admin/1/{container}/keys/{keyID}` revokes a key at once.
     @Sendable func revokeKey(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try requireAdmin(request)
+        try await requireAdmin(request)
         let keyID = try context.parameters.require("keyID")
         try await AdminOperations.revokeServerKey(keyID, containerID: try context.parameters.require("container"), store: server.store)
         server.serverKeys.forget(keyID: keyID)
@@ -66,7 +68,7 @@ struct AdminController {
 
     /// `GET /admin/1/{container}/{environment}/users/{userRecordName}/roles`
     @Sendable func userRoles(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try requireAdmin(request)
+        try await requireAdmin(request)
         let user = try context.parameters.require("user")
         let roles = try await AdminOperations.roles(
             of: user, containerID: try context.parameters.require("container"), environment: try Self.environment(context), store: server.store
@@ -76,7 +78,7 @@ struct AdminController {
 
     /// `PUT /admin/1/{container}/{environment}/users/{userRecordName}/roles` with `{"roles": ["Admin"]}`.
     @Sendable func setUserRoles(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try requireAdmin(request)
+        try await requireAdmin(request)
         struct Body: Decodable { var roles: [String] }
         let body = try await RequestBody.decode(Body.self, from: request, limit: 64 * 1024)
         let user = try context.parameters.require("user")
@@ -99,37 +101,49 @@ struct AdminController {
         try Authenticator.environment(named: try context.parameters.require("environment"))
     }
 
-    /// `GET /admin/1/{container}/{environment}/schema`: the schema as text.
+    /// `GET /admin/1/{container}/{environment}/schema`: the schema as text, or as JSON with `?format=json`.
     @Sendable func exportSchema(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try requireAdmin(request)
+        try await requireAdmin(request)
+        if request.uri.queryParameters["format"] == "json" {
+            let schema = try await AdminOperations.schema(
+                containerID: try context.parameters.require("container"), environment: try Self.environment(context), store: server.store
+            )
+            return try JSONResponse.make(encoding: schema)
+        }
         let text = try await AdminOperations.schemaText(
             containerID: try context.parameters.require("container"), environment: try Self.environment(context), store: server.store
         )
         return Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
-    /// `PUT /admin/1/{container}/development/schema`: replaces the development schema with the text sent.
+    /// `PUT /admin/1/{container}/development/schema`: replaces the development schema with the text sent, or
+    /// with the schema as JSON (`Content-Type: application/json`, the shape `?format=json` answers).
     @Sendable func importSchema(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try requireAdmin(request)
+        try await requireAdmin(request)
         var body = try await RequestBody.read(request, limit: 4 * 1024 * 1024)
-        let text = body.readString(length: body.readableBytes) ?? ""
+        var text = body.readString(length: body.readableBytes) ?? ""
+        if request.headers[.contentType]?.hasPrefix("application/json") == true {
+            let schema = try RequestBody.decode(Schema.self, from: Array(text.utf8))
+            text = SchemaLanguage.print(schema)
+        }
         let changes = try await AdminOperations.importSchema(
             text, containerID: try context.parameters.require("container"), environment: try Self.environment(context), store: server.store
         )
         return JSONResponse.make(Self.changesBody(changes, extra: nil))
     }
 
-    /// `GET /admin/1/{container}/deploy`: what a deploy would change, without deploying.
+    /// `GET /admin/1/{container}/deploy`: what a deploy would change, without deploying; `deployable` is false
+    /// when a change is not additive (each change says whether it is).
     @Sendable func deploymentPreview(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try requireAdmin(request)
-        let deployment = try await AdminOperations.deploy(containerID: try context.parameters.require("container"), dryRun: true, store: server.store)
-        return JSONResponse.make(Self.changesBody(deployment.changes, extra: ("deployed", false)))
+        try await requireAdmin(request)
+        let changes = try await AdminOperations.schemaDiff(containerID: try context.parameters.require("container"), store: server.store)
+        return JSONResponse.make(Self.changesBody(changes, extra: ("deployable", changes.allSatisfy(\.isAdditive))))
     }
 
     /// `POST /admin/1/{container}/deploy`: copies the development schema to production; `{"dryRun": true}`
     /// (or `?dryRun=true`) only reports the changes.
     @Sendable func deploy(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try requireAdmin(request)
+        try await requireAdmin(request)
         struct Body: Decodable { var dryRun: Bool? }
         let body = try await RequestBody.decode(Body.self, from: request, limit: 64 * 1024)
         let dryRun = body.dryRun ?? (request.uri.queryParameters["dryRun"].map { $0 == "true" || $0 == "1" } ?? false)
@@ -137,11 +151,13 @@ struct AdminController {
         return JSONResponse.make(Self.changesBody(deployment.changes, extra: ("deployed", deployment.deployed)))
     }
 
-    /// `{"changes": [{"kind", "recordType"?, "field"?, "description"}], ...}`
+    /// `{"changes": [{"kind", "recordType"?, "field"?, "description", "additive"}], ...}`
     private static func changesBody(_ changes: [SchemaChange], extra: (String, Bool)?) -> JSONWriter {
         JSONWriter.object { writer in
             writer.array("changes", changes) { writer, change in
                 writer.beginObject()
+                writer.key("additive")
+                writer.bool(change.isAdditive)
                 writer.key("description")
                 writer.string(change.description)
                 if let field = change.field {
@@ -163,17 +179,21 @@ struct AdminController {
         }
     }
 
-    /// - Throws: `AUTHENTICATION_FAILED` (401) for a missing or wrong key.
-    private func requireAdmin(_ request: Request) throws {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
+    /// Admits the admin key (`Authorization: Bearer <key>`) or a console session with its CSRF token.
+    /// - Throws: `AUTHENTICATION_FAILED` (401) for anything else.
+    func requireAdmin(_ request: Request) async throws {
+        if let header = request.headers[.authorization], header.hasPrefix("Bearer "),
             Authenticator.constantTimeEquals(String(header.dropFirst(7)), server.configuration.adminKey)
-        else {
-            throw APIError(.authenticationFailed, "the admin API needs the header Authorization: Bearer <admin key>")
+        {
+            return
+        }
+        guard try await server.consoleSessions.session(of: request) != nil else {
+            throw APIError(.authenticationFailed, "the admin API needs the header Authorization: Bearer <admin key>, or a console session")
         }
     }
 
     @Sendable func createContainer(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try requireAdmin(request)
+        try await requireAdmin(request)
         let body = try await RequestBody.decode(CreateContainerRequest.self, from: request, limit: 64 * 1024)
         let container = try await AdminOperations.createContainer(id: body.containerID, store: server.store)
         server.authenticator.remember(container)
@@ -181,7 +201,7 @@ struct AdminController {
     }
 
     @Sendable func listContainers(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try requireAdmin(request)
+        try await requireAdmin(request)
         let containers = try await server.store.containers()
         var writer = JSONWriter()
         writer.beginObject()

@@ -15,6 +15,13 @@ extension AdminOperations {
         return SchemaLanguage.print(try await store.schema(containerID: containerID, environment: environment))
     }
 
+    /// An environment's schema.
+    /// - Throws: `NOT_FOUND` for an unknown container.
+    public static func schema(containerID: String, environment: Environment, store: any Store) async throws -> Schema {
+        try await requireContainer(containerID, store: store)
+        return try await store.schema(containerID: containerID, environment: environment)
+    }
+
     /// Replaces the development schema with the one `text` describes, and returns what changed.
     ///
     /// The built-in `Users` type is kept when the text leaves it out.

@@ -42,6 +42,9 @@ struct DatabaseCall: Sendable {
         if ServerKeyVerifier.isSigned(request) {
             return try await resolveSigned(request, containerID: containerID, environment: environment, scope: scope, using: server)
         }
+        if request.uri.queryParameters["ckAPIToken"] == nil, try await server.consoleSessions.session(of: request) != nil {
+            return try await resolveOperator(request, containerID: containerID, environment: environment, scope: scope, using: server)
+        }
         let authentication = try await server.authenticator.authenticate(request, containerID: containerID, environment: environment)
         var roles: Set<String> = []
         if scope == .public, let user = authentication.userRecordName {
@@ -70,6 +73,33 @@ struct DatabaseCall: Sendable {
         return DatabaseCall(
             authentication: Authentication(container: container, environment: environment, userRecordName: ServerKeyVerifier.actingUser(of: key)),
             scope: scope, roles: key.role.map { [$0] } ?? [], hasAllPermissions: key.role == nil, body: body,
+            maximumRequestBytes: server.configuration.maximumRequestBytes, baseURL: baseURL(of: request, server),
+            assetURLs: server.assetURLs, downloadLifetime: server.configuration.assetDownloadLifetime
+        )
+    }
+
+    /// The user record name console calls act as in the public database when they name no user.
+    static let consoleUser = "_console"
+
+    /// A request from a console session: the operator acts with every permission, in the public database as
+    /// the console or the user `X-Stratus-User` names, and in that user's private and shared databases.
+    private static func resolveOperator(
+        _ request: Request, containerID: String, environment name: String, scope: DatabaseScope, using server: ServerState
+    ) async throws -> DatabaseCall {
+        let environment = try Authenticator.environment(named: name)
+        let container = try await server.authenticator.container(containerID)
+        var user = consoleUser
+        if let named = request.headers[.stratusUser], !named.isEmpty {
+            guard try await server.store.account(containerID: containerID, userRecordName: named) != nil else {
+                throw APIError(.notFound, "user \(named) has no account in \(containerID)")
+            }
+            user = named
+        } else if scope != .public {
+            throw APIError.badRequest("name the user whose \(scope.rawValue) database to open in X-Stratus-User")
+        }
+        return DatabaseCall(
+            authentication: Authentication(container: container, environment: environment, userRecordName: user),
+            scope: scope, roles: [], hasAllPermissions: true,
             maximumRequestBytes: server.configuration.maximumRequestBytes, baseURL: baseURL(of: request, server),
             assetURLs: server.assetURLs, downloadLifetime: server.configuration.assetDownloadLifetime
         )

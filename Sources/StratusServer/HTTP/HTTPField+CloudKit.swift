@@ -9,4 +9,8 @@ extension HTTPField.Name {
     static let cloudKitSignature = HTTPField.Name("X-Apple-CloudKit-Request-SignatureV1")!
     /// Which device a write comes from, recorded in `created` and `modified`.
     static let stratusDeviceID = HTTPField.Name("X-Stratus-Device-ID")!
+    /// The console session's CSRF token, required beside its cookie.
+    static let stratusCSRF = HTTPField.Name("X-Stratus-CSRF")!
+    /// For a console session: the user whose private database a call addresses.
+    static let stratusUser = HTTPField.Name("X-Stratus-User")!
 }

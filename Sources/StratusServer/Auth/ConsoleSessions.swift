@@ -1,0 +1,87 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import StratusStore
+
+/// Operators' sessions in the web console.
+///
+/// Signing in with the admin key stores a session and sets a cookie naming it (`HttpOnly`,
+/// `SameSite=Strict`). Every request made with the cookie must also carry the session's CSRF token in
+/// `X-Stratus-CSRF`: a page on another site can make the browser send the cookie, never the header.
+/// Sessions live in the store, so they survive restarts and work on every server node; changing the
+/// admin key ends them all.
+struct ConsoleSessions: Sendable {
+    static let cookieName = "stratus_console"
+    /// Stored sessions of the console have this container ID, which no container can have.
+    static let sessionContainerID = ""
+    static let lifetimeSeconds: Int64 = 12 * 3600
+
+    let store: any Store
+    let adminKey: String
+    /// Derives CSRF tokens from session IDs.
+    let csrfKey: Data
+    let secureCookies: Bool
+
+    /// The stored session's user name: a fingerprint of the admin key it was started with.
+    private var operatorName: String {
+        "console:" + SHA256.hash(data: Data(adminKey.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Starts a session and returns the `Set-Cookie` value and the CSRF token.
+    func start() async throws -> (cookie: String, csrfToken: String, expiresAt: Int64) {
+        let now = Authenticator.now()
+        let session = Session(
+            id: Authenticator.randomHex(bytes: 32), containerID: Self.sessionContainerID, userRecordName: operatorName,
+            createdAt: now, expiresAt: now + Self.lifetimeSeconds * 1000
+        )
+        try await store.createSession(session)
+        return (cookie(value: session.id, maxAge: Self.lifetimeSeconds), csrfToken(for: session.id), session.expiresAt)
+    }
+
+    /// The live session a request's cookie names, or `nil` when it has no console cookie.
+    /// - Parameter requireCSRF: whether the request must carry the CSRF token (all but reading the token itself).
+    /// - Throws: `AUTHENTICATION_FAILED` for an unknown, expired or ended session, or a missing or wrong CSRF token.
+    func session(of request: Request, requireCSRF: Bool = true) async throws -> Session? {
+        guard let id = Self.cookie(named: Self.cookieName, in: request) else { return nil }
+        guard let session = try await store.session(id: id), session.containerID == Self.sessionContainerID,
+            session.userRecordName == operatorName, session.expiresAt > Authenticator.now()
+        else {
+            throw APIError(.authenticationFailed, "the console session has ended; sign in again")
+        }
+        if requireCSRF {
+            guard let presented = request.headers[.stratusCSRF], Authenticator.constantTimeEquals(presented, csrfToken(for: id)) else {
+                throw APIError(.authenticationFailed, "this request needs the console's CSRF token in X-Stratus-CSRF")
+            }
+        }
+        return session
+    }
+
+    /// Ends a session; answers the `Set-Cookie` value that clears the cookie.
+    func end(_ session: Session) async throws -> String {
+        try await store.deleteSession(id: session.id)
+        return cookie(value: "", maxAge: 0)
+    }
+
+    func csrfToken(for sessionID: String) -> String {
+        HMAC<SHA256>.authenticationCode(for: Data(("csrf|" + sessionID).utf8), using: SymmetricKey(data: csrfKey)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private func cookie(value: String, maxAge: Int64) -> String {
+        "\(Self.cookieName)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secureCookies ? "; Secure" : "")
+    }
+
+    /// The value of a cookie in the request's `Cookie` headers.
+    static func cookie(named name: String, in request: Request) -> String? {
+        for header in request.headers[values: .cookie] {
+            for pair in header.split(separator: ";") {
+                let parts = pair.split(separator: "=", maxSplits: 1)
+                if parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name {
+                    let value = parts[1].trimmingCharacters(in: .whitespaces)
+                    return value.isEmpty ? nil : value
+                }
+            }
+        }
+        return nil
+    }
+}
