@@ -59,6 +59,9 @@ struct StreamingHTTP {
             close(descriptor)
             throw E2EFailure("cannot connect to port \(port)")
         }
+        // A server that stops answering fails the test instead of hanging it.
+        var timeout = timeval(tv_sec: 120, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         return descriptor
     }
 
@@ -71,7 +74,8 @@ struct StreamingHTTP {
         }
     }
 
-    /// Reads the status, headers and a Content-Length or read-to-close body.
+    /// Reads the status, headers and a Content-Length or read-to-close body (a server may keep the
+    /// connection open after a Content-Length body).
     private static func readResponse(_ socket: Int32, keepBody: Bool) throws -> Response {
         var buffer = [UInt8](repeating: 0, count: 256 * 1024)
         var received: [UInt8] = []
@@ -100,6 +104,7 @@ struct StreamingHTTP {
                 response.bodyLength += count
                 if keepBody { response.body += buffer[0..<count] }
             }
+            if let length = response.headers["content-length"].flatMap({ Int($0) }), response.bodyLength >= length { break }
         }
         response.bodyChecksum = Data(hasher.finalize()).base64EncodedString()
         return response

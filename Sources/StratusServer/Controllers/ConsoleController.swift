@@ -10,8 +10,8 @@ struct ConsoleController {
     let imageSources: String
 
     func register(on router: Router<StratusRequestContext>) {
-        router.get("console") { _, _ in Response(status: .movedPermanently, headers: [.location: "/console/"]) }
-        router.get("console/", use: serve)
+        // `/console` and `/console/` are one route; the page names its files by absolute paths.
+        router.get("console", use: serve)
         router.get("console/**", use: serve)
     }
 

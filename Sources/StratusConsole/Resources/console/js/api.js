@@ -1,0 +1,101 @@
+// Talks to the server: the admin API and the CloudKit endpoints, with the console session's CSRF token.
+
+/** An error the server answered, with CloudKit's serverErrorCode and reason. */
+export class ServerError extends Error {
+  constructor(status, body) {
+    super(body?.reason ?? `The server answered ${status}`);
+    this.status = status;
+    this.serverErrorCode = body?.serverErrorCode ?? `HTTP ${status}`;
+    this.reason = body?.reason ?? this.message;
+    this.body = body;
+  }
+}
+
+let csrfToken = null;
+
+export function setCSRFToken(token) {
+  csrfToken = token;
+}
+
+/** Sends a request; answers the parsed JSON (or text), or throws a ServerError. */
+export async function request(method, path, { json, text, body, headers = {}, accept } = {}) {
+  const init = { method, headers: { ...headers }, credentials: "same-origin" };
+  if (csrfToken) init.headers["X-Stratus-CSRF"] = csrfToken;
+  if (json !== undefined) {
+    init.headers["Content-Type"] = "application/json";
+    init.body = JSON.stringify(json);
+  } else if (text !== undefined) {
+    init.headers["Content-Type"] = "text/plain; charset=utf-8";
+    init.body = text;
+  } else if (body !== undefined) {
+    init.body = body;
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch (error) {
+    throw new ServerError(0, { serverErrorCode: "NETWORK_FAILURE", reason: `The server could not be reached (${error.message}).` });
+  }
+  const type = response.headers.get("Content-Type") ?? "";
+  const payload = type.includes("json") ? await response.json().catch(() => null) : await response.text();
+  if (!response.ok) {
+    if (response.status === 401 && onSignedOut && !path.endsWith("/admin/1/session")) onSignedOut();
+    throw new ServerError(response.status, typeof payload === "object" ? payload : { reason: payload || response.statusText });
+  }
+  return payload;
+}
+
+let onSignedOut = null;
+
+/** Called when the server says the session has ended. */
+export function whenSignedOut(callback) {
+  onSignedOut = callback;
+}
+
+export const admin = {
+  signIn: (adminKey) => request("POST", "/admin/1/session", { json: { adminKey } }),
+  session: () => request("GET", "/admin/1/session"),
+  signOut: () => request("DELETE", "/admin/1/session"),
+  containers: () => request("GET", "/admin/1/containers"),
+  createContainer: (containerID) => request("POST", "/admin/1/containers", { json: { containerID } }),
+  rotateToken: (container) => request("POST", `/admin/1/${enc(container)}/token`, { json: {} }),
+  keys: (container) => request("GET", `/admin/1/${enc(container)}/keys`),
+  addKey: (container, publicKey, role) => request("POST", `/admin/1/${enc(container)}/keys`, { json: role ? { publicKey, role } : { publicKey } }),
+  revokeKey: (container, keyID) => request("DELETE", `/admin/1/${enc(container)}/keys/${enc(keyID)}`),
+  schema: (container, environment) => request("GET", `/admin/1/${enc(container)}/${environment}/schema?format=json`),
+  schemaText: (container, environment) => request("GET", `/admin/1/${enc(container)}/${environment}/schema`),
+  saveSchema: (container, schema) => request("PUT", `/admin/1/${enc(container)}/development/schema`, { json: schema }),
+  saveSchemaText: (container, text) => request("PUT", `/admin/1/${enc(container)}/development/schema`, { text }),
+  deployPreview: (container) => request("GET", `/admin/1/${enc(container)}/deploy`),
+  deploy: (container) => request("POST", `/admin/1/${enc(container)}/deploy`, { json: {} }),
+  users: (container, environment, { search, offset }) =>
+    request("GET", `/admin/1/${enc(container)}/${environment}/users?` + new URLSearchParams({ search: search ?? "", offset: String(offset ?? 0), limit: "25" })),
+  setRoles: (container, environment, user, roles) =>
+    request("PUT", `/admin/1/${enc(container)}/${environment}/users/${enc(user)}/roles`, { json: { roles } }),
+  subscriptions: (container, environment, database) =>
+    request("GET", `/admin/1/${enc(container)}/${environment}/subscriptions?database=${database}`),
+  activity: (after) => request("GET", `/admin/1/activity?after=${after}`),
+};
+
+/** A CloudKit Web Services call as the operator: in the public database, or a user's private one. */
+export function cloudKit(container, environment, database, operation, { json, user, method = "POST" } = {}) {
+  const headers = user ? { "X-Stratus-User": user } : {};
+  const path = `/database/1/${enc(container)}/${environment}/${database}/${operation}`;
+  return request(method, path, method === "GET" ? { headers } : { json: json ?? {}, headers });
+}
+
+/** Uploads a file for an asset field; answers the value to save in the field. */
+export async function uploadAsset(target, { recordType, fieldName, recordName }, file) {
+  const { container, environment, database, user, zoneID } = target;
+  const tokens = await cloudKit(container, environment, database, "assets/upload", {
+    json: { zoneID, tokens: [{ recordType, fieldName, recordName }] }, user,
+  });
+  const url = tokens.tokens?.[0]?.url;
+  if (!url) throw new ServerError(500, { reason: "The server gave no upload URL." });
+  const uploaded = await request("POST", url, { body: file, headers: { "Content-Type": file.type || "application/octet-stream" } });
+  return uploaded.singleFile;
+}
+
+function enc(text) {
+  return encodeURIComponent(text);
+}

@@ -1,0 +1,128 @@
+// The console's shell: sign-in, the container and environment pickers, and the sections.
+import { admin, setCSRFToken, whenSignedOut } from "./api.js";
+import { h, replace, showError, clearNotices, run } from "./dom.js";
+import { containersPage } from "./pages/containers.js";
+import { schemaPage } from "./pages/schema.js";
+import { recordsPage } from "./pages/records.js";
+import { usersPage } from "./pages/users.js";
+import { subscriptionsPage } from "./pages/subscriptions.js";
+import { activityPage } from "./pages/activity.js";
+
+const sections = {
+  containers: containersPage, schema: schemaPage, records: recordsPage,
+  users: usersPage, subscriptions: subscriptionsPage, activity: activityPage,
+};
+
+/** What every page shares: the chosen container and environment, and the containers known. */
+export const state = {
+  containers: [],
+  container: localStorage.getItem("stratus.container") ?? "",
+  environment: localStorage.getItem("stratus.environment") ?? "development",
+  /** Set by the page on show; called when leaving it (to stop polling). */
+  leave: null,
+};
+
+const main = document.getElementById("main");
+const topBar = document.getElementById("top-bar");
+const containerPicker = document.getElementById("container-picker");
+const environmentPicker = document.getElementById("environment-picker");
+
+/** Reloads the containers and fills the picker; keeps the chosen one when it still exists. */
+export async function refreshContainers() {
+  const { containers } = await admin.containers();
+  state.containers = containers;
+  if (!containers.some((c) => c.containerID === state.container)) chooseContainer(containers[0]?.containerID ?? "");
+  replace(containerPicker, containers.length === 0 ? h("option", { value: "" }, "no containers yet") :
+    containers.map((c) => h("option", { value: c.containerID, selected: c.containerID === state.container }, c.containerID)));
+}
+
+export function chooseContainer(containerID) {
+  state.container = containerID;
+  localStorage.setItem("stratus.container", containerID);
+  containerPicker.value = containerID;
+}
+
+/** Navigates to a section with optional parameters: go("records", {type: "Message"}). */
+export function go(section, parameters = {}) {
+  const query = new URLSearchParams(parameters).toString();
+  const hash = `#/${section}${query ? "?" + query : ""}`;
+  if (location.hash === hash) show(); else location.hash = hash;
+}
+
+function route() {
+  const [path, query] = location.hash.replace(/^#\/?/, "").split("?");
+  return { section: sections[path] ? path : "containers", parameters: Object.fromEntries(new URLSearchParams(query ?? "")) };
+}
+
+async function show() {
+  if (state.leave) { state.leave(); state.leave = null; }
+  const { section, parameters } = route();
+  for (const link of document.querySelectorAll("#nav a")) {
+    if (link.dataset.section === section) link.setAttribute("aria-current", "page"); else link.removeAttribute("aria-current");
+  }
+  clearNotices();
+  replace(main, h("p", { class: "muted" }, "Loading…"));
+  try {
+    if (section !== "containers" && section !== "activity" && !state.container) {
+      replace(main, h("h1", {}, "No container"), h("p", {}, "Create a container first, under ", h("a", { href: "#/containers" }, "Containers"), "."));
+      return;
+    }
+    await sections[section](main, parameters);
+  } catch (error) {
+    replace(main, h("h1", {}, "Something went wrong"), h("p", { class: "error-text" }, error.reason ?? error.message));
+    showError(error);
+  }
+  document.title = `${section[0].toUpperCase()}${section.slice(1)} · Stratus console`;
+}
+
+function showSignIn(message) {
+  topBar.hidden = true;
+  setCSRFToken(null);
+  const key = h("input", { type: "password", id: "admin-key", name: "adminKey", autocomplete: "current-password", required: true });
+  const error = h("p", { class: "error-text", role: "alert" }, message ?? "");
+  const submit = h("button", { type: "submit" }, "Sign in");
+  const form = h("form", { class: "panel stack sign-in", "aria-labelledby": "sign-in-title" },
+    h("h1", { id: "sign-in-title" }, "Stratus console"),
+    h("p", { class: "muted" }, "Sign in with this server's admin key (stratus-data/admin.key, or the one given to stratus serve)."),
+    h("label", { for: "admin-key" }, "Admin key"), key, error, submit);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    await run(submit, async () => {
+      try {
+        const session = await admin.signIn(key.value.trim());
+        await start(session.csrfToken);
+      } catch (failure) {
+        error.textContent = failure.reason ?? failure.message;
+        key.select();
+      }
+    });
+  });
+  replace(main, form);
+  key.focus();
+}
+
+async function start(csrfToken) {
+  setCSRFToken(csrfToken);
+  topBar.hidden = false;
+  await refreshContainers();
+  environmentPicker.value = state.environment;
+  await show();
+  main.focus();
+}
+
+containerPicker.addEventListener("change", () => { chooseContainer(containerPicker.value); show(); });
+environmentPicker.addEventListener("change", () => {
+  state.environment = environmentPicker.value;
+  localStorage.setItem("stratus.environment", state.environment);
+  show();
+});
+document.getElementById("sign-out").addEventListener("click", async () => {
+  try { await admin.signOut(); } catch (error) { /* the session may be gone already */ }
+  if (state.leave) { state.leave(); state.leave = null; }
+  showSignIn("Signed out.");
+});
+window.addEventListener("hashchange", () => { if (!topBar.hidden) show(); });
+whenSignedOut(() => showSignIn("Your session has ended; sign in again."));
+
+// A reload keeps the session: the cookie is still there, and the server tells the CSRF token again.
+admin.session().then((session) => start(session.csrfToken), () => showSignIn());

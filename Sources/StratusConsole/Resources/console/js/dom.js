@@ -1,0 +1,94 @@
+// Small DOM helpers: build elements, show notices, ask for confirmation.
+
+/** Builds an element: h("button", {class: "quiet", onclick}, "Save"). Attributes starting with "on" become listeners. */
+export function h(tag, attributes = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes ?? {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith("on") && typeof value === "function") element.addEventListener(name.slice(2), value);
+    else if (name === "class") element.className = value;
+    else if (name === "dataset") Object.assign(element.dataset, value);
+    else if (name === "style") for (const [property, setting] of Object.entries(value)) element.style.setProperty(property, setting);
+    else if (name in element && typeof value !== "string") element[name] = value;
+    else element.setAttribute(name, value === true ? "" : value);
+  }
+  append(element, children);
+  return element;
+}
+
+function append(element, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    element.append(child instanceof Node ? child : String(child));
+  }
+}
+
+/** Replaces an element's children. */
+export function replace(element, ...children) {
+  element.replaceChildren();
+  append(element, children);
+  return element;
+}
+
+/** A labelled control: label("Name", input). */
+export function label(text, control, hint) {
+  return h("label", {}, text, control, hint ? h("small", { class: "muted" }, hint) : null);
+}
+
+/** Shows an error at the top of the page, readable, with the server's code. */
+export function showError(error) {
+  const notices = document.getElementById("notices");
+  const code = error?.serverErrorCode;
+  const text = error?.reason ?? error?.message ?? String(error);
+  const close = h("button", { type: "button", class: "quiet", "aria-label": "Dismiss" }, "×");
+  const notice = h("div", { class: "notice error", role: "alert" }, h("p", {}, code ? h("span", { class: "code" }, code) : null, text), close);
+  close.addEventListener("click", () => notice.remove());
+  notices.replaceChildren(notice);
+  return notice;
+}
+
+/** Until when a notice just shown survives the page change that usually follows it. */
+let keepNoticesUntil = 0;
+
+/** Shows a short confirmation that something worked. */
+export function showInfo(text) {
+  keepNoticesUntil = Date.now() + 1500;
+  const notices = document.getElementById("notices");
+  const notice = h("div", { class: "notice info" }, h("p", {}, text));
+  notices.replaceChildren(notice);
+  setTimeout(() => notice.remove(), 6000);
+}
+
+export function clearNotices() {
+  if (Date.now() < keepNoticesUntil) return;
+  document.getElementById("notices").replaceChildren();
+}
+
+/** Runs an action from a button, showing its error instead of losing it, and disabling the button meanwhile. */
+export async function run(button, action) {
+  if (button) button.disabled = true;
+  try {
+    return await action();
+  } catch (error) {
+    showError(error);
+  } finally {
+    if (button) button.disabled = false;
+  }
+}
+
+/** Milliseconds since 1970 as a local date and time. */
+export function formatTime(milliseconds) {
+  if (milliseconds === undefined || milliseconds === null) return "";
+  return new Date(milliseconds).toLocaleString();
+}
+
+/** A modal dialog with a title and content; resolves when closed. */
+export function openDialog(title, content) {
+  const dialog = h("dialog", { "aria-label": title },
+    h("header", { class: "row" }, h("h2", {}, title), h("button", { type: "button", class: "quiet", onclick: () => dialog.close(), "aria-label": "Close" }, "×")),
+    content);
+  document.body.append(dialog);
+  dialog.addEventListener("close", () => dialog.remove());
+  dialog.showModal();
+  return dialog;
+}

@@ -1,0 +1,49 @@
+// Activity: this server's latest requests, live, and its counters for the last hour.
+import { admin } from "../api.js";
+import { h, replace, showError } from "../dom.js";
+import { state } from "../app.js";
+
+export async function activityPage(main) {
+  const counters = h("div", { class: "counters", id: "counters" });
+  const bars = h("div", { class: "bars", id: "minute-bars", role: "img", "aria-label": "Requests per minute, last hour" });
+  const body = h("tbody", {});
+  const pause = h("button", { type: "button", class: "quiet", id: "pause-activity", "aria-pressed": "false" }, "Pause");
+  replace(main,
+    h("h1", {}, "Activity"),
+    h("p", { class: "muted" }, "This server node's requests; the list updates every two seconds."),
+    counters, h("h2", {}, "Requests per minute"), bars,
+    h("h2", {}, "Latest requests"), h("div", { class: "row" }, pause),
+    h("div", { class: "table-wrap" }, h("table", { id: "activity-table" },
+      h("thead", {}, h("tr", {}, h("th", {}, "Time"), h("th", {}, "Request"), h("th", {}, "Status"), h("th", {}, "Latency"))), body)));
+  let after = 0;
+  let paused = false;
+  pause.addEventListener("click", () => { paused = !paused; pause.textContent = paused ? "Resume" : "Pause"; pause.setAttribute("aria-pressed", String(paused)); });
+  const refresh = async () => {
+    const activity = await admin.activity(after);
+    const { requests, errors, p50Ms, p99Ms } = activity.lastHour;
+    replace(counters,
+      counter("Requests, last hour", requests), counter("Errors", errors),
+      counter("p50 latency", p50Ms === undefined ? "–" : `${p50Ms} ms`), counter("p99 latency", p99Ms === undefined ? "–" : `${p99Ms} ms`));
+    const peak = Math.max(1, ...activity.minutes.map((m) => m.requests));
+    replace(bars, activity.minutes.map((minute) => h("span", {
+      class: minute.errors ? "has-errors" : "", title: `${new Date(minute.start).toLocaleTimeString()}: ${minute.requests} requests, ${minute.errors} errors`,
+      style: { height: `${(100 * minute.requests) / peak}%`, "--error-share": `${(100 * minute.errors) / Math.max(1, minute.requests)}%` },
+    })));
+    for (const entry of activity.recent) {
+      body.prepend(h("tr", {},
+        h("td", {}, new Date(entry.time).toLocaleTimeString()),
+        h("td", {}, h("code", {}, `${entry.method} ${entry.path}`)),
+        h("td", { class: `status-${String(entry.status)[0]}` }, String(entry.status)),
+        h("td", {}, `${entry.ms.toFixed(1)} ms`)));
+      after = Math.max(after, entry.sequence);
+    }
+    while (body.children.length > 200) body.lastElementChild.remove();
+  };
+  await refresh();
+  const timer = setInterval(() => { if (!paused) refresh().catch(showError); }, 2000);
+  state.leave = () => clearInterval(timer);
+}
+
+function counter(title, value) {
+  return h("div", { class: "counter" }, h("span", { class: "muted" }, title), h("strong", {}, String(value)));
+}

@@ -1,0 +1,51 @@
+// Users: search accounts, see their record counts, assign and remove roles.
+import { admin } from "../api.js";
+import { h, replace, run, showInfo, formatTime } from "../dom.js";
+import { state, go } from "../app.js";
+
+export async function usersPage(main, parameters) {
+  const offset = Number(parameters.offset ?? 0);
+  const search = parameters.search ?? "";
+  const [{ users, moreComing }, schema] = await Promise.all([
+    admin.users(state.container, state.environment, { search, offset }),
+    admin.schema(state.container, state.environment),
+  ]);
+  const searchInput = h("input", { id: "user-search", type: "search", value: search, placeholder: "email, name or userRecordName" });
+  const form = h("form", { class: "row", role: "search" }, h("label", { for: "user-search" }, "Search", searchInput), h("button", { type: "submit" }, "Search"));
+  form.addEventListener("submit", (event) => { event.preventDefault(); go("users", { search: searchInput.value.trim() }); });
+  const roles = schema.roles ?? [];
+  const rows = users.map((user) => h("tr", {},
+    h("td", {}, h("div", {}, user.emailAddress), h("div", { class: "muted" }, [user.givenName, user.familyName].filter(Boolean).join(" "))),
+    h("td", { class: "hide-narrow" }, h("code", {}, user.userRecordName)),
+    h("td", {}, `${user.publicRecords} public · `,
+      h("a", { href: "#/records?" + new URLSearchParams({ db: "private", user: user.userRecordName }) }, `${user.privateRecords} private`)),
+    h("td", {}, roleEditor(user, roles)),
+    h("td", { class: "hide-narrow" }, formatTime(user.created))));
+  replace(main,
+    h("h1", {}, `Users · ${state.environment}`),
+    h("div", { class: "panel" }, form),
+    rows.length ? h("div", { class: "table-wrap" }, h("table", { id: "users-table" },
+      h("thead", {}, h("tr", {}, h("th", {}, "User"), h("th", { class: "hide-narrow" }, "userRecordName"), h("th", {}, "Records"), h("th", {}, `Roles in ${state.environment}`), h("th", { class: "hide-narrow" }, "Signed up"))),
+      h("tbody", {}, rows))) : h("p", {}, search ? "No user matches." : "No users have signed up yet."),
+    h("div", { class: "row" },
+      offset > 0 ? h("button", { type: "button", class: "quiet", onclick: () => go("users", { search, offset: String(Math.max(0, offset - 25)) }) }, "Previous page") : null,
+      moreComing ? h("button", { type: "button", class: "quiet", onclick: () => go("users", { search, offset: String(offset + 25) }) }, "Next page") : null));
+}
+
+function roleEditor(user, roles) {
+  const current = new Set(user.roles);
+  const saveRoles = (button, next) => run(button, async () => {
+    const answer = await admin.setRoles(state.container, state.environment, user.userRecordName, [...next]);
+    user.roles = answer.roles;
+    showInfo(`${user.emailAddress}: roles ${answer.roles.length ? answer.roles.join(", ") : "none"}.`);
+    go("users");
+  });
+  const available = roles.filter((role) => !current.has(role));
+  const choice = h("select", { "aria-label": `Role to give ${user.emailAddress}` }, available.map((role) => h("option", { value: role }, role)));
+  const add = h("button", { type: "button", class: "quiet", "aria-label": `Give ${user.emailAddress} the role` }, "Add");
+  add.addEventListener("click", () => saveRoles(add, new Set([...current, choice.value])));
+  return h("div", { class: "editor-item" },
+    [...current].map((role) => h("span", { class: "tag" }, role,
+      h("button", { type: "button", class: "quiet", "aria-label": `Remove role ${role} from ${user.emailAddress}`, onclick: (event) => saveRoles(event.currentTarget, new Set([...current].filter((r) => r !== role))) }, "×"))),
+    available.length ? [choice, add] : current.size ? null : h("span", { class: "muted" }, roles.length ? "" : "no custom roles in the schema"));
+}

@@ -1,0 +1,176 @@
+import Foundation
+import Testing
+
+/// The web console in headless Chromium against a real `stratus serve`. Each test saves a screenshot of every
+/// page it visits in `console-screenshots/`.
+@Suite(.serialized) struct ConsoleBrowserTests {
+    static let container = "iCloud.com.example.Console"
+
+    /// A served console with a browser signed in to it.
+    struct Session {
+        let server: ServerProcess
+        let browser: WebDriver
+        let prefix: String
+
+        /// Runs `body` with a signed-in session, then closes the browser and stops the server.
+        static func with(_ prefix: String, container: String? = ConsoleBrowserTests.container, _ body: (Session) async throws -> Void) async throws {
+            let session = try await start(prefix, container: container)
+            do {
+                try await body(session)
+            } catch {
+                try? await session.screenshot("failure")
+                await session.end()
+                throw error
+            }
+            await session.end()
+        }
+
+        static func start(_ prefix: String, container: String?) async throws -> Session {
+            let server = ServerProcess(dataFolder: EndToEndTests.temporaryFolder())
+            try server.start()
+            do {
+                if let container { _ = try await server.createContainer(container) }
+                let browser = try await WebDriver()
+                let session = Session(server: server, browser: browser, prefix: prefix)
+                try await session.signIn()
+                return session
+            } catch {
+                server.stop()
+                throw error
+            }
+        }
+
+        /// Signs in with the keyboard alone: the key field has the focus, Enter submits.
+        func signIn() async throws {
+            try await browser.open(server.baseURL + "/console/")
+            _ = try await browser.element("#admin-key")
+            try await screenshot("sign-in")
+            try await browser.focused().type(ServerProcess.adminKey + "\u{E007}")
+            try await browser.waitForText("Containers", in: "main h1")
+        }
+
+        func screenshot(_ name: String) async throws {
+            try await browser.screenshot("\(prefix)-\(name)")
+        }
+
+        /// Opens a console address such as `#/schema`.
+        func go(_ hash: String, heading: String) async throws {
+            try await browser.open(server.baseURL + "/console/" + hash)
+            try await browser.waitForText(heading, in: "main h1")
+        }
+
+        func end() async {
+            await browser.quit()
+            server.stop()
+        }
+
+        /// The server's JSON for an admin API call, with the admin key.
+        func admin(_ method: String, _ path: String, body: String? = nil) async throws -> [String: Any] {
+            let (status, json) = try await server.send(method, path, body: body, headers: ["Authorization": "Bearer \(ServerProcess.adminKey)"])
+            guard status < 300 else { throw E2EFailure("\(method) \(path) answered \(status): \(json)") }
+            return json
+        }
+    }
+
+    /// A small PNG to upload.
+    static func imageFile() throws -> String {
+        let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEklEQVR4nGP4z8CAFWEXHbQSACj/P8Fu7N9hAAAAAElFTkSuQmCC")!
+        let path = EndToEndTests.temporaryFolder() + "-image.png"
+        try png.write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test("the seed case in the browser alone: a Message type, a message with an image, the constraint, a deploy")
+    func seedCase() async throws {
+        try await Session.with("seed", container: nil) { session in
+        let browser = session.browser
+
+        // A container, created in the console.
+        try await browser.element("#new-container-id").fill(Self.container)
+        try await browser.element("#new-container-id").type("\u{E007}")
+        try await browser.waitForText("Container \(Self.container) created", in: "#notices")
+        try await browser.waitForText(Self.container, in: "#container-picker")
+        try await session.screenshot("containers")
+
+        // A Message type with a localized title, an image and isCurrent, at most one current.
+        try await session.go("#/schema", heading: "Schema")
+        try await browser.element("#new-type").click()
+        try await browser.element("#type-name").fill("Message")
+        for (index, (name, type)) in [("title", "LOCALIZED_STRING"), ("image", "ASSETID"), ("isCurrent", "BOOLEAN")].enumerated() {
+            try await browser.element("#add-field").click()
+            let row = "form tbody tr:nth-child(\(index + 1))"
+            try await browser.element("\(row) input[aria-label='Field name']").fill(name)
+            try await browser.select("\(row) select[aria-label='Field type']", type)
+        }
+        try await browser.element("form tbody tr:nth-child(3) input[aria-label='QUERYABLE']").click()
+        try await browser.select("form tbody tr:nth-child(3) select[aria-label='Unique']", "where")
+        try await session.screenshot("schema-new-type")
+        try await browser.element("#save-type").click()
+        try await browser.waitForText("Saved", in: "#notices")
+        let schemaPage = try await browser.waitForText("UNIQUE WHERE isCurrent = true", in: "main")
+        #expect(schemaPage.contains("Localized string"))
+        #expect(schemaPage.contains("Asset"))
+        try await session.screenshot("schema")
+        let text = try await session.server.send("GET", "/admin/1/\(Self.container)/development/schema", headers: ["Authorization": "Bearer \(ServerProcess.adminKey)"])
+        #expect(text.0 == 200)
+
+        // A message with an uploaded image, marked current.
+        try await session.go("#/records?type=Message", heading: "Records")
+        try await browser.element("#new-record").click()
+        try await browser.waitForText("New Message", in: "main h1")
+        let firstName = try await browser.element("#record-name").property("value") as? String ?? ""
+        try await browser.element("#title .lang-row input.lang").fill("en")
+        try await browser.element("#title .lang-row input.text").fill("Welcome")
+        try await browser.element("#title > button").click()
+        try await browser.element("#title .lang-row:nth-of-type(2) input.lang").fill("fr")
+        try await browser.element("#title .lang-row:nth-of-type(2) input.text").fill("Bienvenue")
+        try await browser.element("#image").type(try Self.imageFile())
+        _ = try await browser.element("img.asset-preview")
+        try await browser.element("#isCurrent").click()
+        try await session.screenshot("record-new")
+        try await browser.element("#save-record").click()
+        try await browser.waitForText("Message \(firstName)", in: "main h1")
+        let preview = try await browser.element("img.asset-preview")
+        #expect((try await preview.property("src") as? String)?.contains("/assets/1/download/") == true)
+        #expect(try await browser.script("return document.querySelector('img.asset-preview').naturalWidth") as? Int == 8)
+        try await session.screenshot("record-saved")
+
+        // The query finds it.
+        try await session.go("#/records?type=Message", heading: "Records")
+        try await browser.element("#add-filter").click()
+        try await browser.select("#filters .filter select[aria-label='Filter field']", "isCurrent")
+        try await browser.element("#filters .filter input[aria-label='Filter value']").fill("true")
+        try await browser.element("#run-query").click()
+        try await browser.waitForText(firstName, in: "#records-table")
+        try await browser.waitForText("1 record on page 1", in: "#result-count")
+        try await browser.waitForText("en: Welcome · fr: Bienvenue", in: "#records-table")
+        try await session.screenshot("records-query")
+
+        // A second current message is refused, plainly.
+        try await browser.element("#new-record").click()
+        try await browser.waitForText("New Message", in: "main h1")
+        try await browser.element("#title .lang-row input.text").fill("Sale")
+        try await browser.element("#isCurrent").click()
+        try await browser.element("#save-record").click()
+        let refusal = try await browser.waitForText("UNIQUE_FIELD_ERROR", in: "#record-status")
+        #expect(refusal.contains("isCurrent"))
+        try await session.screenshot("record-unique-refused")
+
+        // Deploy to production, after seeing the diff.
+        try await session.go("#/schema?tab=deploy", heading: "Schema")
+        try await browser.waitForText("Message", in: "#deploy-changes")
+        try await session.screenshot("deploy-preview")
+        try await browser.element("#deploy").click()
+        try await browser.waitForText("Deployed", in: "#deploy-result")
+        try await session.screenshot("deployed")
+        let production = try await session.admin("GET", "/admin/1/\(Self.container)/production/schema?format=json")
+        let types = production["recordTypes"] as? [String: Any]
+        #expect(types?["Message"] != nil)
+        try await browser.select("#environment-picker", "production")
+        try await browser.waitForText("None: production matches development.", in: "main")
+        try await session.go("#/schema", heading: "Schema · production")
+        try await browser.waitForText("UNIQUE WHERE isCurrent = true", in: "main")
+        try await session.screenshot("schema-production")
+        }
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+
+/// A headless Chromium driven through `chromedriver` with the W3C WebDriver protocol (the protocol Selenium
+/// speaks), for the console's browser tests.
+final class WebDriver: @unchecked Sendable {
+    private let driver = Process()
+    private let driverPort: Int
+    private var sessionID = ""
+    /// Where ``screenshot(_:)`` saves pages.
+    let screenshots: URL
+
+    /// The folder the README names for the console tests' screenshots (`STRATUS_SCREENSHOTS` overrides it).
+    static var screenshotFolder: URL {
+        if let folder = ProcessInfo.processInfo.environment["STRATUS_SCREENSHOTS"] { return URL(fileURLWithPath: folder) }
+        return URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("console-screenshots")
+    }
+
+    /// Starts `chromedriver` and a headless browser with a laptop-sized window.
+    /// - Throws: when Chromium or its driver is not installed (`.ci/run` installs both).
+    init(screenshots: URL = WebDriver.screenshotFolder) async throws {
+        self.screenshots = screenshots
+        guard let driverPath = Self.which("chromedriver"), let browserPath = Self.which("chromium") ?? Self.which("chromium-browser") else {
+            throw E2EFailure("the console tests need chromium and chromium-driver: apt-get install chromium chromium-driver (.ci/run does)")
+        }
+        let port = Int.random(in: 20_000...60_000)
+        driverPort = port
+        driver.executableURL = URL(fileURLWithPath: driverPath)
+        driver.arguments = ["--port=\(port)"]
+        driver.standardOutput = FileHandle.nullDevice
+        driver.standardError = FileHandle.nullDevice
+        try driver.run()
+        try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
+        let capabilities: [String: Any] = [
+            "capabilities": ["alwaysMatch": [
+                "browserName": "chrome",
+                "unhandledPromptBehavior": "accept",
+                "goog:chromeOptions": [
+                    "binary": browserPath,
+                    "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900", "--lang=en-US"],
+                ],
+            ]],
+        ]
+        let deadline = Date().addingTimeInterval(20)
+        while true {
+            do {
+                let answer = try await command("POST", "/session", capabilities)
+                guard let id = (answer as? [String: Any])?["sessionId"] as? String else { throw E2EFailure("no session: \(String(describing: answer))") }
+                sessionID = id
+                return
+            } catch where Date() < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+            }
+        }
+    }
+
+    /// Ends the browser and its driver.
+    func quit() async {
+        _ = try? await command("DELETE", "/session/\(sessionID)")
+        // chromedriver ignores SIGTERM.
+        kill(driver.processIdentifier, SIGKILL)
+        driver.waitUntilExit()
+    }
+
+    func open(_ url: String) async throws {
+        _ = try await session("POST", "/url", ["url": url])
+    }
+
+    /// The first element matching `css`, waiting up to `timeout` seconds for it to appear and be shown.
+    func element(_ css: String, timeout: Double = 10) async throws -> Element {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            // The page may replace the element between finding and asking; that is a retry, not a failure.
+            if let found = try await elements(css).first, (try? await found.isDisplayed()) == true { return found }
+            guard Date() < deadline else { throw E2EFailure("no visible element matches \(css)") }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    func elements(_ css: String) async throws -> [Element] {
+        let answer = try await session("POST", "/elements", ["using": "css selector", "value": css]) as? [[String: Any]] ?? []
+        return answer.compactMap { $0[Element.key] as? String }.map { Element(driver: self, id: $0) }
+    }
+
+    /// Waits until the page's text (or the text of `css`) contains `text`.
+    @discardableResult
+    func waitForText(_ text: String, in css: String = "body", timeout: Double = 10) async throws -> String {
+        let deadline = Date().addingTimeInterval(timeout)
+        var last = ""
+        while Date() < deadline {
+            if let found = try await elements(css).first, let read = try? await found.text() {
+                last = read
+                if last.contains(text) { return last }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw E2EFailure("'\(text)' did not appear in \(css); it reads: \(last.prefix(600))")
+    }
+
+    /// Runs JavaScript in the page and answers its result.
+    @discardableResult
+    func script(_ source: String, _ arguments: [Any] = []) async throws -> Any? {
+        try await session("POST", "/execute/sync", ["script": source, "args": arguments])
+    }
+
+    /// Chooses the option with `value` in the select `css`, as a user would.
+    func select(_ css: String, _ value: String) async throws {
+        let select = try await element(css)
+        _ = try await script(
+            "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('change', {bubbles: true}));",
+            [select.reference, value]
+        )
+    }
+
+    /// Resizes the window (a phone is 390 × 844).
+    func resize(width: Int, height: Int) async throws {
+        _ = try await session("POST", "/window/rect", ["width": width, "height": height])
+    }
+
+    /// Saves a PNG of the page as `<name>.png` in the screenshot folder.
+    func screenshot(_ name: String) async throws {
+        guard let base64 = try await session("GET", "/screenshot") as? String, let png = Data(base64Encoded: base64) else {
+            throw E2EFailure("no screenshot")
+        }
+        try png.write(to: screenshots.appendingPathComponent(name + ".png"))
+    }
+
+    /// The element that has the keyboard focus.
+    func focused() async throws -> Element {
+        guard let answer = try await session("GET", "/element/active") as? [String: Any], let id = answer[Element.key] as? String else {
+            throw E2EFailure("nothing has the focus")
+        }
+        return Element(driver: self, id: id)
+    }
+
+    /// A command of this session.
+    @discardableResult
+    func session(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> Any? {
+        try await command(method, "/session/\(sessionID)" + path, body)
+    }
+
+    /// Sends a WebDriver command. (chromedriver writes headers without a space after the colon, which
+    /// URLSession on Linux refuses, hence the plain socket client.)
+    private func command(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> Any? {
+        let bytes = try body.map { Array(try JSONSerialization.data(withJSONObject: $0)) } ?? (method == "POST" ? Array("{}".utf8) : [])
+        guard let response = try StreamingHTTP(port: driverPort).send(
+            method, path, length: bytes.count, chunks: [bytes], keepBody: true, headers: ["Content-Type": "application/json"]
+        ) else {
+            throw E2EFailure("WebDriver \(method) \(path): no answer")
+        }
+        let json = try? JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+        let value = json?["value"]
+        if response.status != 200 {
+            let error = value as? [String: Any]
+            throw E2EFailure("WebDriver \(method) \(path): \(error?["error"] ?? response.status) \(error?["message"] ?? String(decoding: response.body, as: UTF8.self))")
+        }
+        return value is NSNull ? nil : value
+    }
+
+    private static func which(_ name: String) -> String? {
+        for folder in ["/usr/bin", "/usr/local/bin", "/usr/lib/chromium"] where FileManager.default.isExecutableFile(atPath: folder + "/" + name) {
+            return folder + "/" + name
+        }
+        return nil
+    }
+
+    /// An element of the page.
+    struct Element: @unchecked Sendable {
+        static let key = "element-6066-11e4-a52e-4f735466cecf"
+        let driver: WebDriver
+        let id: String
+
+        /// The element as a script argument.
+        var reference: [String: String] { [Self.key: id] }
+
+        func click() async throws {
+            try await driver.session("POST", "/element/\(id)/click")
+        }
+
+        /// Types `text` into the element (`\u{E007}` is Enter, `\u{E004}` Tab).
+        func type(_ text: String) async throws {
+            try await driver.session("POST", "/element/\(id)/value", ["text": text])
+        }
+
+        func clear() async throws {
+            try await driver.session("POST", "/element/\(id)/clear")
+        }
+
+        /// Clears the field, then types `text`.
+        func fill(_ text: String) async throws {
+            try await clear()
+            try await type(text)
+        }
+
+        func text() async throws -> String {
+            try await driver.session("GET", "/element/\(id)/text") as? String ?? ""
+        }
+
+        func property(_ name: String) async throws -> Any? {
+            try await driver.session("GET", "/element/\(id)/property/\(name)")
+        }
+
+        func isDisplayed() async throws -> Bool {
+            try await driver.session("GET", "/element/\(id)/displayed") as? Bool ?? false
+        }
+    }
+}
