@@ -21,12 +21,14 @@ struct RecordsController {
         guard body.operations.count <= RecordLimits.maximumOperations else {
             throw APIError.badRequest("a request may have at most \(RecordLimits.maximumOperations) operations, not \(body.operations.count)")
         }
-        let user = try call.requireUser()
+        _ = try call.requireUser()
+        var caller = call.caller
+        caller.deviceID = Self.deviceID(of: request)
         let operations = try Self.operations(from: body.operations)
         let target = try await call.target(body.zoneID, store: server.store)
         let results = operations.isEmpty ? [] : try await server.store.modifyRecords(RecordBatch(
             zone: target.zone, operations: operations, atomic: body.atomic ?? true,
-            caller: Caller(userRecordName: user, deviceID: Self.deviceID(of: request), roles: call.roles), timestamp: Authenticator.now()
+            caller: caller, timestamp: Authenticator.now()
         ))
         return call.respond(JSONWriter.object(capacity: 512 * max(1, results.count)) { writer in
             writer.array("records", zip(body.operations, results)) { writer, item in

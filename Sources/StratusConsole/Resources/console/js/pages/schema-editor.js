@@ -94,7 +94,7 @@ function fieldRow(fieldName, field, remove) {
   };
   uniqueMode.addEventListener("change", showWhere);
   showWhere();
-  const allowed = h("input", { "aria-label": "Allowed values", size: 14, placeholder: "a, b, c", value: (constraints.allowedValues ?? []).join(", ") });
+  const allowed = h("input", { "aria-label": "Allowed values", size: 14, placeholder: "allowed: a, b, c", value: (constraints.allowedValues ?? []).join(", ") });
   const minimum = h("input", { type: "number", step: "any", "aria-label": "Minimum", placeholder: "min", value: constraints.minimum ?? "", class: "narrow" });
   const maximum = h("input", { type: "number", step: "any", "aria-label": "Maximum", placeholder: "max", value: constraints.maximum ?? "", class: "narrow" });
   const element = h("tr", {},
