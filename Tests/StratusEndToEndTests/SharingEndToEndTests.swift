@@ -12,24 +12,27 @@ import Testing
         let server: ServerProcess
         let query: String
         let userRecordName: String
+        var container = SharingEndToEndTests.container
 
-        static func signUp(_ email: String, apiToken: String, on server: ServerProcess) async throws -> User {
+        static func signUp(
+            _ email: String, apiToken: String, on server: ServerProcess, container: String = SharingEndToEndTests.container
+        ) async throws -> User {
             let (status, user) = try await server.send(
-                "POST", "/auth/1/\(SharingEndToEndTests.container)/development/signup?ckAPIToken=\(apiToken)",
+                "POST", "/auth/1/\(container)/development/signup?ckAPIToken=\(apiToken)",
                 body: #"{"emailAddress":"\#(email)","password":"long password"}"#
             )
             guard status == 201, let token = user["ckWebAuthToken"] as? String, let name = user["userRecordName"] as? String else {
                 throw E2EFailure("sign-up answered \(status)")
             }
             let query = "ckAPIToken=\(apiToken)&ckWebAuthToken=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
-            return User(server: server, query: query, userRecordName: name)
+            return User(server: server, query: query, userRecordName: name, container: container)
         }
 
-        func on(_ server: ServerProcess) -> User { User(server: server, query: query, userRecordName: userRecordName) }
+        func on(_ server: ServerProcess) -> User { User(server: server, query: query, userRecordName: userRecordName, container: container) }
 
         /// Posts to a database endpoint; answers the status and body.
         func post(_ database: String, _ operation: String, _ body: String) async throws -> (Int, [String: Any]) {
-            try await server.send("POST", "/database/1/\(SharingEndToEndTests.container)/development/\(database)/\(operation)?\(query)", body: body)
+            try await server.send("POST", "/database/1/\(container)/development/\(database)/\(operation)?\(query)", body: body)
         }
 
         /// The first record of a records answer.

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 
@@ -171,6 +172,92 @@ import Testing
         try await session.go("#/schema", heading: "Schema · production")
         try await browser.waitForText("UNIQUE WHERE isCurrent = true", in: "main")
         try await session.screenshot("schema-production")
+        }
+    }
+
+    @Test("operators manage the API token, server keys, users' roles, and see subscriptions and live activity; on a phone too")
+    func operatorPages() async throws {
+        try await Session.with("operator") { session in
+            let browser = session.browser
+            let server = session.server
+            _ = try await session.admin("PUT", "/admin/1/\(Self.container)/development/schema", body: """
+                DEFINE SCHEMA
+                    CREATE ROLE Admin;
+                    RECORD TYPE Post (text STRING, GRANT READ TO "_world", GRANT CREATE TO "_icloud", GRANT WRITE TO "_creator");
+                """)
+            let token = try await session.admin("GET", "/admin/1/containers")
+            let apiToken = ((token["containers"] as? [[String: Any]])?.first?["apiToken"] as? String) ?? ""
+            let alice = try await SharingEndToEndTests.User.signUp("alice@example.com", apiToken: apiToken, on: server, container: Self.container)
+            _ = try await SharingEndToEndTests.User.signUp("bob@example.com", apiToken: apiToken, on: server, container: Self.container)
+            let (subscribed, _) = try await alice.post("public", "subscriptions/modify", #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"new-posts","subscriptionType":"query","query":{"recordType":"Post"},"firesOn":["create"]}}]}"#)
+            #expect(subscribed == 200)
+
+            // The API token: shown on request, then rotated.
+            try await session.go("#/containers", heading: "Containers")
+            try await browser.element("button[aria-controls='api-token']").click()
+            try await browser.waitForText(apiToken, in: "#api-token")
+            try await browser.element("#rotate-token").click()
+            try await browser.waitForText("The API token was replaced.", in: "#notices")
+            let rotated = try await session.admin("GET", "/admin/1/containers")
+            #expect(((rotated["containers"] as? [[String: Any]])?.first?["apiToken"] as? String) != apiToken)
+
+            // A server-to-server key, added and revoked.
+            try await browser.element("#key-pem").fill(P256.Signing.PrivateKey().publicKey.pemRepresentation)
+            try await browser.element("#key-role").fill("Admin")
+            try await browser.element("#key-role").type("\u{E007}")
+            try await browser.waitForText("Admin", in: "section:last-of-type table")
+            try await session.screenshot("containers-keys")
+            let keys = try await session.admin("GET", "/admin/1/\(Self.container)/keys")
+            #expect((keys["keys"] as? [[String: Any]])?.first?["role"] as? String == "Admin")
+            try await browser.element("section:last-of-type table button.danger").click()
+            try await browser.waitForText("No keys.", in: "main")
+            #expect((try await session.admin("GET", "/admin/1/\(Self.container)/keys")["keys"] as? [Any])?.isEmpty == true)
+
+            // Users: searched, and given a role and relieved of it.
+            try await session.go("#/users", heading: "Users")
+            try await browser.waitForText("bob@example.com", in: "#users-table")
+            try await browser.element("#user-search").fill("alice")
+            try await browser.element("#user-search").type("\u{E007}")
+            try await browser.waitUntil("the search leaves Bob out") {
+                let listed = try await browser.element("#users-table").text()
+                return listed.contains("alice@example.com") && !listed.contains("bob@example.com")
+            }
+            try await browser.element("button[aria-label='Give alice@example.com the role']").click()
+            try await browser.waitForText("alice@example.com: roles Admin.", in: "#notices")
+            try await session.screenshot("users")
+            let roles = try await session.admin("GET", "/admin/1/\(Self.container)/development/users/\(alice.userRecordName)/roles")
+            #expect(roles["roles"] as? [String] == ["Admin"])
+            try await browser.element("button[aria-label='Remove role Admin from alice@example.com']").click()
+            try await browser.waitForText("alice@example.com: roles none.", in: "#notices")
+
+            // Subscriptions and activity.
+            try await session.go("#/subscriptions", heading: "Subscriptions")
+            try await browser.waitForText("new-posts", in: "#subscriptions-table")
+            try await session.screenshot("subscriptions")
+            try await session.go("#/activity", heading: "Activity")
+            try await browser.waitForText("POST /admin/1/\(Self.container)/token", in: "#activity-table")
+            try await browser.waitForText("Requests, last hour", in: "#counters")
+            let (_, _) = try await alice.post("public", "records/query", #"{"query":{"recordType":"Post"}}"#)
+            try await browser.waitForText("/public/records/query", in: "#activity-table", timeout: 6)
+            try await session.screenshot("activity")
+
+            // A phone: the same pages fit the screen.
+            try await browser.resize(width: 390, height: 844)
+            for (hash, heading) in [("#/records?type=Post", "Records"), ("#/schema", "Schema"), ("#/users", "Users")] {
+                try await session.go(hash, heading: heading)
+                let fits = try await browser.script("return document.documentElement.scrollWidth <= window.innerWidth + 1") as? Bool
+                #expect(fits == true, "\(hash) is wider than a phone")
+                try await session.screenshot("phone-" + heading.lowercased())
+            }
+            try await browser.resize(width: 1280, height: 900)
+
+            // A reload keeps the session; signing out ends it.
+            try await session.go("#/users", heading: "Users")
+            try await browser.element("#sign-out").click()
+            _ = try await browser.element("#admin-key")
+            try await browser.open(server.baseURL + "/console/#/users")
+            _ = try await browser.element("#admin-key")
+            try await session.screenshot("signed-out")
         }
     }
 }

@@ -96,6 +96,16 @@ final class WebDriver: @unchecked Sendable {
         throw E2EFailure("'\(text)' did not appear in \(css); it reads: \(last.prefix(600))")
     }
 
+    /// Waits until `condition` holds (errors count as not yet).
+    func waitUntil(_ what: String, timeout: Double = 10, _ condition: () async throws -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if (try? await condition()) == true { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw E2EFailure("timed out waiting until \(what)")
+    }
+
     /// Runs JavaScript in the page and answers its result.
     @discardableResult
     func script(_ source: String, _ arguments: [Any] = []) async throws -> Any? {

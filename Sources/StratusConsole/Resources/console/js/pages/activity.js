@@ -24,8 +24,12 @@ export async function activityPage(main) {
     replace(counters,
       counter("Requests, last hour", requests), counter("Errors", errors),
       counter("p50 latency", p50Ms === undefined ? "–" : `${p50Ms} ms`), counter("p99 latency", p99Ms === undefined ? "–" : `${p99Ms} ms`));
-    const peak = Math.max(1, ...activity.minutes.map((m) => m.requests));
-    replace(bars, activity.minutes.map((minute) => h("span", {
+    // Sixty slots, one a minute, oldest first; minutes without requests stay empty.
+    const byMinute = new Map(activity.minutes.map((minute) => [Math.floor(minute.start / 60000), minute]));
+    const now = Math.floor(Date.now() / 60000);
+    const slots = Array.from({ length: 60 }, (_, index) => byMinute.get(now - 59 + index) ?? { start: (now - 59 + index) * 60000, requests: 0, errors: 0 });
+    const peak = Math.max(1, ...slots.map((m) => m.requests));
+    replace(bars, slots.map((minute) => h("span", {
       class: minute.errors ? "has-errors" : "", title: `${new Date(minute.start).toLocaleTimeString()}: ${minute.requests} requests, ${minute.errors} errors`,
       style: { height: `${(100 * minute.requests) / peak}%`, "--error-share": `${(100 * minute.errors) / Math.max(1, minute.requests)}%` },
     })));
