@@ -260,4 +260,190 @@ import Testing
             try await session.screenshot("signed-out")
         }
     }
+
+    static let everythingSchema = """
+        DEFINE SCHEMA
+            RECORD TYPE Everything (
+                title     STRING QUERYABLE SORTABLE,
+                amount    INT64 QUERYABLE SORTABLE,
+                ratio     DOUBLE,
+                flag      BOOLEAN,
+                due       TIMESTAMP,
+                place     LOCATION,
+                link      REFERENCE,
+                file      ASSET,
+                data      BYTES,
+                tags      LIST<STRING>,
+                scores    LIST<INT64>,
+                greeting  LOCALIZED STRING,
+                GRANT READ TO "_world"
+            );
+        """
+
+    @Test("every field type has its control; a stale change is shown as a conflict; records are duplicated and deleted")
+    func recordEditor() async throws {
+        try await Session.with("editor") { session in
+            let browser = session.browser
+            _ = try await session.admin("PUT", "/admin/1/\(Self.container)/development/schema", body: Self.everythingSchema)
+            let api = try await OperatorAPI.signIn(session.server)
+            _ = try await api.records("modify", #"{"operations":[{"operationType":"create","record":{"recordName":"target-1","recordType":"Everything","fields":{"title":{"value":"Target"}}}}]}"#)
+
+            try await session.go("#/records?type=Everything", heading: "Records")
+            try await browser.element("#new-record").click()
+            try await browser.waitForText("New Everything", in: "main h1")
+            let name = try await browser.element("#record-name").property("value") as? String ?? ""
+            try await browser.element("#title").fill("Hello")
+            try await browser.element("#amount").fill("42")
+            try await browser.element("#ratio").fill("0.25")
+            try await browser.element("#flag").click()
+            try await browser.script(
+                "const input = document.getElementById('due'); input.value = '2026-03-01T10:30:00'; input.dispatchEvent(new Event('input', {bubbles: true}));"
+            )
+            try await browser.element("#place").fill("48.85")
+            try await browser.element("input[aria-label='Longitude']").fill("2.35")
+            try await browser.element("#link + select + button").click()
+            try await browser.element("dialog button[type='submit']").click()
+            try await browser.waitForText("target-1", in: "dialog ul")
+            try await browser.element("dialog ul button").click()
+            try await browser.element("#file").type(try Self.imageFile())
+            try await browser.element("#data").fill("AQID")
+            for (index, tag) in ["red", "blue"].enumerated() {
+                try await browser.element("#tags > button").click()
+                try await browser.element("#tags .editor-item:nth-of-type(\(index + 1)) input").fill(tag)
+            }
+            try await browser.element("#scores > button").click()
+            try await browser.element("#scores .editor-item input").fill("7")
+            try await browser.element("#greeting .lang-row input.lang").fill("en")
+            try await browser.element("#greeting .lang-row input.text").fill("Hi")
+            try await session.screenshot("every-type")
+            try await browser.element("#save-record").click()
+            try await browser.waitForText("Everything \(name)", in: "main h1")
+
+            let saved = try await api.record(name)
+            #expect(saved["title"] as? String == "Hello")
+            #expect(saved["amount"] as? Int == 42)
+            #expect(saved["ratio"] as? Double == 0.25)
+            #expect(saved["flag"] as? Bool == true)
+            #expect((saved["due"] as? Int ?? 0) > 1_700_000_000_000)
+            #expect((saved["place"] as? [String: Any])?["latitude"] as? Double == 48.85)
+            #expect((saved["link"] as? [String: Any])?["recordName"] as? String == "target-1")
+            #expect((saved["file"] as? [String: Any])?["size"] as? Int == 75)
+            #expect(saved["data"] as? String == "AQID")
+            #expect(saved["tags"] as? [String] == ["red", "blue"])
+            #expect(saved["scores"] as? [Int] == [7])
+            #expect(saved["greeting"] as? [String: String] == ["en": "Hi"])
+            // The saved record reads back into the same controls.
+            #expect((try await browser.element("#due").property("value") as? String)?.hasPrefix("2026-03-01T10:30") == true)
+            #expect(try await browser.element("#flag").property("checked") as? Bool == true)
+
+            // Someone else changes it meanwhile: saving the stale copy is refused and nothing is overwritten.
+            _ = try await api.records("modify", #"{"operations":[{"operationType":"forceUpdate","record":{"recordName":"\#(name)","recordType":"Everything","fields":{"title":{"value":"Changed elsewhere"}}}}]}"#)
+            try await browser.element("#title").fill("Mine")
+            try await browser.element("#save-record").click()
+            try await browser.waitForText("CONFLICT", in: "#conflict")
+            try await session.screenshot("conflict")
+            #expect(try await api.record(name)["title"] as? String == "Changed elsewhere")
+            try await browser.element("#conflict button").click()
+            try await browser.waitUntil("the reloaded record shows the other change") {
+                try await browser.element("#title").property("value") as? String == "Changed elsewhere"
+            }
+
+            // Duplicate (files included), then delete the copy.
+            try await browser.element("#duplicate-record").click()
+            try await browser.waitForText("New Everything", in: "main h1")
+            let copyName = try await browser.element("#record-name").property("value") as? String ?? ""
+            #expect(copyName != name)
+            try await browser.element("#save-record").click()
+            try await browser.waitForText("Everything \(copyName)", in: "main h1")
+            let copy = try await api.record(copyName)
+            #expect(copy["title"] as? String == "Changed elsewhere")
+            #expect((copy["file"] as? [String: Any])?["fileChecksum"] as? String == (saved["file"] as? [String: Any])?["fileChecksum"] as? String)
+            #expect(copy["tags"] as? [String] == ["red", "blue"])
+            try await browser.element("#delete-record").click()
+            try await browser.waitForText("deleted", in: "#notices")
+            #expect(try await api.lookup(copyName)["serverErrorCode"] as? String == "NOT_FOUND")
+
+            // Sorted, paged results.
+            try await session.go("#/records?type=Everything", heading: "Records")
+            try await browser.select("#sort-field", "title")
+            try await browser.select("#sort-direction", "asc")
+            try await browser.element("#run-query").click()
+            try await browser.waitForText("2 records on page 1", in: "#result-count")
+            let rows = try await browser.element("#records-table tbody").text()
+            let mine = try #require(rows.range(of: "Changed elsewhere"))
+            let target = try #require(rows.range(of: "Target"))
+            #expect(mine.lowerBound < target.lowerBound)
+            try await session.screenshot("records-sorted")
+        }
+    }
+
+    @Test("an operator browses a user's private database by userRecordName")
+    func privateDatabase() async throws {
+        try await Session.with("private") { session in
+            let browser = session.browser
+            let containers = try await session.admin("GET", "/admin/1/containers")
+            let apiToken = ((containers["containers"] as? [[String: Any]])?.first?["apiToken"] as? String) ?? ""
+            let alice = try await SharingEndToEndTests.User.signUp("alice@example.com", apiToken: apiToken, on: session.server, container: Self.container)
+            _ = try await alice.post("private", "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Notes"}}}]}"#)
+            _ = try await alice.record("private", "records/modify", #"{"zoneID":{"zoneName":"Notes"},"operations":[{"operationType":"create","record":{"recordName":"note-1","recordType":"Note","fields":{"text":{"value":"Buy milk"}}}}]}"#)
+
+            try await session.go("#/records", heading: "Records")
+            try await browser.select("#database", "private")
+            try await browser.element("#private-user").fill(alice.userRecordName)
+            try await browser.element("#run-query").click()
+            try await browser.waitForText("Zone", in: "form")
+            try await browser.select("#zone", "Notes")
+            try await browser.select("#record-type", "Note")
+            try await browser.element("#run-query").click()
+            try await browser.waitForText("note-1", in: "#records-table")
+            try await browser.element("#records-table a").click()
+            try await browser.waitForText("Note note-1", in: "main h1")
+            #expect(try await browser.element("#text").property("value") as? String == "Buy milk")
+            try await session.screenshot("private-record")
+        }
+    }
+}
+
+/// The operator's calls over HTTP with a console session, for setting the scene beside the browser.
+struct OperatorAPI {
+    let server: ServerProcess
+    let headers: [String: String]
+
+    static func signIn(_ server: ServerProcess) async throws -> OperatorAPI {
+        let (response, json) = try send(server, "POST", "/admin/1/session", body: #"{"adminKey":"\#(ServerProcess.adminKey)"}"#, headers: [:])
+        guard let cookie = response.headers["set-cookie"]?.split(separator: ";").first.map(String.init), let csrf = json["csrfToken"] as? String else {
+            throw E2EFailure("console sign-in answered \(response.status)")
+        }
+        return OperatorAPI(server: server, headers: ["Cookie": cookie, "X-Stratus-CSRF": csrf])
+    }
+
+    /// `records/<operation>` in the public database of the test container.
+    func records(_ operation: String, _ body: String) async throws -> [String: Any] {
+        let path = "/database/1/\(ConsoleBrowserTests.container)/development/public/records/\(operation)"
+        let (response, json) = try Self.send(server, "POST", path, body: body, headers: headers)
+        guard response.status == 200 else { throw E2EFailure("records/\(operation) answered \(response.status): \(json)") }
+        return json
+    }
+
+    private static func send(
+        _ server: ServerProcess, _ method: String, _ path: String, body: String, headers: [String: String]
+    ) throws -> (StreamingHTTP.Response, [String: Any]) {
+        let bytes = Array(body.utf8)
+        guard let response = try StreamingHTTP(port: server.port).send(method, path, length: bytes.count, chunks: [bytes], headers: headers) else {
+            throw E2EFailure("\(path): no answer")
+        }
+        return (response, (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:])
+    }
+
+    /// The lookup result for one record: the record, or its error.
+    func lookup(_ name: String) async throws -> [String: Any] {
+        let json = try await records("lookup", #"{"records":[{"recordName":"\#(name)"}]}"#)
+        return (json["records"] as? [[String: Any]])?.first ?? [:]
+    }
+
+    /// A record's field values by name.
+    func record(_ name: String) async throws -> [String: Any] {
+        let fields = try await lookup(name)["fields"] as? [String: [String: Any]] ?? [:]
+        return fields.compactMapValues { $0["value"] }
+    }
 }

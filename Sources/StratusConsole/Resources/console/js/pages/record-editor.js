@@ -3,7 +3,7 @@
 import { cloudKit, ServerError } from "../api.js";
 import { h, replace, run, showInfo, formatTime } from "../dom.js";
 import { go } from "../app.js";
-import { userFields, typeLabel } from "../schema-model.js";
+import { userFields, typeLabel, splitType } from "../schema-model.js";
 import { fieldEditor } from "../field-editors.js";
 import { recordsLink } from "./records.js";
 
@@ -16,6 +16,7 @@ export async function recordEditor(main, target, schema, parameters) {
     record = answer.records?.[0];
     if (!record || record.serverErrorCode) throw new ServerError(404, record ?? { serverErrorCode: "NOT_FOUND", reason: `record ${sourceName} does not exist` });
   }
+  if (parameters.duplicate !== undefined && record) await shareFilesWithCopy(record, call, target);
   const isNew = parameters.record === undefined;
   const recordType = record?.recordType ?? target.recordType;
   const typeSchema = schema.recordTypes[recordType] ?? { fields: {} };
@@ -101,4 +102,23 @@ export async function recordEditor(main, target, schema, parameters) {
     h("h1", { id: "record-title" }, isNew ? `New ${recordType}` : `${recordType} ${record.recordName}`),
     isNew ? null : h("p", { class: "muted" }, `Created ${formatTime(record.created?.timestamp)} by ${record.created?.userRecordName ?? "?"}; modified ${formatTime(record.modified?.timestamp)}. Change tag `, h("code", {}, record.recordChangeTag)),
     form);
+}
+
+/**
+ * Gives a copy its source's files: each asset value of the source gets a fresh receipt
+ * (`assets/rereference`), so the new record takes the same files without uploading them again.
+ */
+async function shareFilesWithCopy(record, call, target) {
+  const assetFields = Object.entries(record.fields ?? {}).filter(([, field]) => splitType(field.type ?? "").scalar === "ASSETID");
+  if (assetFields.length === 0) return;
+  const answer = await call("assets/rereference", {
+    zoneID: target.zoneID, assets: assetFields.map(([fieldName]) => ({ recordName: record.recordName, fieldName })),
+  });
+  for (const item of answer.assets ?? []) {
+    if (item.serverErrorCode) { delete record.fields[item.fieldName]; continue; }
+    const original = record.fields[item.fieldName].value;
+    record.fields[item.fieldName].value = Array.isArray(item.value)
+      ? item.value.map((fresh, index) => ({ ...original[index], ...fresh }))
+      : { ...original, ...item.value };
+  }
 }

@@ -147,7 +147,7 @@ async function showResults(results, target, schema, page) {
   if (page > 0 && query.markers[page - 1]) body.continuationMarker = query.markers[page - 1];
   const answer = await cloudKit(target.container, target.environment, target.database, "records/query", { json: body, user: target.user || undefined });
   if (answer.continuationMarker) query.markers[page] = answer.continuationMarker;
-  const columns = userFields(schema.recordTypes[target.recordType] ?? {}).map(([name]) => name).slice(0, 4);
+  const columns = summaryColumns(schema.recordTypes[target.recordType] ?? {});
   const rows = (answer.records ?? []).map((record) => h("tr", {},
     h("td", {}, h("a", { href: "#/records?" + new URLSearchParams(recordsLink(target, { record: record.recordName })) }, record.recordName)),
     columns.map((name) => h("td", { class: "hide-narrow" }, summary(record.fields?.[name]))),
@@ -160,6 +160,13 @@ async function showResults(results, target, schema, page) {
     h("div", { class: "row" },
       page > 0 ? h("button", { type: "button", class: "quiet", onclick: () => go("records", recordsLink(target, { page: String(page - 1) })) }, "Previous page") : null,
       answer.continuationMarker ? h("button", { type: "button", class: "quiet", id: "next-page", onclick: () => go("records", recordsLink(target, { page: String(page + 1) })) }, "Next page") : null));
+}
+
+/** Up to four fields to show in the results: the sort field, then text before flags, numbers and the rest. */
+function summaryColumns(recordType) {
+  const order = ["STRING", "LOCALIZED_STRING", "BOOLEAN", "INT64", "DOUBLE", "TIMESTAMP", "REFERENCE", "ASSETID", "LOCATION"];
+  const rank = ([name, field]) => (name === query.sortField ? -1 : order.indexOf(splitType(field.type).scalar) + (splitType(field.type).isList ? 20 : 0));
+  return userFields(recordType).sort((a, b) => rank(a) - rank(b) || a[0].localeCompare(b[0])).map(([name]) => name).slice(0, 4);
 }
 
 /** A short text for a field value in the results table. */
