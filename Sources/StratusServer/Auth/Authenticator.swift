@@ -23,7 +23,9 @@ final class Authenticator: Sendable {
     let store: any Store
     private let tokens: WebAuthTokens
     private let sessions = SessionCache()
-    private let containers = Mutex<[String: ContainerInfo]>([:])
+    /// Containers by ID, with when they were read: re-read after a minute, so a token rotated on another
+    /// server node stops working here within that time.
+    private let containers = Mutex<[String: (container: ContainerInfo, readAt: ContinuousClock.Instant)]>([:])
     /// Users' custom roles by container, environment and user, with when they were read.
     private let roleCache = Mutex<[String: (roles: Set<String>, readAt: ContinuousClock.Instant)]>([:])
     private let sessionLifetime: Int64
@@ -37,7 +39,7 @@ final class Authenticator: Sendable {
     /// The container, from memory or storage.
     /// - Throws: `NOT_FOUND` for an unknown container.
     func container(_ id: String) async throws -> ContainerInfo {
-        if let cached = containers.withLock({ $0[id] }) { return cached }
+        if let cached = containers.withLock({ $0[id] }), ContinuousClock.now - cached.readAt < .seconds(60) { return cached.container }
         guard let container = try await store.container(id: id) else {
             throw APIError(.notFound, "container \(id) does not exist")
         }
@@ -46,7 +48,7 @@ final class Authenticator: Sendable {
     }
 
     func remember(_ container: ContainerInfo) {
-        containers.withLock { $0[container.id] = container }
+        containers.withLock { $0[container.id] = (container, ContinuousClock.now) }
     }
 
     /// Establishes the caller of a container-scoped request.
