@@ -172,6 +172,19 @@ import Testing
         try await session.go("#/schema", heading: "Schema · production")
         try await browser.waitForText("UNIQUE WHERE isCurrent = true", in: "main")
         try await session.screenshot("schema-production")
+
+        // Removing a field in development is allowed; deploying it is refused, in the server's words.
+        try await browser.select("#environment-picker", "development")
+        try await browser.waitForText("Schema · development", in: "main h1")
+        try await browser.element("button[aria-label='Edit Message']").click()
+        try await browser.element("button[aria-label='Remove field image']").click()
+        try await browser.element("#save-type").click()
+        try await browser.waitForText("Saved", in: "#notices")
+        try await session.go("#/schema?tab=deploy", heading: "Schema")
+        let deployRefusal = try await browser.waitForText("cannot be deployed", in: "#deploy-refusal")
+        #expect(deployRefusal.contains("image"))
+        #expect(try await browser.element("#deploy").property("disabled") as? Bool == true)
+        try await session.screenshot("deploy-refused")
         }
     }
 

@@ -67,7 +67,7 @@ export const admin = {
   saveSchema: (container, schema) => request("PUT", `/admin/1/${enc(container)}/development/schema`, { json: schema }),
   saveSchemaText: (container, text) => request("PUT", `/admin/1/${enc(container)}/development/schema`, { text }),
   deployPreview: (container) => request("GET", `/admin/1/${enc(container)}/deploy`),
-  deploy: (container) => request("POST", `/admin/1/${enc(container)}/deploy`, { json: {} }),
+  deploy: (container, dryRun = false) => request("POST", `/admin/1/${enc(container)}/deploy`, { json: { dryRun } }),
   users: (container, environment, { search, offset }) =>
     request("GET", `/admin/1/${enc(container)}/${environment}/users?` + new URLSearchParams({ search: search ?? "", offset: String(offset ?? 0), limit: "25" })),
   setRoles: (container, environment, user, roles) =>

@@ -109,6 +109,11 @@ async function textTab(body) {
 
 async function deployTab(body) {
   const preview = await admin.deployPreview(state.container);
+  // When a change is refused, the server's own words say why (a dry run answers them).
+  let refusal = null;
+  if (!preview.deployable) {
+    refusal = await admin.deploy(state.container, true).then(() => null, (error) => error);
+  }
   const deploy = h("button", { type: "button", id: "deploy", disabled: !preview.deployable || preview.changes.length === 0 }, "Deploy to production");
   const result = h("div", { id: "deploy-result", role: "status" });
   deploy.addEventListener("click", () => run(deploy, async () => {
@@ -126,7 +131,8 @@ async function deployTab(body) {
     preview.changes.length === 0 ? h("p", { class: "muted", id: "no-changes" }, "None: production matches development.") :
       h("ul", { id: "deploy-changes" }, preview.changes.map((change) => h("li", {},
         h("span", { class: change.additive ? "tag good" : "tag bad" }, change.additive ? "additive" : "refused"), " ", change.description))),
-    preview.deployable ? null : h("p", { class: "notice error", role: "alert" },
-      "This schema cannot be deployed: production would lose data or indexes it has. Production only grows; undo the refused changes in development."),
+    preview.deployable ? null : h("div", { class: "notice error", role: "alert", id: "deploy-refusal" },
+      h("p", {}, refusal ? [h("span", { class: "code" }, refusal.serverErrorCode), refusal.reason] : "This schema cannot be deployed.",
+        h("br"), "Production only grows: undo the refused changes in development, then deploy.")),
     h("div", { class: "row" }, deploy), result);
 }
