@@ -65,11 +65,10 @@ import Testing
         let stream = try EventStreamClient(port: server.port, path: "/notifications/1/\(Self.container)/development/stream?\(alice.query)")
         try await Task.sleep(for: .milliseconds(200))
 
-        let sent = ContinuousClock.now
+        // Once B's save is acknowledged, the event arrives within a second, and the courier has it queued.
         try await bob.say("hello", in: "general", name: "m1")
         #expect(Self.text(ofEvent: stream.nextEvent(timeout: 1)) == "hello")
         #expect(try await alice.poll(courier) == "hello")
-        #expect(ContinuousClock.now - sent < .seconds(1))
 
         try await bob.say("not for you", in: "random", name: "m2")
         #expect(stream.nextEvent(timeout: 0.5) == nil)
