@@ -62,7 +62,8 @@ import Testing
 
     @Test("forged, misused and expired URLs get 403")
     func forgedAndExpiredURLs() async throws {
-        try await TestServer.run(configure: { $0.assetUploadLifetime = 1; $0.assetDownloadLifetime = 1 }) { client in
+        // Lifetimes of a few seconds: long enough for the steps below on a loaded machine, short enough to wait out.
+        try await TestServer.run(configure: { $0.assetUploadLifetime = 4; $0.assetDownloadLifetime = 4 }) { client in
             let token = try await client.createContainer()
             let alice = try await client.signUp("alice@example.com", token: token)
             let path = try await alice.uploadPath(recordType: "Message", field: "image")
@@ -83,7 +84,7 @@ import Testing
             let (forgedDownload, _) = try await client.sendBytes(.get, AssetTestSupport.tamper(download))
             #expect(forgedDownload.status == 403)
 
-            try await Task.sleep(for: .milliseconds(1_100))
+            try await Task.sleep(for: .milliseconds(4_100))
             let (expiredUpload, _) = try await client.sendBytes(.post, path, [1, 2, 3])
             #expect(expiredUpload.status == 403)
             #expect(expiredUpload.errorCode == "ACCESS_DENIED")
