@@ -70,6 +70,19 @@ public enum SeaweedFS {
         return .failure(SeaweedUnavailable(description: "SeaweedFS did not start within a minute: \(log.suffix(500))"))
     }
 
+    /// Runs `firstRequest` until it succeeds, for up to 30 seconds: SeaweedFS's S3 gateway listens before its
+    /// filer is ready (a loaded machine stretches that gap), and until then, creating a bucket answers 404.
+    public static func whenReady(_ firstRequest: () async throws -> Void) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            do {
+                return try await firstRequest()
+            } catch where ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+
     static func findExecutable(_ name: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }

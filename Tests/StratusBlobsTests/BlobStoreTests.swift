@@ -38,7 +38,7 @@ import Testing
             endpoint: endpoint.url, bucket: "stratus-tests", accessKey: endpoint.accessKey, secretKey: endpoint.secretKey,
             keyPrefix: "\(UUID().uuidString.lowercased())/", partSize: 5 * 1024 * 1024
         ))
-        try await store.createBucketIfNeeded()
+        try await SeaweedFS.whenReady { try await store.createBucketIfNeeded() }
         return store
     }
 

@@ -162,6 +162,7 @@ import Testing
         }
         let prefix = "e2e-\(UUID().uuidString.lowercased())/"
         let configuration = S3Configuration(endpoint: s3.url, bucket: "stratus-tests", accessKey: s3.accessKey, secretKey: s3.secretKey, keyPrefix: prefix)
+        try await SeaweedFS.whenReady { try await S3BlobStore(configuration: configuration).createBucketIfNeeded() }
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = ServerProcess(dataFolder: folder, arguments: [
