@@ -12,15 +12,16 @@ struct ActivityMiddleware: RouterMiddleware {
         let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
-            log.record(method: request.method.rawValue, path: path, status: Int(response.status.code), microseconds: Self.micros(since: start))
+            log.record(method: request.method.rawValue, path: path, status: Int(response.status.code), microseconds: Self.microseconds(since: start))
             return response
         } catch let error as HTTPResponseError {
-            log.record(method: request.method.rawValue, path: path, status: Int(error.status.code), microseconds: Self.micros(since: start))
+            log.record(method: request.method.rawValue, path: path, status: Int(error.status.code), microseconds: Self.microseconds(since: start))
             throw error
         }
     }
 
-    private static func micros(since start: ContinuousClock.Instant) -> Int64 {
+    /// Whole microseconds since `start`.
+    static func microseconds(since start: ContinuousClock.Instant) -> Int64 {
         let elapsed = ContinuousClock.now - start
         return elapsed.components.seconds * 1_000_000 + elapsed.components.attoseconds / 1_000_000_000_000
     }
