@@ -214,6 +214,9 @@ import Testing
             let saved = try await client.send(.put, path, json: .object(schema), headers: headers)
             #expect(saved.status == 200)
             #expect(saved.json.objectValue?["changes"]?.arrayValue?.count == 1)
+            // Schema text is text whatever its Content-Type says.
+            #expect(try await client.send(.put, path, body: "DEFINE SCHEMA RECORD TYPE Typed (x STRING);", headers: headers).status == 200)
+            _ = try await client.send(.put, path, json: .object(schema), headers: headers)
             let text = try await client.send(.get, path, headers: client.admin)
             #expect(text.json.stringValue?.contains("body") == true)
             #expect(text.json.stringValue?.contains("SEARCHABLE") == true)

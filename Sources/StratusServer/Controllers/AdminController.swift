@@ -117,12 +117,13 @@ struct AdminController {
     }
 
     /// `PUT /admin/1/{container}/development/schema`: replaces the development schema with the text sent, or
-    /// with the schema as JSON (`Content-Type: application/json`, the shape `?format=json` answers).
+    /// with the schema as JSON (the shape `?format=json` answers).
     @Sendable func importSchema(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
         var body = try await RequestBody.read(request, limit: 4 * 1024 * 1024)
         var text = body.readString(length: body.readableBytes) ?? ""
-        if request.headers[.contentType]?.hasPrefix("application/json") == true {
+        // JSON is a body starting with `{`: schema text never does, whatever Content-Type a client sends it with.
+        if text.first(where: { !$0.isWhitespace }) == "{" {
             let schema = try RequestBody.decode(Schema.self, from: Array(text.utf8))
             text = SchemaLanguage.print(schema)
         }
