@@ -30,11 +30,6 @@ export function replace(element, ...children) {
   return element;
 }
 
-/** A labelled control: label("Name", input). */
-export function label(text, control, hint) {
-  return h("label", {}, text, control, hint ? h("small", { class: "muted" }, hint) : null);
-}
-
 /** Shows an error at the top of the page, readable, with the server's code. */
 export function showError(error) {
   const notices = document.getElementById("notices");

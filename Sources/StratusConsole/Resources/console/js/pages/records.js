@@ -26,7 +26,7 @@ export function targetOf(parameters, schema) {
   const types = Object.keys(schema.recordTypes).sort();
   return {
     container: state.container, environment: state.environment, database,
-    user: database === "private" ? parameters.user ?? "" : (parameters.user ?? ""),
+    user: parameters.user ?? "",
     zoneName: parameters.zone || "_defaultZone",
     get zoneID() { return { zoneName: this.zoneName }; },
     recordType: types.includes(parameters.type) ? parameters.type : types.find((t) => t !== "Users") ?? types[0],
