@@ -6,7 +6,7 @@ import StratusStore
 struct RecordRow: Sendable {
     static let columns =
         "r.id, r.name, r.type, r.change_tag, r.fields, r.created_at, r.created_by, r.created_device, "
-        + "r.modified_at, r.modified_by, r.modified_device, r.deleted, r.zone_id, r.parent, r.share_name"
+        + "r.modified_at, r.modified_by, r.modified_device, r.deleted, r.zone_id, r.parent, r.share_name, r.short_guid"
 
     var id: Int64
     var name: String
@@ -19,6 +19,8 @@ struct RecordRow: Sendable {
     var zoneID: Int64
     var parent: String?
     var share: String?
+    /// Set when the record was saved with `createShortGUID`, or is a shared root or a share.
+    var shortGUID: String?
 
     /// Reads a row selected with ``columns``, which must come first in the select list.
     init(row: Row) {
@@ -33,13 +35,14 @@ struct RecordRow: Sendable {
         zoneID = row[12]
         parent = row[13]
         share = row[14]
+        shortGUID = row[15]
     }
 
     /// The record, without share details (which only share records have).
     func record(in zone: ZoneID) -> Record {
         Record(
             recordName: name, recordType: type, recordChangeTag: changeTag, fields: fields,
-            created: created, modified: modified, zoneID: zone, parent: parent, share: share
+            created: created, modified: modified, zoneID: zone, parent: parent, share: share, shortGUID: shortGUID
         )
     }
 

@@ -84,14 +84,8 @@ extension RecordWriter {
                 throw StorageError(.invalidArgument, "parent record \(parent) does not exist in zone \(zone.zone.zoneName)")
             }
             guard row.type != ShareRecords.recordType else { throw StorageError(.invalidArgument, "a share record cannot be a parent") }
-            var ancestor: String? = row.parent
-            var depth = 0
-            while let name = ancestor, depth < ShareRows.maximumDepth {
-                guard name != operation.recordName else {
-                    throw StorageError(.invalidArgument, "parent \(parent) is beneath record \(operation.recordName): parents cannot form a cycle")
-                }
-                ancestor = try RecordRow.fetch(zoneID: zone.id, name: name, db: db)?.parent
-                depth += 1
+            if let above = row.parent, try ShareRows.isAncestor(operation.recordName, of: above, zoneID: zone.id, db: db) {
+                throw StorageError(.invalidArgument, "parent \(parent) is beneath record \(operation.recordName): parents cannot form a cycle")
             }
             if live != nil, parent != live?.parent, try ShareRows.coveringShare(ofRecord: parent, zoneID: zone.id, db: db) != nil,
                 try ShareRows.zoneShare(ofZone: zone.id, db: db) == nil,

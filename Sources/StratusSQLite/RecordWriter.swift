@@ -47,7 +47,13 @@ struct RecordWriter {
         }
         switch operation.type {
         case .create where live != nil:
-            throw StorageError(.alreadyExists, "a record with this name exists already")
+            // Apple's live server answers CONFLICT with the server record (its 2016 docs say EXISTS); clients
+            // were written against the live server.
+            return .failed(RecordFailure(
+                recordName: operation.recordName,
+                error: StorageError(.conflict, "a record with this name exists already"),
+                serverRecord: try live?.record(in: zone.zone.wireZoneID, db: db)
+            ))
         case .update where live == nil, .replace where live == nil:
             throw StorageError(.notFound, "the record does not exist")
         default:
@@ -105,9 +111,16 @@ struct RecordWriter {
         guard fields.encoded.byteCount <= RecordLimits.maximumRecordBytes else {
             throw StorageError(.limitExceeded, "the record's fields take \(fields.encoded.byteCount) bytes; the limit is \(RecordLimits.maximumRecordBytes)")
         }
-        return .saved(try write(
+        var record = try write(
             name: operation.recordName, type: recordType, fields: fields, replacing: existing, live: live, parent: parent, receipts: receipts
-        ))
+        )
+        if operation.createShortGUID && record.shortGUID == nil {
+            let guid = ShareRows.newShortGUID()
+            try db.cachedStatement(sql: "UPDATE records SET short_guid = ? WHERE zone_id = ? AND name = ?")
+                .execute(arguments: [guid, zone.id, operation.recordName])
+            record.shortGUID = guid
+        }
+        return .saved(record)
     }
 
     /// Creates the `Users` record of a new account.
@@ -170,7 +183,7 @@ struct RecordWriter {
         }
         let record = Record(
             recordName: name, recordType: type, recordChangeTag: changeTag, fields: encoded, created: created,
-            modified: modified, zoneID: zone.zone.wireZoneID, parent: parent, share: live?.share
+            modified: modified, zoneID: zone.zone.wireZoneID, parent: parent, share: live?.share, shortGUID: live?.shortGUID
         )
         events.events.append(RecordEvent(
             kind: live == nil ? .created : .updated, zone: zone.zone, record: record, fields: fields.values,

@@ -287,6 +287,17 @@ enum SQLiteMigrations {
                 CREATE INDEX share_participants_zone ON share_participants (zone_id);
                 """)
         }
+        migrator.registerMigration("v10-signatures") { db in
+            try db.execute(sql: """
+                -- Signatures of server-to-server requests seen while their date is acceptable, so that none is
+                -- accepted twice (replay). expires_at: when the date falls out of the window.
+                CREATE TABLE seen_signatures (
+                    id TEXT PRIMARY KEY,
+                    expires_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX seen_signatures_expiry ON seen_signatures (expires_at);
+                """)
+        }
         return migrator
     }
 }

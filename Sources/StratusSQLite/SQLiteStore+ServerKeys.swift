@@ -35,6 +35,15 @@ extension SQLiteStore: ServerKeyStore {
         }
     }
 
+    public func markSignatureSeen(_ id: String, expiresAt: Int64, now: Int64) async throws -> Bool {
+        try await write { batch in
+            try batch.db.cachedStatement(sql: "DELETE FROM seen_signatures WHERE expires_at < ?").execute(arguments: [now])
+            try batch.db.cachedStatement(sql: "INSERT OR IGNORE INTO seen_signatures (id, expires_at) VALUES (?, ?)")
+                .execute(arguments: [id, expiresAt])
+            return batch.db.changesCount == 1
+        }
+    }
+
     private static func serverKey(from row: Row) -> ServerKey {
         ServerKey(id: row["id"], containerID: row["container_id"], publicKeyPEM: row["public_key"], role: row["role"], createdAt: row["created_at"])
     }

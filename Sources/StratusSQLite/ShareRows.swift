@@ -4,8 +4,9 @@ import StratusStore
 
 /// Reads and changes of the `shares` and `share_participants` tables, shared by the writer and the readers.
 enum ShareRows {
-    /// How deep a share hierarchy is followed through `parent`.
-    static let maximumDepth = 256
+    /// A bound on ancestor walks, far beyond any real hierarchy: parents cannot form cycles, so a walk ends
+    /// at a root; the bound only ends a walk through a cycle that an older version let be saved.
+    static let ancestorWalkBound = 1_000_000
 
     /// The details of a live share record: its link, public permission, owner and participants.
     static func details(ofShareRecord id: Int64, db: Database) throws -> ShareDetails? {
@@ -58,17 +59,32 @@ enum ShareRows {
     /// of the record or of its nearest ancestor. Tombstones are followed through the parent they had.
     static func coveringShare(ofRecord name: String, zoneID: Int64, db: Database) throws -> String? {
         if let zoneShare = try zoneShare(ofZone: zoneID, db: db) { return zoneShare }
-        let statement = try db.cachedStatement(sql: "SELECT type, parent, share_name FROM records WHERE zone_id = ? AND name = ?")
-        var current = name
-        var visited: Set<String> = []
-        while visited.count < maximumDepth, visited.insert(current).inserted {
-            guard let row = try Row.fetchOne(statement, arguments: [zoneID, current]) else { return nil }
-            if (row[0] as String) == ShareRecords.recordType { return current }
-            if let share: String = row[2] { return share }
-            guard let parent: String = row[1] else { return nil }
-            current = parent
-        }
-        return nil
+        // One recursive query up the parents, at any depth; the nearest record that is or has a share wins.
+        let row = try Row.fetchOne(
+            db.cachedStatement(sql: """
+                WITH RECURSIVE up(name, type, parent, share_name, depth) AS (
+                    SELECT name, type, parent, share_name, 0 FROM records WHERE zone_id = ? AND name = ?
+                    UNION ALL
+                    SELECT r.name, r.type, r.parent, r.share_name, up.depth + 1 FROM records r JOIN up ON r.zone_id = ? AND r.name = up.parent
+                    WHERE up.type != ? AND up.share_name IS NULL AND up.depth < ?
+                ) SELECT name, type, share_name FROM up WHERE type = ? OR share_name IS NOT NULL ORDER BY depth LIMIT 1
+                """),
+            arguments: [zoneID, name, zoneID, ShareRecords.recordType, ancestorWalkBound, ShareRecords.recordType]
+        )
+        guard let row else { return nil }
+        return (row[1] as String) == ShareRecords.recordType ? row[0] : row[2]
+    }
+
+    /// Whether `ancestor` is `name` or above it, following parents at any depth.
+    static func isAncestor(_ ancestor: String, of name: String, zoneID: Int64, db: Database) throws -> Bool {
+        try Bool.fetchOne(
+            db.cachedStatement(sql: """
+                WITH RECURSIVE up(name) AS (
+                    SELECT ? UNION SELECT r.parent FROM records r JOIN up ON r.zone_id = ? AND r.name = up.name WHERE r.parent IS NOT NULL
+                ) SELECT 1 FROM up WHERE name = ? LIMIT 1
+                """),
+            arguments: [name, zoneID, ancestor]
+        ) ?? false
     }
 
     /// Whether a record or any record beneath it is the root of a share.

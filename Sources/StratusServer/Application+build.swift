@@ -89,7 +89,9 @@ public func buildRouter(configuration: ServerConfiguration, store: some Store, b
     AccountsController(server: state).register(on: router)
     AssetTransfer(server: state).register(on: router)
     CourierController(server: state).register(on: router)
+    // Both hosts of the push-token calls: the reference's path without a database segment, and `/device/1`.
     TokensController(server: state).register(on: router.group("device/1/:container/:environment"))
+    TokensController(server: state).register(on: router.group("database/1/:container/:environment"))
     let database = router.group("database/1/:container/:environment/:database")
     RecordsController(server: state).register(on: database)
     ZonesController(server: state).register(on: database)

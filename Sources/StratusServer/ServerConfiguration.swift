@@ -30,13 +30,16 @@ public struct ServerConfiguration: Sendable {
     public var courierWait: Double
     /// Apple's push service, for devices registered with `tokens/register`; `nil` to send nothing through it.
     public var apns: APNsConfiguration?
+    /// Whether the client address is taken from `X-Forwarded-For` (set it behind a proxy that writes that
+    /// header, and only then): sign-in throttles count failures per client address. Default `false`.
+    public var trustForwardedFor: Bool
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, adminKey: String, maximumRequestBytes: Int = 16 * 1024 * 1024,
         passwordHashRounds: Int = 210_000, sessionLifetime: Int = 14 * 24 * 3600, publicURL: String? = nil,
         logRequests: Bool = true, maximumAssetBytes: Int64 = 50 * 1024 * 1024, assetUploadLifetime: Int = 15 * 60,
         assetDownloadLifetime: Int = 3600, assetSweepInterval: Double = 60, notificationQueueLifetime: Int = 12 * 3600,
-        courierWait: Double = 30, apns: APNsConfiguration? = nil
+        courierWait: Double = 30, apns: APNsConfiguration? = nil, trustForwardedFor: Bool = false
     ) {
         self.host = host
         self.port = port
@@ -53,5 +56,6 @@ public struct ServerConfiguration: Sendable {
         self.notificationQueueLifetime = notificationQueueLifetime
         self.courierWait = courierWait
         self.apns = apns
+        self.trustForwardedFor = trustForwardedFor
     }
 }

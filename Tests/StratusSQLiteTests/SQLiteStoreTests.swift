@@ -73,7 +73,7 @@ import Testing
             Issue.record("unexpected results \(goodResults) \(badResults)")
             return
         }
-        #expect(failure.error.code == .alreadyExists)
+        #expect(failure.error.code == .conflict && failure.serverRecord?.recordName == "taken")
     }
 
     @Test("data, schema and change order survive reopening the file")

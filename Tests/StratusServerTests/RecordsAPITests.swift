@@ -23,7 +23,9 @@ import Testing
 
             let exists = try await alice.post("private", "records/modify", #"{"operations":[{"operationType":"create","record":{"recordName":"n1","recordType":"Note"}}]}"#)
             #expect(exists.status == 200)
-            #expect(exists.records.first?["serverErrorCode"] == .string("EXISTS"))
+            // As Apple's live server answers: CONFLICT, with the record as the server has it.
+            #expect(exists.records.first?["serverErrorCode"] == .string("CONFLICT"))
+            #expect(exists.records.first?["serverRecord"]?.objectValue?["recordChangeTag"] == .string(tag))
 
             let updated = try await alice.post("private", "records/modify", #"{"operations":[{"operationType":"update","record":{"recordName":"n1","recordChangeTag":"\#(tag)","fields":{"title":{"value":"Changed"}}}}]}"#)
             guard case .string(let newTag)? = updated.records.first?["recordChangeTag"] else { Issue.record("update failed: \(updated.json)"); return }
@@ -76,9 +78,9 @@ import Testing
             let lookup = try await production.post("public", "records/lookup", #"{"records":[{"recordName":"m1"}]}"#)
             #expect(lookup.records.first?["serverErrorCode"] == .string("NOT_FOUND"))
             let save = try await production.post("public", "records/modify", #"{"operations":[{"operationType":"create","record":{"recordName":"m1","recordType":"Message"}}]}"#)
-            #expect(save.records.first?["serverErrorCode"] == .string("BAD_REQUEST"))
+            #expect(save.records.first?["serverErrorCode"] == .string("NOT_FOUND"))
             let query = try await production.post("public", "records/query", #"{"query":{"recordType":"Message"}}"#)
-            #expect(query.status == 400 && query.errorCode == "BAD_REQUEST")
+            #expect(query.status == 404 && query.errorCode == "NOT_FOUND")
         }
     }
 

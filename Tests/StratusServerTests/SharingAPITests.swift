@@ -319,7 +319,7 @@ import Testing
                 #"{"recordName":"doc2-share","recordType":"cloudkit.share","forRecord":{"recordName":"doc2"}}"#,
                 #"{"recordName":"doc","recordType":"Doc","fields":{}}"#,
             ], zone: "Docs")
-            #expect(failed.recordErrors == ["ATOMIC_ERROR", "ATOMIC_ERROR", "EXISTS"])
+            #expect(failed.recordErrors == ["ATOMIC_ERROR", "ATOMIC_ERROR", "CONFLICT"])
             let none = try await alice.post("private", "records/lookup", #"{"zoneID":{"zoneName":"Docs"},"records":[{"recordName":"doc2-share"}]}"#)
             #expect(none.recordErrors == ["NOT_FOUND"])
         }

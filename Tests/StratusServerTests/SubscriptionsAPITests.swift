@@ -77,7 +77,7 @@ import Testing
             #expect(try await code("private", #"{"subscriptionType":"zone","zoneID":{"zoneName":"Missing"}}"#) == "ZONE_NOT_FOUND")
             #expect(try await code("private", #"{"subscriptionType":"zone","zoneID":{"zoneName":"Notes"}}"#) == "saved")
             #expect(try await code("private", #"{"subscriptionType":"database"}"#) == "saved")
-            #expect(try await code("public", #"{"subscriptionType":"query","query":{"recordType":"Nothing"}}"#, user: alice.inEnvironment("production")) == "BAD_REQUEST")
+            #expect(try await code("public", #"{"subscriptionType":"query","query":{"recordType":"Nothing"}}"#, user: alice.inEnvironment("production")) == "NOT_FOUND")
             let anonymous = try await alice.anonymous.post("public", "subscriptions/list", "{}")
             #expect(anonymous.errorCode == "AUTHENTICATION_REQUIRED")
         }

@@ -39,11 +39,13 @@ public struct Record: Sendable, Hashable {
     public var share: String?
     /// Set on share records (`cloudkit.share`) only.
     public var shareDetails: ShareDetails?
+    /// The record's global short ID, given by `createShortGUID: true`; a shared root and its share have the same one.
+    public var shortGUID: String?
 
     public init(
         recordName: String, recordType: String, recordChangeTag: String, fields: EncodedFields,
         created: RecordStamp, modified: RecordStamp, zoneID: ZoneID, parent: String? = nil, share: String? = nil,
-        shareDetails: ShareDetails? = nil
+        shareDetails: ShareDetails? = nil, shortGUID: String? = nil
     ) {
         self.recordName = recordName
         self.recordType = recordType
@@ -55,6 +57,7 @@ public struct Record: Sendable, Hashable {
         self.parent = parent
         self.share = share
         self.shareDetails = shareDetails
+        self.shortGUID = shortGUID
     }
 }
 
@@ -126,6 +129,9 @@ extension Record {
         }
         if let shareDetails {
             writeShareKeys(shareDetails, to: &writer, rendering: rendering)
+        } else if let shortGUID {
+            writer.key("shortGUID")
+            writer.string(shortGUID)
         }
         writer.key("zoneID")
         zoneID.write(to: &writer)

@@ -27,6 +27,8 @@ public struct DatabaseChangesRequest: Sendable, Hashable, Decodable {
 /// The `zones/changes` request body (the older form of `changes/database`).
 public struct ZoneListChangesRequest: Sendable, Hashable, Decodable {
     public var metaSyncToken: String?
+    /// What some clients send in place of `metaSyncToken`.
+    public var syncToken: String?
     public var resultsLimit: Int?
 }
 

@@ -71,27 +71,45 @@ struct AssetTransfer {
         })
     }
 
-    /// Writes the body to a new blob, hashing it and counting it against the limit as it arrives.
+    /// Writes the file to a new blob, hashing it and counting it against the limit as it arrives: the raw
+    /// body, or the file part of a `multipart/form-data` body.
     private func receive(_ request: Request, id: String, database: DatabaseRef, limit: Int64) async throws -> StoredAsset {
+        var form: MultipartFile?
+        do {
+            form = try MultipartFile(contentType: request.headers[.contentType])
+        } catch {
+            throw APIError.badRequest(error.reason)
+        }
         let upload = try await server.blobs.beginUpload(key: id)
         var hasher = SHA256()
         var size: Int64 = 0
+        var bodySize: Int64 = 0
         var prefix: [UInt8] = []
         var pending: [UInt8] = []
         pending.reserveCapacity(Self.writeSize)
         do {
             for try await buffer in request.body {
-                size += Int64(buffer.readableBytes)
-                guard size <= limit else { throw Self.tooLarge(limit) }
-                buffer.withUnsafeReadableBytes { bytes in
-                    hasher.update(bufferPointer: bytes)
-                    if prefix.count < 512 { prefix += bytes.prefix(512 - prefix.count) }
-                    pending += bytes
+                bodySize += Int64(buffer.readableBytes)
+                // A form's envelope may add a little to the file, never megabytes.
+                guard bodySize <= limit + (form == nil ? 0 : Self.maximumFormOverhead) else { throw Self.tooLarge(limit) }
+                let file: [UInt8]
+                if form != nil {
+                    do { file = try form!.feed(buffer.readableBytesView) } catch { throw APIError.badRequest(error.reason) }
+                } else {
+                    file = Array(buffer.readableBytesView)
                 }
+                size += Int64(file.count)
+                guard size <= limit else { throw Self.tooLarge(limit) }
+                hasher.update(data: file)
+                if prefix.count < 512 { prefix += file.prefix(512 - prefix.count) }
+                pending += file
                 if pending.count >= Self.writeSize {
                     try await upload.append(pending)
                     pending.removeAll(keepingCapacity: true)
                 }
+            }
+            if form != nil {
+                do { try form!.finish() } catch { throw APIError.badRequest(error.reason) }
             }
             if !pending.isEmpty { try await upload.append(pending) }
             try await upload.commit()
@@ -99,11 +117,15 @@ struct AssetTransfer {
             await upload.abort()
             throw error
         }
+        let declared = form == nil ? request.headers[.contentType] : form?.partContentType
         return StoredAsset(
             id: id, database: database, size: size, fileChecksum: Data(hasher.finalize()).base64EncodedString(),
-            contentType: MediaTypes.declared(request.headers[.contentType]) ?? MediaTypes.sniff(prefix)
+            contentType: MediaTypes.declared(declared) ?? MediaTypes.sniff(prefix)
         )
     }
+
+    /// How many bytes a multipart envelope may add to the file it carries.
+    static let maximumFormOverhead: Int64 = 1024 * 1024
 
     static func tooLarge(_ limit: Int64) -> APIError {
         APIError(.quotaExceeded, "the file is larger than the limit of \(limit) bytes per asset")

@@ -62,7 +62,7 @@ struct AssetsController {
         }
         guard let type = schema.recordTypes[token.recordType] else {
             guard call.authentication.environment == .development else {
-                throw APIError.badRequest("record type '\(token.recordType)' does not exist in production")
+                throw APIError(.notFound, "record type '\(token.recordType)' is not in the production schema; deploy it from development first")
             }
             _ = try call.requireUser()
             return

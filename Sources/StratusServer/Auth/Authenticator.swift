@@ -108,10 +108,10 @@ final class Authenticator: Sendable {
         _ = roleCache.withLock { $0.removeValue(forKey: "\(containerID)|\(environment.rawValue)|\(user)") }
     }
 
-    /// The environment a path names.
+    /// The environment a path names, in any letter case (CloudKitPy's documented constant is `DEVELOPMENT`).
     /// - Throws: `BAD_REQUEST` for anything but `development` and `production`.
     static func environment(named name: String) throws -> StratusModel.Environment {
-        guard let environment = StratusModel.Environment(rawValue: name) else {
+        guard let environment = StratusModel.Environment(rawValue: name.lowercased()) else {
             throw APIError.badRequest("environment must be development or production, not '\(name)'")
         }
         return environment

@@ -17,6 +17,8 @@ final class ServerKeyVerifier: Sendable {
     private let store: any Store
     /// Keys by ID, with their public key's raw bytes (the key type itself is not `Sendable`).
     private let keys = Mutex<[String: (key: ServerKey, publicKey: Data)]>([:])
+    /// Developer accounts by container: they never change once made.
+    private let developers = Mutex<[String: Account]>([:])
 
     init(store: any Store) {
         self.store = store
@@ -57,12 +59,25 @@ final class ServerKeyVerifier: Sendable {
         for path in paths {
             for hash in hashes {
                 let message = Data("\(dateText):\(hash):\(path)".utf8)
-                if signatures.contains(where: { publicKey.isValidSignature($0, for: message) }) {
+                if let signature = signatures.first(where: { publicKey.isValidSignature($0, for: message) }) {
+                    try await refuseReplay(of: signature, key: key, date: date, now: now)
                     return key
                 }
             }
         }
         throw APIError(.authenticationFailed, "the request signature does not match its date, body and path")
+    }
+
+    /// Refuses a signature accepted before, while its date is within the window.
+    ///
+    /// A signature is known by its `r` half: `r` comes from the signer's random nonce, so every honest
+    /// signature has its own, and the other encodings of one signature (DER or raw, `s` or `n - s`) share it.
+    private func refuseReplay(of signature: P256.Signing.ECDSASignature, key: ServerKey, date: Date, now: Date) async throws {
+        let r = signature.rawRepresentation.prefix(32).map { String(format: "%02x", $0) }.joined()
+        let expiresAt = Int64((date.timeIntervalSince1970 + Self.allowedSkew) * 1000) + 1000
+        guard try await store.markSignatureSeen(key.id + ":" + r, expiresAt: expiresAt, now: Int64(now.timeIntervalSince1970 * 1000)) else {
+            throw APIError(.authenticationFailed, "this signed request was sent before; sign each request anew")
+        }
     }
 
     /// Forgets a key after it is revoked.
@@ -82,8 +97,25 @@ final class ServerKeyVerifier: Sendable {
         return (key, publicKey)
     }
 
-    /// The user record name signed requests act as: stable per key, never a real account.
-    static func actingUser(of key: ServerKey) -> String {
-        "_" + SHA256.hash(data: Data(key.id.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
+    /// The container's developer account, which every key of the container acts as: `users/caller` answers
+    /// it, and `created`/`modified` of signed writes name it. Made the first time a container needs it.
+    func developer(of containerID: String) async throws -> Account {
+        if let known = developers.withLock({ $0[containerID] }) { return known }
+        var developer = try await store.account(containerID: containerID, emailAddress: "")
+        if developer == nil {
+            let made = Account.developer(
+                containerID: containerID, userRecordName: "_" + Authenticator.randomHex(bytes: 16), createdAt: Authenticator.now()
+            )
+            do {
+                try await store.createAccount(made)
+                developer = made
+            } catch let error as StorageError where error.code == .alreadyExists {
+                // Another request or node made it first.
+                developer = try await store.account(containerID: containerID, emailAddress: "")
+            }
+        }
+        guard let developer else { throw APIError(.internalError, "the container's developer account could not be made") }
+        developers.withLock { $0[containerID] = developer }
+        return developer
     }
 }

@@ -36,6 +36,9 @@ extension AdminOperations {
         if schema.recordTypes[Schema.usersType] == nil {
             schema.recordTypes[Schema.usersType] = Schema.initial.recordTypes[Schema.usersType]
         }
+        if let violation = SchemaLimits.violation(in: schema) {
+            throw APIError.badRequest(violation)
+        }
         let imported = schema
         return try await store.changeSchemas(containerID: containerID) { development, _ in
             let changes = SchemaChange.changes(from: development, to: imported)

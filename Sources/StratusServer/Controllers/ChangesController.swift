@@ -19,10 +19,12 @@ struct ChangesController {
     @Sendable func database(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let call = try await DatabaseCall.resolve(request, context, using: server)
         let body = try await call.decode(DatabaseChangesRequest.self, from: request)
-        return try await Self.databaseChanges(call: call, store: server.store, syncToken: body.syncToken, limit: body.resultsLimit, tokenKey: "syncToken")
+        return try await Self.databaseChanges(call: call, store: server.store, syncToken: body.syncToken, limit: body.resultsLimit)
     }
 
-    static func databaseChanges(call: DatabaseCall, store: any Store, syncToken: String?, limit: Int?, tokenKey: String) async throws -> Response {
+    /// `{moreComing, syncToken, zones}`; with `legacy` (`zones/changes`) the token is also answered as
+    /// `metaSyncToken`, the name the 2016 reference gives it, beside the `syncToken` other clients read.
+    static func databaseChanges(call: DatabaseCall, store: any Store, syncToken: String?, limit: Int?, legacy: Bool = false) async throws -> Response {
         var writer = JSONWriter()
         writer.beginObject()
         let changes = if call.scope == .shared {
@@ -33,9 +35,13 @@ struct ChangesController {
         } else {
             try await store.databaseChanges(in: try call.database(), since: syncToken, limit: Self.limit(limit))
         }
+        if legacy {
+            writer.key("metaSyncToken")
+            writer.string(changes.syncToken)
+        }
         writer.key("moreComing")
         writer.bool(changes.moreComing)
-        writer.key(tokenKey)
+        writer.key("syncToken")
         writer.string(changes.syncToken)
         writer.array("zones", changes.zones) { writer, zone in
             writer.beginObject()

@@ -70,8 +70,9 @@ struct DatabaseCall: Sendable {
         guard scope == .public else {
             throw APIError(.accessDenied, "server-to-server keys work on the public database only")
         }
+        let developer = try await server.serverKeys.developer(of: containerID)
         return DatabaseCall(
-            authentication: Authentication(container: container, environment: environment, userRecordName: ServerKeyVerifier.actingUser(of: key)),
+            authentication: Authentication(container: container, environment: environment, userRecordName: developer.userRecordName),
             scope: scope, roles: key.role.map { [$0] } ?? [], hasAllPermissions: key.role == nil, body: body,
             maximumRequestBytes: server.configuration.maximumRequestBytes, baseURL: baseURL(of: request, server),
             assetURLs: server.assetURLs, downloadLifetime: server.configuration.assetDownloadLifetime

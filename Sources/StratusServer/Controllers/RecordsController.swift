@@ -26,6 +26,7 @@ struct RecordsController {
         caller.deviceID = Self.deviceID(of: request)
         let operations = try Self.operations(from: body.operations)
         let target = try await call.target(body.zoneID, store: server.store)
+        let access = try await ReadAccess.of(call, store: server.store)
         let results = operations.isEmpty ? [] : try await server.store.modifyRecords(RecordBatch(
             zone: target.zone, operations: operations, atomic: body.atomic ?? true,
             caller: caller, timestamp: Authenticator.now()
@@ -39,7 +40,10 @@ struct RecordsController {
                 switch result {
                 case .saved(let record): record.write(to: &writer, rendering: rendering)
                 case .deleted(let deletion): deletion.write(to: &writer)
-                case .failed(let failure): ResultWriter.writeFailure(failure, rendering: rendering, to: &writer)
+                case .failed(var failure):
+                    // A conflict shows the server record only to a caller who may read it.
+                    if let serverRecord = failure.serverRecord, !access.mayRead(serverRecord) { failure.serverRecord = nil }
+                    ResultWriter.writeFailure(failure, rendering: rendering, to: &writer)
                 }
             }
         })
@@ -68,7 +72,7 @@ struct RecordsController {
             return RecordOperation(
                 type: input.operationType, recordName: name, recordType: input.record.recordType,
                 recordChangeTag: input.record.recordChangeTag, fields: input.record.fields, parent: input.record.parent,
-                share: try ShareInputs.change(from: input.record, at: index)
+                share: try ShareInputs.change(from: input.record, at: index), createShortGUID: input.record.createShortGUID ?? false
             )
         }
     }

@@ -13,6 +13,7 @@ struct UsersController {
         group.get("users/current", use: current)
         group.post("users/current", use: current)
         group.post("users/discover", use: discover)
+        group.get("users/discover", use: discoverContacts)
         group.post("users/lookup/email", use: lookupByEmail)
         group.post("users/lookup/id", use: lookupByID)
     }
@@ -43,16 +44,30 @@ struct UsersController {
         })
     }
 
+    /// `GET users/discover`: in CloudKit, the caller's address-book contacts who use the app. Stratus keeps no
+    /// address books, so the answer names nobody; clients find people with `POST users/discover`.
+    @Sendable func discoverContacts(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let call = try await DatabaseCall.resolve(request, context, using: server)
+        _ = try call.requireUser()
+        return call.respond(JSONWriter.object { writer in
+            writer.key("users")
+            writer.beginArray()
+            writer.endArray()
+        })
+    }
+
     @Sendable func lookupByEmail(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await legacyLookup(request, context)
+        try await legacyLookup(request, context, showingEmail: true)
     }
 
+    /// As the reference says, the user dictionaries of `users/lookup/id` leave out the email address: a
+    /// record name should not reveal one.
     @Sendable func lookupByID(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await legacyLookup(request, context)
+        try await legacyLookup(request, context, showingEmail: false)
     }
 
-    /// `{users: [{userRecordName, firstName, lastName, emailAddress}]}`, the older user dictionary.
-    private func legacyLookup(_ request: Request, _ context: StratusRequestContext) async throws -> Response {
+    /// `{users: [{userRecordName, firstName, lastName, emailAddress?}]}`, the older user dictionary.
+    private func legacyLookup(_ request: Request, _ context: StratusRequestContext, showingEmail: Bool) async throws -> Response {
         let call = try await DatabaseCall.resolve(request, context, using: server)
         _ = try call.requireUser()
         let body = try await call.decode(LookupUsersRequest.self, from: request)
@@ -60,8 +75,10 @@ struct UsersController {
         return call.respond(JSONWriter.object { writer in
             writer.array("users", found) { writer, match in
                 writer.beginObject()
-                writer.key("emailAddress")
-                writer.string(match.account.emailAddress)
+                if showingEmail {
+                    writer.key("emailAddress")
+                    writer.string(match.account.emailAddress)
+                }
                 writer.key("firstName")
                 if let given = match.account.givenName { writer.string(given) } else { writer.null() }
                 writer.key("lastName")
@@ -142,8 +159,10 @@ struct UsersController {
     static func writeIdentityKeys(_ account: Account, to writer: inout JSONWriter) {
         writer.key("lookupInfo")
         writer.beginObject()
-        writer.key("emailAddress")
-        writer.string(account.emailAddress)
+        if !account.isDeveloper {
+            writer.key("emailAddress")
+            writer.string(account.emailAddress)
+        }
         writer.key("userRecordName")
         writer.string(account.userRecordName)
         writer.endObject()

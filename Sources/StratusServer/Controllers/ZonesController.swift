@@ -129,7 +129,7 @@ struct ZonesController {
         let call = try await DatabaseCall.resolve(request, context, using: server)
         let body = try await call.decode(ZoneListChangesRequest.self, from: request)
         return try await ChangesController.databaseChanges(
-            call: call, store: server.store, syncToken: body.metaSyncToken, limit: body.resultsLimit, tokenKey: "metaSyncToken"
+            call: call, store: server.store, syncToken: body.metaSyncToken ?? body.syncToken, limit: body.resultsLimit, legacy: true
         )
     }
 }

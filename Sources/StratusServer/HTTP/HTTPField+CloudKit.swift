@@ -13,4 +13,6 @@ extension HTTPField.Name {
     static let stratusCSRF = HTTPField.Name("X-Stratus-CSRF")!
     /// For a console session: the user whose private database a call addresses.
     static let stratusUser = HTTPField.Name("X-Stratus-User")!
+    /// The client's address as a proxy in front saw it, believed only when configured to.
+    static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
 }

@@ -4,9 +4,12 @@ import Logging
 /// The request context of every Stratus route.
 public struct StratusRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
+    /// The IP address of the connection's peer, when it has one: the client, or the proxy in front.
+    public let peerAddress: String?
 
     public init(source: Source) {
         coreContext = .init(source: source)
+        peerAddress = source.channel.remoteAddress?.ipAddress
     }
 
     /// Bodies are read with explicit limits per route (see `RequestBody`), so the framework's own cap

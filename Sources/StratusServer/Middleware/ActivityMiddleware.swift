@@ -14,7 +14,7 @@ struct ActivityMiddleware: RouterMiddleware {
             let response = try await next(request, context)
             log.record(method: request.method.rawValue, path: path, status: Int(response.status.code), microseconds: Self.microseconds(since: start))
             return response
-        } catch let error as HTTPResponseError {
+        } catch let error as any HTTPResponseError {
             log.record(method: request.method.rawValue, path: path, status: Int(error.status.code), microseconds: Self.microseconds(since: start))
             throw error
         }

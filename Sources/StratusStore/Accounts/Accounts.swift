@@ -65,3 +65,18 @@ public struct Session: Sendable, Hashable {
         self.expiresAt = expiresAt
     }
 }
+
+extension Account {
+    /// Whether this is a container's developer: the identity its server-to-server keys act as, as on Apple's
+    /// server, where a key acts as the developer who made it. It has no email address and no password, so
+    /// nobody signs in as it.
+    public var isDeveloper: Bool { emailAddress.isEmpty }
+
+    /// A container's developer account, named `userRecordName`.
+    public static func developer(containerID: String, userRecordName: String, createdAt: Int64) -> Account {
+        Account(
+            containerID: containerID, userRecordName: userRecordName, emailAddress: "", passwordHash: "",
+            givenName: "Developer", familyName: nil, createdAt: createdAt
+        )
+    }
+}

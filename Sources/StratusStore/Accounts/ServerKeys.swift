@@ -31,4 +31,8 @@ public protocol ServerKeyStore: Sendable {
     /// Revokes a key.
     /// - Throws: ``StorageError/Code/notFound`` when the container has no such key.
     func revokeServerKey(id: String, containerID: String) async throws
+    /// Notes a request signature, kept until `expiresAt` (milliseconds since 1970); entries expired at `now`
+    /// are forgotten.
+    /// - Returns: `false` when the signature was seen already: the request is a replay.
+    func markSignatureSeen(_ id: String, expiresAt: Int64, now: Int64) async throws -> Bool
 }

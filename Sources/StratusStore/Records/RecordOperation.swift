@@ -12,10 +12,13 @@ public struct RecordOperation: Sendable, Hashable {
     public var parent: ParentInput
     /// For share records (`cloudkit.share`): the root, public permission and participants sent.
     public var share: ShareChange?
+    /// Gives the record a `shortGUID` if it has none (`createShortGUID: true`).
+    public var createShortGUID: Bool
 
     public init(
         type: RecordOperationType, recordName: String, recordType: String? = nil, recordChangeTag: String? = nil,
-        fields: [String: FieldInput]? = nil, parent: ParentInput = .unchanged, share: ShareChange? = nil
+        fields: [String: FieldInput]? = nil, parent: ParentInput = .unchanged, share: ShareChange? = nil,
+        createShortGUID: Bool = false
     ) {
         self.type = type
         self.recordName = recordName
@@ -24,6 +27,7 @@ public struct RecordOperation: Sendable, Hashable {
         self.fields = fields
         self.parent = parent
         self.share = share
+        self.createShortGUID = createShortGUID
     }
 }
 

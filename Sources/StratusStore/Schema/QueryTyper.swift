@@ -9,11 +9,12 @@ public enum QueryTyper {
 
     /// Types a query.
     /// - Returns: `nil` when the record type is unknown in development: no record can match yet.
-    /// - Throws: ``StorageError/Code/invalidArgument`` naming the filter or sort that does not fit.
+    /// - Throws: ``StorageError/Code/invalidArgument`` naming the filter or sort that does not fit;
+    ///   ``StorageError/Code/notFound`` for a record type that is not valid or not in the production schema.
     public static func typedQuery(_ input: QueryInput, schema: Schema, environment: Environment) throws(StorageError) -> Query? {
         guard let recordType = schema.recordTypes[input.recordType] else {
-            if environment == .development && RecordNames.isValidIdentifier(input.recordType) { return nil }
-            throw StorageError(.invalidArgument, "record type '\(input.recordType)' does not exist")
+            try SchemaResolver.checkUnknownType(input.recordType, environment: environment)
+            return nil
         }
         let filters = input.filterBy ?? []
         guard filters.count <= maximumFilters else {
@@ -78,8 +79,8 @@ public enum QueryTyper {
         try check(comparator, on: fieldType, field: field)
         let comparandType = comparator.takesListValue ? FieldType.list(fieldType.scalar) : FieldType(fieldType.scalar)
         var json = fieldValue.value
-        if case .system(let system) = field, system == .createdUserRecordName || system == .modifiedUserRecordName {
-            json = userRecordNames(in: json)
+        if case .system(let system) = field, system.valueType == .string {
+            json = referencedNames(in: json)
         }
         let value: FieldValue
         do {
@@ -95,11 +96,12 @@ public enum QueryTyper {
         return Filter(comparator: comparator, field: field, value: value, distance: input.distance)
     }
 
-    /// Clients filter on creators with REFERENCE values (`{recordName}`); the comparand is the name.
-    private static func userRecordNames(in json: JSONValue) -> JSONValue {
+    /// Clients filter on record names and creators with REFERENCE values (`{recordName, zoneID?}`), as
+    /// OpenCloudKit and CloudKit's own framework write `___recordID` filters; the comparand is the name.
+    private static func referencedNames(in json: JSONValue) -> JSONValue {
         switch json {
         case .object(let object): object["recordName"] ?? json
-        case .array(let elements): .array(elements.map(userRecordNames(in:)))
+        case .array(let elements): .array(elements.map(referencedNames(in:)))
         default: json
         }
     }

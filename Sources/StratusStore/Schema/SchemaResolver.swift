@@ -8,16 +8,26 @@ import StratusModel
 /// schema when it changed.
 public enum SchemaResolver {
     /// Checks that a record type may be written, creating it in development.
-    /// - Throws: ``StorageError/Code/invalidArgument`` for an invalid or (in production) unknown type.
+    /// - Throws: ``StorageError/Code/notFound`` for an invalid or (in production) unknown type, as Apple's
+    ///   server answers; ``StorageError/Code/limitExceeded`` when the schema has as many types as it may.
     public static func requireRecordType(_ recordType: String, in schema: inout Schema, environment: Environment) throws(StorageError) {
         if schema.recordTypes[recordType] != nil { return }
-        guard RecordNames.isValidIdentifier(recordType) else {
-            throw StorageError(.invalidArgument, "record type '\(recordType)' is not a valid name: use letters, digits and _ and start with a letter")
-        }
-        guard environment == .development else {
-            throw StorageError(.invalidArgument, "record type '\(recordType)' is not in the production schema; deploy it from development first")
+        try checkUnknownType(recordType, environment: environment)
+        guard schema.recordTypes.count < SchemaLimits.maximumRecordTypes else {
+            throw StorageError(.limitExceeded, "record type '\(recordType)' cannot be created: the schema has \(schema.recordTypes.count) record types, the limit")
         }
         schema.recordTypes[recordType] = RecordTypeSchema(name: recordType)
+    }
+
+    /// Refuses a record type the schema lacks unless development may create it: `NOT_FOUND` for a name that
+    /// is not valid, or any unknown name in production.
+    public static func checkUnknownType(_ recordType: String, environment: Environment) throws(StorageError) {
+        guard RecordNames.isValidIdentifier(recordType) else {
+            throw StorageError(.notFound, "record type '\(recordType)' is not a valid name: use letters, digits and _ and start with a letter")
+        }
+        guard environment == .development else {
+            throw StorageError(.notFound, "record type '\(recordType)' is not in the production schema; deploy it from development first")
+        }
     }
 
     /// Types each field of a record against the schema. A `null` value resolves to `nil` (remove the field).
@@ -48,6 +58,10 @@ public enum SchemaResolver {
                 }
                 guard environment == .development else {
                     throw StorageError(.invalidArgument, "field '\(name)' is not in the production schema of \(recordType); deploy it from development first")
+                }
+                let fieldCount = schema.recordTypes[recordType]?.fields.count ?? 0
+                guard fieldCount < SchemaLimits.maximumFieldsPerType else {
+                    throw StorageError(.limitExceeded, "field '\(name)' cannot be added: \(recordType) has \(fieldCount) fields, the limit per record type")
                 }
                 guard let inferred = declared ?? FieldValue.inferredType(of: input.value) else {
                     throw StorageError(.invalidArgument, "field '\(name)': cannot tell the type of \(input.value.kindName); send \"type\" with the value")

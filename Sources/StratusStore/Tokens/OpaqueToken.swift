@@ -1,9 +1,11 @@
 import Foundation
 import StratusModel
 
-/// Encodes a backend's cursor or sync-token payload as an opaque, URL-safe string, and back.
+/// Encodes a backend's cursor or sync-token payload as an opaque string, and back.
 ///
-/// Clients must treat these strings as opaque; the encoding is versioned so it can change.
+/// Clients must treat these strings as opaque, but some decode them as standard base64 all the same
+/// (OpenCloudKit does), so tokens are issued as standard, padded base64. Tokens issued earlier as unpadded
+/// base64url are still accepted.
 public enum OpaqueToken {
     /// Encodes a payload.
     public static func encode<Payload: Encodable>(_ payload: Payload) -> String {
@@ -11,12 +13,9 @@ public enum OpaqueToken {
         encoder.outputFormatting = .sortedKeys
         let data = (try? encoder.encode(payload)) ?? Data()
         return data.base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
     }
 
-    /// Decodes a payload.
+    /// Decodes a payload, from standard base64 or the unpadded base64url of earlier versions.
     /// - Throws: ``StorageError/Code/invalidArgument`` naming `what` when the text is not such a token.
     public static func decode<Payload: Decodable>(_ token: String, as: Payload.Type, what: String) throws(StorageError) -> Payload {
         var base64 = token.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
