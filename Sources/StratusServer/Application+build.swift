@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import StratusConsole
 import StratusModel
@@ -27,8 +28,16 @@ public func buildApplication(
     let router = try await buildRouter(configuration: configuration, store: store, blobs: blobs)
     let collector = AssetCollector(store: store, blobs: blobs, configuration: configuration, logger: logger)
     let sweeper = NotificationSweeper(store: store, configuration: configuration, logger: logger)
+    let limits = configuration.connectionLimits
+    let connections = ConnectionCounter()
+    // The parser's own limits sit above `RequestSizeMiddleware`'s, which answer first and more precisely.
+    let http1 = HTTP1Channel.Configuration(
+        additionalChannelHandlers: [ConnectionGuard(limits: limits, connections: connections)],
+        httpDecoderConfiguration: .init(maxHeaderFieldSize: 64 * 1024, maxHeaderListSize: 96 * 1024, maxHeaderFieldCount: 200)
+    )
     return Application(
         router: router,
+        server: .http1(configuration: http1),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Stratus"),
         services: services + [collector, sweeper],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
@@ -75,6 +84,7 @@ public func buildRouter(configuration: ServerConfiguration, store: some Store, b
         exposedHeaders: ["X-Apple-Request-UUID", "X-Apple-CloudKit-Web-Auth-Token", "Content-Range", "Content-Length", "Accept-Ranges"]
     ))
     router.add(middleware: CloudKitErrorMiddleware())
+    router.add(middleware: RequestSizeMiddleware())
 
     router.get("healthz") { _, _ in
         var writer = JSONWriter()

@@ -33,13 +33,16 @@ public struct ServerConfiguration: Sendable {
     /// Whether the client address is taken from `X-Forwarded-For` (set it behind a proxy that writes that
     /// header, and only then): sign-in throttles count failures per client address. Default `false`.
     public var trustForwardedFor: Bool
+    /// Deadlines for request heads and bodies, and the cap on connections per client address.
+    public var connectionLimits: ConnectionLimits
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, adminKey: String, maximumRequestBytes: Int = 16 * 1024 * 1024,
         passwordHashRounds: Int = 210_000, sessionLifetime: Int = 14 * 24 * 3600, publicURL: String? = nil,
         logRequests: Bool = true, maximumAssetBytes: Int64 = 50 * 1024 * 1024, assetUploadLifetime: Int = 15 * 60,
         assetDownloadLifetime: Int = 3600, assetSweepInterval: Double = 60, notificationQueueLifetime: Int = 12 * 3600,
-        courierWait: Double = 30, apns: APNsConfiguration? = nil, trustForwardedFor: Bool = false
+        courierWait: Double = 30, apns: APNsConfiguration? = nil, trustForwardedFor: Bool = false,
+        connectionLimits: ConnectionLimits = ConnectionLimits()
     ) {
         self.host = host
         self.port = port
@@ -57,5 +60,6 @@ public struct ServerConfiguration: Sendable {
         self.courierWait = courierWait
         self.apns = apns
         self.trustForwardedFor = trustForwardedFor
+        self.connectionLimits = connectionLimits
     }
 }

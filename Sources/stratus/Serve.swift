@@ -45,6 +45,8 @@ struct Serve: AsyncParsableCommand {
 
     @OptionGroup var push: PushOptions
 
+    @OptionGroup var connections: ConnectionOptions
+
     func run() async throws {
         LoggingSystem.bootstrap { label in BufferedLogHandler(label: label) }
         defer { LogSink.standardError.flush() }
@@ -61,7 +63,8 @@ struct Serve: AsyncParsableCommand {
             let stored = try folder.adminKey()
             key = stored.key
             if stored.generated {
-                print("Generated an admin key (kept in \(folder.adminKeyPath)); it is shown only this once:\n  \(stored.key)")
+                // Written unbuffered, so it shows at once when output goes to a file or a pipe.
+                FileHandle.standardOutput.write(Data("Generated an admin key (kept in \(folder.adminKeyPath)); it is shown only this once:\n  \(stored.key)\n".utf8))
             }
         }
         let configuration = ServerConfiguration(
@@ -77,8 +80,11 @@ struct Serve: AsyncParsableCommand {
             assetSweepInterval: assets.assetSweepInterval ?? environmentValue("STRATUS_ASSET_SWEEP_INTERVAL").flatMap(Double.init) ?? 60,
             notificationQueueLifetime: notificationTTL ?? environmentValue("STRATUS_NOTIFICATION_TTL").flatMap(Int.init) ?? 43_200,
             courierWait: courierWait ?? environmentValue("STRATUS_COURIER_WAIT").flatMap(Double.init) ?? 30,
-            apns: try push.configuration()
+            apns: try push.configuration(),
+            trustForwardedFor: connections.trustForwardedFor || environmentValue("STRATUS_TRUST_FORWARDED_FOR") == "1",
+            connectionLimits: try connections.limits()
         )
+        ConnectionOptions.raiseOpenFileLimit()
         let blobs = try await assets.openBlobStore(dataFolder: folder)
         let host = configuration.host
         let app = try await buildApplication(configuration: configuration, store: store, blobs: blobs, services: [store], logger: logger) { port in

@@ -1,0 +1,183 @@
+import HTTPTypes
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+import StratusModel
+import Synchronization
+
+/// Guards each connection against slow and greedy clients before a request reaches a route: a deadline
+/// for every request head (the idle time between requests included) and an idle deadline while a body
+/// arrives, after which the connection is closed, a cap on open connections per client address, and CloudKit-style answers to requests the
+/// HTTP parser refuses (`431` for oversize heads).
+///
+/// It sits in each connection's pipeline after the HTTP codec, so it sees request parts and response parts.
+final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    private let limits: ConnectionLimits
+    private let connections: ConnectionCounter
+    private var countedAddress: String?
+    /// A request's head arrived and its end has not.
+    private var readingRequest = false
+    /// A request's head arrived and the end of its response has not been written.
+    private var responding = false
+    private var deadline: Scheduled<Void>?
+
+    init(limits: ConnectionLimits, connections: ConnectionCounter) {
+        self.limits = limits
+        self.connections = connections
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { opened(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if countedAddress == nil { opened(context) }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        if let address = countedAddress {
+            connections.close(address)
+            countedAddress = nil
+        }
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+    }
+
+    private func opened(_ context: ChannelHandlerContext) {
+        let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        guard connections.open(address, limit: limits.maximumConnectionsPerAddress) else {
+            answer(
+                context, status: .tooManyRequests, code: .throttled,
+                reason: "this address has \(limits.maximumConnectionsPerAddress) connections open, the most allowed; reuse or close one", retryAfter: 1
+            )
+            return
+        }
+        countedAddress = address
+        schedule(context)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            readingRequest = true
+            responding = true
+        case .body:
+            break
+        case .end:
+            readingRequest = false
+        }
+        schedule(context)
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) {
+            responding = false
+            schedule(context)
+        }
+        context.write(data, promise: promise)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError, !responding else {
+            context.fireErrorCaught(error)
+            return
+        }
+        if parserError == .headerOverflow {
+            answer(context, status: .requestHeaderFieldsTooLarge, code: .badRequest, reason: "the request line or headers are larger than this server accepts")
+        } else {
+            answer(context, status: .badRequest, code: .badRequest, reason: "the request is not valid HTTP/1.1")
+        }
+    }
+
+    /// Sets the deadline that fits the connection's state: the next head, the next body bytes, or none
+    /// while a response is being made (long polls and event streams wait as long as they need).
+    private func schedule(_ context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        let timeout: Duration
+        if readingRequest {
+            timeout = limits.bodyIdleTimeout
+        } else if !responding {
+            timeout = limits.requestHeadTimeout
+        } else {
+            return
+        }
+        // Closed without an answer: between requests, a `408` could cross a client's next request on the
+        // wire and be taken for its answer; while a route reads a body, closing ends its read.
+        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(timeout)) {
+            context.close(promise: nil)
+        }
+    }
+
+    /// Writes a whole CloudKit error response, then closes the connection.
+    private func answer(_ context: ChannelHandlerContext, status: HTTPResponse.Status, code: ServerErrorCode, reason: String, retryAfter: Int? = nil) {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.key("reason")
+        writer.string(reason)
+        if let retryAfter {
+            writer.key("retryAfter")
+            writer.integer(Int64(retryAfter))
+        }
+        writer.key("serverErrorCode")
+        writer.string(code.rawValue)
+        writer.endObject()
+        let body = context.channel.allocator.buffer(bytes: writer.bytes)
+        var headers: HTTPFields = [.contentType: "application/json; charset=UTF-8", .contentLength: String(body.readableBytes), .connection: "close"]
+        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        responding = true
+        context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: headers))), promise: nil)
+        context.write(wrapOutboundOut(.body(body)), promise: nil)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+    }
+}
+
+/// Deadlines and caps of ``ConnectionGuard``.
+public struct ConnectionLimits: Sendable {
+    /// How long a connection may take to send a complete request head, counted from when it opened or the
+    /// last response ended. Default 20 seconds.
+    public var requestHeadTimeout: Duration
+    /// How long a request body may go without a byte arriving. Default 30 seconds.
+    public var bodyIdleTimeout: Duration
+    /// Connections one client address may hold open at once. Default 256.
+    public var maximumConnectionsPerAddress: Int
+
+    public init(requestHeadTimeout: Duration = .seconds(20), bodyIdleTimeout: Duration = .seconds(30), maximumConnectionsPerAddress: Int = 256) {
+        self.requestHeadTimeout = requestHeadTimeout
+        self.bodyIdleTimeout = bodyIdleTimeout
+        self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
+    }
+}
+
+/// Open connections by client address, shared by every connection of a server.
+final class ConnectionCounter: Sendable {
+    private let counts = Mutex<[String: Int]>([:])
+
+    /// Counts a new connection from `address`, unless it holds `limit` already.
+    func open(_ address: String, limit: Int) -> Bool {
+        counts.withLock { counts in
+            let count = counts[address, default: 0]
+            guard count < limit else { return false }
+            counts[address] = count + 1
+            return true
+        }
+    }
+
+    func close(_ address: String) {
+        counts.withLock { counts in
+            let count = counts[address, default: 1] - 1
+            counts[address] = count > 0 ? count : nil
+        }
+    }
+}

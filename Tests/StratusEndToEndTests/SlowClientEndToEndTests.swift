@@ -1,0 +1,146 @@
+import Foundation
+import Testing
+
+/// Slow and greedy clients against a real `stratus serve`: half request lines, half bodies, a chunk
+/// announcing 2^64 bytes, too many connections from one address, and oversize heads.
+@Suite(.serialized) struct SlowClientEndToEndTests {
+    /// A server with short deadlines and a small cap, so that the test waits seconds, not minutes.
+    static func startServer() throws -> (ServerProcess, String) {
+        let folder = EndToEndTests.temporaryFolder()
+        let server = ServerProcess(dataFolder: folder, arguments: ["--head-timeout", "1", "--body-timeout", "1", "--max-connections-per-address", "20", "--quiet"])
+        try server.start()
+        return (server, folder)
+    }
+
+    @Test("half a request line, half a body and a 2^64-byte chunk are cut off after their deadline")
+    func deadlines() async throws {
+        let (server, folder) = try Self.startServer()
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        let halfLine = try RawConnection(port: server.port)
+        try halfLine.send("GET /heal")
+        let answer = try halfLine.readUntilClosed(within: 10)
+        #expect(answer.closed && answer.seconds < 5, "the connection was held \(answer.seconds) s")
+
+        let halfBody = try RawConnection(port: server.port)
+        try halfBody.send("POST /admin/1/containers HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{\"contain")
+        let cut = try halfBody.readUntilClosed(within: 10)
+        #expect(cut.closed && cut.seconds < 5, "the connection was held \(cut.seconds) s")
+
+        let hugeChunk = try RawConnection(port: server.port)
+        try hugeChunk.send("POST /admin/1/containers HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffff\r\nabc")
+        let refused = try hugeChunk.readUntilClosed(within: 10)
+        #expect(refused.closed && refused.seconds < 5, "the connection was held \(refused.seconds) s")
+
+        // An idle keep-alive connection gets the head deadline too; a prompt client is served as ever.
+        let (status, _) = try await server.send("GET", "/healthz")
+        #expect(status == 200)
+    }
+
+    @Test("one address holds at most its cap of connections; other addresses are still served")
+    func connectionCap() async throws {
+        let (server, folder) = try Self.startServer()
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        // Stalled connections, each a few bytes into its request line, renewed faster than the deadline.
+        var held = try (0..<20).map { _ in try RawConnection(port: server.port) }
+        for connection in held { try connection.send("G") }
+        let over = try RawConnection(port: server.port)
+        let refused = try over.readUntilClosed(within: 5)
+        #expect(refused.text.hasPrefix("HTTP/1.1 429"), "\(refused.text)")
+        #expect(refused.text.contains(#""serverErrorCode":"THROTTLED""#))
+
+        let other = try RawConnection(port: server.port, from: "127.0.0.2")
+        try other.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        let served = try other.readUntilClosed(within: 5)
+        #expect(served.text.hasPrefix("HTTP/1.1 200"), "\(served.text)")
+
+        // When the stalled ones are cut off, the address is served again.
+        for connection in held { _ = try connection.readUntilClosed(within: 5) }
+        held.removeAll()
+        let (status, _) = try await server.send("GET", "/healthz")
+        #expect(status == 200)
+    }
+
+    @Test("an oversize path answers 414 and oversize headers 431, each with a CloudKit error body")
+    func oversizeHeads() async throws {
+        let (server, folder) = try Self.startServer()
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        let longToken = String(repeating: "a", count: 10_000)
+        let cases: [(String, String)] = [
+            ("GET /database/1/iCloud.x/development/public/users/caller?ckAPIToken=\(longToken) HTTP/1.1\r\nHost: x\r\n\r\n", "414"),
+            ("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Apple-CloudKit-Request-SignatureV1: \(longToken)\r\n\r\n", "431"),
+            ("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Padding: \(String(repeating: "b", count: 100_000))\r\n\r\n", "431"),
+        ]
+        for (request, status) in cases {
+            let connection = try RawConnection(port: server.port)
+            try connection.send(request)
+            let answer = try connection.readUntilClosed(within: 5)
+            #expect(answer.text.hasPrefix("HTTP/1.1 \(status)"), "\(answer.text.prefix(200))")
+            #expect(answer.text.contains(#""serverErrorCode":"BAD_REQUEST""#))
+        }
+    }
+}
+
+/// One loopback TCP connection driven byte by byte, as a slow or hostile client would.
+final class RawConnection {
+    private let socket: Int32
+
+    /// Connects to `port` on 127.0.0.1, from the loopback address `from`.
+    init(port: Int, from source: String = "127.0.0.1") throws {
+        socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = in_port_t(UInt16(port).bigEndian)
+        remote.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        let connected = withUnsafePointer(to: &remote) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, connected == 0 else {
+            close(socket)
+            throw E2EFailure("cannot connect to port \(port) from \(source)")
+        }
+    }
+
+    deinit { close(socket) }
+
+    func send(_ text: String) throws {
+        let bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes[offset...].withUnsafeBytes { Foundation.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard written > 0 else { throw E2EFailure("the server closed the connection after \(offset) bytes") }
+            offset += written
+        }
+    }
+
+    /// Reads until the server closes the connection or `seconds` pass.
+    func readUntilClosed(within seconds: Double) throws -> (text: String, closed: Bool, seconds: Double) {
+        let start = Date()
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while Date().timeIntervalSince(start) < seconds {
+            var timeout = timeval(tv_sec: 0, tv_usec: 200_000)
+            setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
+                return (String(decoding: received, as: UTF8.self), true, Date().timeIntervalSince(start))
+            }
+            if count > 0 { received += buffer[0..<count] }
+        }
+        return (String(decoding: received, as: UTF8.self), false, Date().timeIntervalSince(start))
+    }
+}
