@@ -49,11 +49,12 @@ extension StoreConformance {
                 #expect(record.created.userRecordName == Fixture.alice)
                 #expect(record.created.timestamp == Fixture.now)
             },
-            ConformanceCase("creating an existing record fails with alreadyExists") { store in
+            ConformanceCase("creating an existing record fails with conflict and returns the server record") { store in
                 let zone = Fixture.privateDB().zone(ZoneID.defaultZoneName)
-                _ = try await Fixture.save(store, zone, Fixture.create("n1"))
+                let saved = try await Fixture.save(store, zone, Fixture.create("n1"))
                 let results = try await Fixture.modify(store, zone, [Fixture.create("n1")])
-                #expect(Fixture.failure(results)?.error.code == .alreadyExists)
+                #expect(Fixture.failure(results)?.error.code == .conflict)
+                #expect(Fixture.failure(results)?.serverRecord?.recordChangeTag == saved.recordChangeTag)
             },
             ConformanceCase("saving with a stale change tag fails with conflict and returns the server record") { store in
                 let zone = Fixture.privateDB().zone(ZoneID.defaultZoneName)
@@ -134,7 +135,7 @@ extension StoreConformance {
                 _ = try await Fixture.save(store, zone, Fixture.create("taken"))
                 let results = try await Fixture.modify(store, zone, [Fixture.create("fresh"), Fixture.create("taken")], atomic: true)
                 #expect(Fixture.failure(results, at: 0)?.error.code == .atomicFailure)
-                #expect(Fixture.failure(results, at: 1)?.error.code == .alreadyExists)
+                #expect(Fixture.failure(results, at: 1)?.error.code == .conflict)
                 #expect(try await store.lookupRecords(["fresh"], in: zone).isEmpty)
             },
             ConformanceCase("a non-atomic batch, or any batch in the default zone, keeps the operations that succeed") { store in
@@ -142,7 +143,7 @@ extension StoreConformance {
                 _ = try await Fixture.save(store, zone, Fixture.create("taken"))
                 let results = try await Fixture.modify(store, zone, [Fixture.create("fresh"), Fixture.create("taken")], atomic: true)
                 guard case .saved = results[0] else { Issue.record("first operation should succeed"); return }
-                #expect(Fixture.failure(results, at: 1)?.error.code == .alreadyExists)
+                #expect(Fixture.failure(results, at: 1)?.error.code == .conflict)
                 #expect(try await store.lookupRecords(["fresh"], in: zone).count == 1)
             },
             ConformanceCase("users never see each other's private records, and environments never mix") { store in

@@ -33,15 +33,18 @@ extension StoreConformance {
             ConformanceCase("a failed save leaves no trace in the schema") { store in
                 let zone = Fixture.publicDB().zone(ZoneID.defaultZoneName)
                 _ = try await Fixture.save(store, zone, Fixture.create("m1", type: "Message"))
-                let failed = try await Fixture.modify(store, zone, [Fixture.create("m1", type: "Message", ["ghost": Fixture.field(.integer(1))])])
-                #expect(Fixture.failure(failed)?.error.code == .alreadyExists)
+                // The new field is typed, then the save fails on its VALIDATE reference to a missing record.
+                let dangling = Fixture.field(.object(["recordName": .string("missing"), "action": .string("VALIDATE")]), "REFERENCE")
+                let failed = try await Fixture.modify(store, zone, [Fixture.create("m2", type: "Message", ["ghost": Fixture.field(.integer(1)), "link": dangling])])
+                #expect(Fixture.failure(failed)?.error.code == .validatingReference)
                 let schema = try await store.schema(containerID: Fixture.container, environment: .development)
                 #expect(schema.recordTypes["Message"]?.fields["ghost"] == nil)
+                #expect(schema.recordTypes["Message"]?.fields["link"] == nil)
             },
             ConformanceCase("in production, unknown record types and fields are refused") { store in
                 let zone = Fixture.publicDB(.production).zone(ZoneID.defaultZoneName)
                 let unknownType = try await Fixture.modify(store, zone, [Fixture.create("m1", type: "Message")])
-                #expect(Fixture.failure(unknownType)?.error.code == .invalidArgument)
+                #expect(Fixture.failure(unknownType)?.error.code == .notFound)
                 let schema = try await store.schema(containerID: Fixture.container, environment: .production)
                 #expect(schema.recordTypes["Message"] == nil)
             },
