@@ -71,6 +71,13 @@ public struct ExampleServer: Sendable {
     }
 }
 
+/// Prints a line and sends it on at once, even when output is a pipe (`fatchat listen | tee chat.log`),
+/// where `print` alone would hold it in a buffer until the process ends.
+public func printNow(_ line: String) {
+    print(line)
+    fflush(nil)
+}
+
 /// Runs an example's body, and ends the process with a readable message if it fails.
 public func runExample(_ body: () async throws -> Void) async {
     do {

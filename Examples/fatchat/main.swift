@@ -67,10 +67,10 @@ await runExample {
     case "read":
         for message in try await chat.messages(in: channel) { print(show(message)) }
     case "listen":
-        print("listening to #\(channel)…")
+        printNow("listening to #\(channel)…")
         for try await notification in try await chat.listen(to: channel) {
             if case .query(_, _, let fields) = notification.kind, case .string(let text)? = fields["text"], case .string(let author)? = fields["author"] {
-                print("\(author): \(text)")
+                printNow("\(author): \(text)")
             }
         }
     case "delete":

@@ -7,6 +7,22 @@ extension StoreConformance {
     /// What the console and the admin API read and change across users.
     static var operatorCases: [ConformanceCase] {
         [
+            ConformanceCase("records of a type, and those holding a field, are counted across databases and only live ones") { store in
+                let publicZone = Fixture.publicDB().zone(ZoneID.defaultZoneName)
+                let privateZone = Fixture.privateDB().zone(ZoneID.defaultZoneName)
+                _ = try await Fixture.save(store, publicZone, Fixture.create("a", type: "Message", ["title": Fixture.field(.string("x"))]))
+                _ = try await Fixture.save(store, publicZone, Fixture.create("b", type: "Message"))
+                _ = try await Fixture.save(store, privateZone, Fixture.create("c", type: "Message", ["title": Fixture.field(.string("y"))]))
+                _ = try await Fixture.save(store, privateZone, Fixture.create("d", type: "Message", ["title": Fixture.field(.string("z"))]))
+                _ = try await Fixture.modify(store, privateZone, [RecordOperation(type: .forceDelete, recordName: "d")])
+                let count = { (field: String?) in
+                    try await store.recordCount(ofType: "Message", holding: field, containerID: Fixture.container, environment: .development)
+                }
+                #expect(try await count(nil) == 3)
+                #expect(try await count("title") == 2)
+                #expect(try await count("other") == 0)
+                #expect(try await store.recordCount(ofType: "Message", holding: nil, containerID: Fixture.container, environment: .production) == 0)
+            },
             ConformanceCase("an API token is replaced and the old one forgotten") { store in
                 try await store.createContainer(ContainerInfo(id: "iCloud.a", apiToken: "t1", createdAt: 1))
                 try await store.setAPIToken("t2", containerID: "iCloud.a")

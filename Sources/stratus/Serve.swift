@@ -88,9 +88,14 @@ struct Serve: AsyncParsableCommand {
         let blobs = try await assets.openBlobStore(dataFolder: folder)
         let host = configuration.host
         let app = try await buildApplication(configuration: configuration, store: store, blobs: blobs, services: [store], logger: logger) { port in
+            // The admin commands given this folder find the server through this note, and go through it.
+            do { try RunningServer.record(host: host, port: port, in: folder) } catch {
+                logger.warning("cannot note the running server in the data folder", metadata: ["stratus.error": "\(error)"])
+            }
             // Written unbuffered: scripts wait for this line to know the server is up.
             FileHandle.standardOutput.write(Data("Stratus is listening on http://\(host):\(port) (data in \(folder.path))\n".utf8))
         }
+        defer { RunningServer.clear(in: folder) }
         try await app.runService()
     }
 }

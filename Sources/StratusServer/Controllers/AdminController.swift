@@ -117,7 +117,8 @@ struct AdminController {
     }
 
     /// `PUT /admin/1/{container}/development/schema`: replaces the development schema with the text sent, or
-    /// with the schema as JSON (the shape `?format=json` answers).
+    /// with the schema as JSON (the shape `?format=json` answers). Removing a type or field that records hold
+    /// is refused unless `?force=true`.
     @Sendable func importSchema(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
         var body = try await RequestBody.read(request, limit: 4 * 1024 * 1024)
@@ -127,8 +128,10 @@ struct AdminController {
             let schema = try RequestBody.decode(Schema.self, from: Array(text.utf8))
             text = SchemaLanguage.print(schema)
         }
+        let force = request.uri.queryParameters["force"].map { $0 == "true" || $0 == "1" } ?? false
         let changes = try await AdminOperations.importSchema(
-            text, containerID: try context.parameters.require("container"), environment: try Self.environment(context), store: server.store
+            text, containerID: try context.parameters.require("container"), environment: try Self.environment(context), force: force,
+            store: server.store
         )
         return JSONResponse.make(Self.changesBody(changes, extra: nil))
     }

@@ -25,9 +25,13 @@ extension AdminOperations {
     /// Replaces the development schema with the one `text` describes, and returns what changed.
     ///
     /// The built-in `Users` type is kept when the text leaves it out.
-    /// - Throws: `BAD_REQUEST` for text that does not parse (naming line and column) or for production,
-    ///   whose schema changes only by deploy; `NOT_FOUND` for an unknown container.
-    public static func importSchema(_ text: String, containerID: String, environment: Environment, store: any Store) async throws -> [SchemaChange] {
+    /// - Parameter force: remove record types and fields even when records hold them.
+    /// - Throws: `BAD_REQUEST` for text that does not parse (naming line and column), for production, whose
+    ///   schema changes only by deploy, or for removing a type or field that records hold (saying how many)
+    ///   without `force`; `NOT_FOUND` for an unknown container.
+    public static func importSchema(
+        _ text: String, containerID: String, environment: Environment, force: Bool = false, store: any Store
+    ) async throws -> [SchemaChange] {
         guard environment == .development else {
             throw APIError.badRequest("the production schema changes only by deploying the development schema")
         }
@@ -40,10 +44,31 @@ extension AdminOperations {
             throw APIError.badRequest(violation)
         }
         let imported = schema
+        if !force {
+            let current = try await store.schema(containerID: containerID, environment: .development)
+            try await refuseLosingRecords(SchemaChange.changes(from: current, to: imported), containerID: containerID, store: store)
+        }
         return try await store.changeSchemas(containerID: containerID) { development, _ in
             let changes = SchemaChange.changes(from: development, to: imported)
             development = imported
             return changes
+        }
+    }
+
+    /// Refuses removals of record types and fields that development records hold, naming each with its count.
+    private static func refuseLosingRecords(_ changes: [SchemaChange], containerID: String, store: any Store) async throws {
+        var losses: [String] = []
+        for change in changes where change.kind == .removeRecordType || change.kind == .removeField {
+            guard let recordType = change.recordType else { continue }
+            let count = try await store.recordCount(ofType: recordType, holding: change.field, containerID: containerID, environment: .development)
+            guard count > 0 else { continue }
+            let what = change.field.map { "field \(recordType).\($0)" } ?? "record type \(recordType)"
+            losses.append("\(what), which \(count) record\(count == 1 ? "" : "s") hold\(count == 1 ? "s" : "")")
+        }
+        guard losses.isEmpty else {
+            throw APIError.badRequest(
+                "importing this schema would remove \(losses.joined(separator: ", and ")); import with force to remove them and their values"
+            )
         }
     }
 

@@ -10,16 +10,15 @@ struct SchemaCommand: AsyncParsableCommand {
         subcommands: [Export.self, Import.self, Diff.self, Deploy.self]
     )
 
-    /// Options every schema command takes.
+    /// Options every command on one container takes.
     struct Target: ParsableArguments {
         @Argument(help: "The container ID, such as iCloud.com.example.App.")
         var container: String
 
-        @Option(help: "The data folder (STRATUS_DATA).")
-        var data: String?
+        @OptionGroup var admin: AdminTarget
 
-        func openStore() throws -> DataFolder.Store {
-            try DataFolder(path: data ?? environmentValue("STRATUS_DATA") ?? "./stratus-data").openStore()
+        func connect() async throws -> any AdminBackend {
+            try await admin.connect()
         }
     }
 
@@ -33,7 +32,7 @@ struct SchemaCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                print(try await AdminOperations.schemaText(containerID: target.container, environment: environment, store: target.openStore()), terminator: "")
+                print(try await target.connect().schemaText(container: target.container, environment: environment), terminator: "")
             }
         }
     }
@@ -46,6 +45,9 @@ struct SchemaCommand: AsyncParsableCommand {
         @Argument(help: "The schema file (.ckdb), or - for standard input.")
         var file: String
 
+        @Flag(help: "Remove record types and fields that records hold, with their values.")
+        var force = false
+
         func run() async throws {
             try await reportingErrors {
                 let text: String
@@ -54,7 +56,7 @@ struct SchemaCommand: AsyncParsableCommand {
                 } else {
                     text = try String(contentsOfFile: file, encoding: .utf8)
                 }
-                let changes = try await AdminOperations.importSchema(text, containerID: target.container, environment: .development, store: target.openStore())
+                let changes = try await target.connect().importSchema(text, container: target.container, force: force)
                 printChanges(changes, empty: "The development schema is unchanged.")
             }
         }
@@ -67,7 +69,7 @@ struct SchemaCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let changes = try await AdminOperations.schemaDiff(containerID: target.container, store: target.openStore())
+                let changes = try await target.connect().schemaDiff(container: target.container)
                 printChanges(changes, empty: "Production already has the development schema.")
             }
         }
@@ -83,7 +85,7 @@ struct SchemaCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let deployment = try await AdminOperations.deploy(containerID: target.container, dryRun: dryRun, store: target.openStore())
+                let deployment = try await target.connect().deploy(container: target.container, dryRun: dryRun)
                 printChanges(deployment.changes, empty: "Production already has the development schema.")
                 if !deployment.changes.isEmpty {
                     print(deployment.deployed ? "Deployed to production." : "Dry run: nothing was deployed.")
@@ -94,7 +96,7 @@ struct SchemaCommand: AsyncParsableCommand {
 }
 
 /// Prints one change per line, `!` marking the ones production would refuse.
-private func printChanges(_ changes: [SchemaChange], empty: String) {
+private func printChanges(_ changes: [SchemaChangeLine], empty: String) {
     guard !changes.isEmpty else { return print(empty) }
     for change in changes {
         print("\(change.isAdditive ? "+" : "!") \(change.description)")

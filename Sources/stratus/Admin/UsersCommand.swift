@@ -1,6 +1,5 @@
 import ArgumentParser
 import StratusModel
-import StratusServer
 
 /// `stratus users ...`: users of a container.
 struct UsersCommand: AsyncParsableCommand {
@@ -24,13 +23,13 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let store = try target.openStore()
+                let admin = try await target.connect()
                 let roles: [String]
                 if let set {
                     let wanted = set.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-                    roles = try await AdminOperations.setRoles(wanted, of: user, containerID: target.container, environment: environment, store: store)
+                    roles = try await admin.setRoles(wanted, of: user, container: target.container, environment: environment)
                 } else {
-                    roles = try await AdminOperations.roles(of: user, containerID: target.container, environment: environment, store: store)
+                    roles = try await admin.roles(of: user, container: target.container, environment: environment)
                 }
                 print(roles.isEmpty ? "(no roles)" : roles.joined(separator: ", "))
             }

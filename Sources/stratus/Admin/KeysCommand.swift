@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import StratusServer
 
 /// `stratus keys ...`: server-to-server keys of a container.
 struct KeysCommand: AsyncParsableCommand {
@@ -22,8 +21,7 @@ struct KeysCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let pem = try String(contentsOfFile: publicKey, encoding: .utf8)
-                let key = try await AdminOperations.createServerKey(publicKeyPEM: pem, role: role, containerID: target.container, store: target.openStore())
-                print(key.id)
+                print(try await target.connect().createKey(publicKeyPEM: pem, role: role, container: target.container))
             }
         }
     }
@@ -35,7 +33,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                for key in try await target.openStore().serverKeys(containerID: target.container) {
+                for key in try await target.connect().keys(container: target.container) {
                     print("\(key.id)\t\(key.role ?? "(all permissions)")")
                 }
             }
@@ -52,7 +50,7 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try await AdminOperations.revokeServerKey(keyID, containerID: target.container, store: target.openStore())
+                try await target.connect().revokeKey(keyID, container: target.container)
                 print("Revoked.")
             }
         }

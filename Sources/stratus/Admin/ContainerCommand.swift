@@ -3,7 +3,7 @@ import Foundation
 import StratusModel
 import StratusServer
 
-/// `stratus container ...`: manage containers in a data folder.
+/// `stratus container ...`: manage containers.
 struct ContainerCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "container", abstract: "Manage containers.", subcommands: [Create.self, List.self]
@@ -15,14 +15,12 @@ struct ContainerCommand: AsyncParsableCommand {
         @Argument(help: "The container ID, such as iCloud.com.example.App.")
         var id: String
 
-        @Option(help: "The data folder (STRATUS_DATA).")
-        var data: String?
+        @OptionGroup var admin: AdminTarget
 
         func run() async throws {
-            let store = try DataFolder(path: data ?? environmentValue("STRATUS_DATA") ?? "./stratus-data").openStore()
             try await reportingErrors {
-                let container = try await AdminOperations.createContainer(id: id, store: store)
-                let output = try JSONEncoder().encode(CreateContainerResponse(containerID: container.id, apiToken: container.apiToken))
+                let container = try await admin.connect().createContainer(id)
+                let output = try JSONEncoder().encode(CreateContainerResponse(containerID: container.containerID, apiToken: container.apiToken))
                 print(String(decoding: output, as: UTF8.self))
             }
         }
@@ -31,13 +29,13 @@ struct ContainerCommand: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List containers and their API tokens.")
 
-        @Option(help: "The data folder (STRATUS_DATA).")
-        var data: String?
+        @OptionGroup var admin: AdminTarget
 
         func run() async throws {
-            let store = try DataFolder(path: data ?? environmentValue("STRATUS_DATA") ?? "./stratus-data").openStore()
-            for container in try await store.containers() {
-                print("\(container.id)\t\(container.apiToken)")
+            try await reportingErrors {
+                for container in try await admin.connect().containers() {
+                    print("\(container.id)\t\(container.apiToken)")
+                }
             }
         }
     }

@@ -1,0 +1,27 @@
+import StratusModel
+
+/// What the admin commands (`container`, `schema`, `users`, `keys`) do, whether through a running server's
+/// admin API (``RemoteAdmin``) or, when no server runs on the data folder, on the folder itself (``LocalAdmin``).
+protocol AdminBackend: Sendable {
+    func createContainer(_ id: String) async throws -> (containerID: String, apiToken: String)
+    func containers() async throws -> [(id: String, apiToken: String)]
+
+    func schemaText(container: String, environment: Environment) async throws -> String
+    /// Replaces the development schema; `force` removes types and fields even when records hold them.
+    func importSchema(_ text: String, container: String, force: Bool) async throws -> [SchemaChangeLine]
+    func schemaDiff(container: String) async throws -> [SchemaChangeLine]
+    func deploy(container: String, dryRun: Bool) async throws -> (changes: [SchemaChangeLine], deployed: Bool)
+
+    func roles(of user: String, container: String, environment: Environment) async throws -> [String]
+    func setRoles(_ roles: [String], of user: String, container: String, environment: Environment) async throws -> [String]
+
+    func createKey(publicKeyPEM: String, role: String?, container: String) async throws -> String
+    func keys(container: String) async throws -> [(id: String, role: String?)]
+    func revokeKey(_ keyID: String, container: String) async throws
+}
+
+/// One schema change as the commands print it.
+struct SchemaChangeLine: Sendable {
+    var description: String
+    var isAdditive: Bool
+}

@@ -1,0 +1,35 @@
+import ArgumentParser
+import Foundation
+
+/// Where the admin commands act: a running server's admin API, found by `--url` or by the data folder it
+/// runs on, or the data folder itself when no server runs on it.
+struct AdminTarget: ParsableArguments {
+    @Option(help: "The URL of a running server to manage (STRATUS_URL).")
+    var url: String?
+
+    @Option(help: "That server's admin key (STRATUS_ADMIN_KEY); by default the one kept in the data folder.")
+    var adminKey: String?
+
+    @Option(help: "The data folder (STRATUS_DATA); when a server runs on it, the command goes through that server.")
+    var data: String?
+
+    var folder: DataFolder { DataFolder(path: data ?? environmentValue("STRATUS_DATA") ?? "./stratus-data") }
+
+    /// The admin API of the server named or running on the folder, else the folder's store.
+    func connect() async throws -> any AdminBackend {
+        let key = adminKey ?? environmentValue("STRATUS_ADMIN_KEY")
+        if let url = url ?? environmentValue("STRATUS_URL") {
+            guard let key = key ?? folder.storedAdminKey() else {
+                throw ValidationError("--url needs the server's admin key: --admin-key or STRATUS_ADMIN_KEY")
+            }
+            return RemoteAdmin(baseURL: url.hasSuffix("/") ? String(url.dropLast()) : url, adminKey: key)
+        }
+        if let running = await RunningServer.find(in: folder) {
+            guard let key = key ?? folder.storedAdminKey() else {
+                throw ValidationError("a server runs on \(folder.path) at \(running.url); give its admin key with --admin-key or STRATUS_ADMIN_KEY")
+            }
+            return RemoteAdmin(baseURL: running.url, adminKey: key)
+        }
+        return LocalAdmin(store: try folder.openStore())
+    }
+}

@@ -1,0 +1,58 @@
+import StratusModel
+import StratusServer
+import StratusStore
+
+/// The admin commands on a data folder no server runs on: they open its store directly.
+struct LocalAdmin: AdminBackend {
+    let store: any Store
+
+    func createContainer(_ id: String) async throws -> (containerID: String, apiToken: String) {
+        let container = try await AdminOperations.createContainer(id: id, store: store)
+        return (container.id, container.apiToken)
+    }
+
+    func containers() async throws -> [(id: String, apiToken: String)] {
+        try await store.containers().map { ($0.id, $0.apiToken) }
+    }
+
+    func schemaText(container: String, environment: Environment) async throws -> String {
+        try await AdminOperations.schemaText(containerID: container, environment: environment, store: store)
+    }
+
+    func importSchema(_ text: String, container: String, force: Bool) async throws -> [SchemaChangeLine] {
+        try await AdminOperations.importSchema(text, containerID: container, environment: .development, force: force, store: store).map(\.line)
+    }
+
+    func schemaDiff(container: String) async throws -> [SchemaChangeLine] {
+        try await AdminOperations.schemaDiff(containerID: container, store: store).map(\.line)
+    }
+
+    func deploy(container: String, dryRun: Bool) async throws -> (changes: [SchemaChangeLine], deployed: Bool) {
+        let deployment = try await AdminOperations.deploy(containerID: container, dryRun: dryRun, store: store)
+        return (deployment.changes.map(\.line), deployment.deployed)
+    }
+
+    func roles(of user: String, container: String, environment: Environment) async throws -> [String] {
+        try await AdminOperations.roles(of: user, containerID: container, environment: environment, store: store)
+    }
+
+    func setRoles(_ roles: [String], of user: String, container: String, environment: Environment) async throws -> [String] {
+        try await AdminOperations.setRoles(roles, of: user, containerID: container, environment: environment, store: store)
+    }
+
+    func createKey(publicKeyPEM: String, role: String?, container: String) async throws -> String {
+        try await AdminOperations.createServerKey(publicKeyPEM: publicKeyPEM, role: role, containerID: container, store: store).id
+    }
+
+    func keys(container: String) async throws -> [(id: String, role: String?)] {
+        try await store.serverKeys(containerID: container).map { ($0.id, $0.role) }
+    }
+
+    func revokeKey(_ keyID: String, container: String) async throws {
+        try await AdminOperations.revokeServerKey(keyID, containerID: container, store: store)
+    }
+}
+
+extension SchemaChange {
+    var line: SchemaChangeLine { SchemaChangeLine(description: description, isAdditive: isAdditive) }
+}

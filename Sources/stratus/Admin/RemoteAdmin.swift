@@ -1,0 +1,134 @@
+import ArgumentParser
+import Foundation
+import StratusModel
+import StratusServer
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The admin commands through a running server's admin API (`/admin/1/...`), as Apple's `cktool` talks to
+/// CloudKit: the server applies each change itself, so its caches and every session see it at once.
+struct RemoteAdmin: AdminBackend {
+    /// The server's base URL, such as `http://127.0.0.1:8080`.
+    let baseURL: String
+    let adminKey: String
+
+    func createContainer(_ id: String) async throws -> (containerID: String, apiToken: String) {
+        let body = try await send("POST", "/admin/1/containers", json: ["containerID": id])
+        return (try body.string("containerID"), try body.string("apiToken"))
+    }
+
+    func containers() async throws -> [(id: String, apiToken: String)] {
+        try await send("GET", "/admin/1/containers").objects("containers").map { (try $0.string("containerID"), try $0.string("apiToken")) }
+    }
+
+    func schemaText(container: String, environment: Environment) async throws -> String {
+        String(decoding: try await request("GET", "/admin/1/\(escaped(container))/\(environment.rawValue)/schema", body: nil), as: UTF8.self)
+    }
+
+    func importSchema(_ text: String, container: String, force: Bool) async throws -> [SchemaChangeLine] {
+        let path = "/admin/1/\(escaped(container))/development/schema" + (force ? "?force=true" : "")
+        return try Self.changes(in: JSONReply(try await request("PUT", path, body: Data(text.utf8))))
+    }
+
+    func schemaDiff(container: String) async throws -> [SchemaChangeLine] {
+        try Self.changes(in: try await send("GET", "/admin/1/\(escaped(container))/deploy"))
+    }
+
+    func deploy(container: String, dryRun: Bool) async throws -> (changes: [SchemaChangeLine], deployed: Bool) {
+        let body = try await send("POST", "/admin/1/\(escaped(container))/deploy", json: ["dryRun": dryRun])
+        return (try Self.changes(in: body), body.object["deployed"] as? Bool ?? false)
+    }
+
+    func roles(of user: String, container: String, environment: Environment) async throws -> [String] {
+        try await send("GET", rolesPath(user, container, environment)).object["roles"] as? [String] ?? []
+    }
+
+    func setRoles(_ roles: [String], of user: String, container: String, environment: Environment) async throws -> [String] {
+        try await send("PUT", rolesPath(user, container, environment), json: ["roles": roles]).object["roles"] as? [String] ?? []
+    }
+
+    func createKey(publicKeyPEM: String, role: String?, container: String) async throws -> String {
+        var json: [String: Any] = ["publicKey": publicKeyPEM]
+        json["role"] = role
+        return try await send("POST", "/admin/1/\(escaped(container))/keys", json: json).string("keyID")
+    }
+
+    func keys(container: String) async throws -> [(id: String, role: String?)] {
+        try await send("GET", "/admin/1/\(escaped(container))/keys").objects("keys").map { (try $0.string("keyID"), $0.object["role"] as? String) }
+    }
+
+    func revokeKey(_ keyID: String, container: String) async throws {
+        _ = try await send("DELETE", "/admin/1/\(escaped(container))/keys/\(escaped(keyID))")
+    }
+
+    // MARK: - HTTP
+
+    private func rolesPath(_ user: String, _ container: String, _ environment: Environment) -> String {
+        "/admin/1/\(escaped(container))/\(environment.rawValue)/users/\(escaped(user))/roles"
+    }
+
+    private func escaped(_ segment: String) -> String {
+        segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? segment
+    }
+
+    private static func changes(in body: JSONReply) throws -> [SchemaChangeLine] {
+        try body.objects("changes").map { SchemaChangeLine(description: try $0.string("description"), isAdditive: $0.object["additive"] as? Bool ?? false) }
+    }
+
+    private func send(_ method: String, _ path: String, json: [String: Any]? = nil) async throws -> JSONReply {
+        let body = try json.map { try JSONSerialization.data(withJSONObject: $0) }
+        return try JSONReply(try await request(method, path, body: body))
+    }
+
+    /// Sends one request and answers its body.
+    /// - Throws: the server's CloudKit error as an `APIError`; a failure to connect as one naming the URL.
+    private func request(_ method: String, _ path: String, body: Data?) async throws -> Data {
+        guard let url = URL(string: baseURL + path) else { throw ValidationError("\(baseURL) is not a URL") }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.httpBody = body
+        request.setValue("Bearer \(adminKey)", forHTTPHeaderField: "Authorization")
+        request.timeoutInterval = 120
+        let data: Data
+        let response: URLResponse
+        do {
+            (data, response) = try await URLSession.shared.data(for: request)
+        } catch {
+            throw APIError(.internalError, "cannot reach the server at \(baseURL): \(error.localizedDescription)", status: 503)
+        }
+        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        guard (200..<300).contains(status) else {
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+            let code = (object["serverErrorCode"] as? String).map(ServerErrorCode.init(rawValue:)) ?? .internalError
+            throw APIError(code, object["reason"] as? String ?? "the server answered \(status)", status: status)
+        }
+        return data
+    }
+}
+
+/// A JSON object answered by the admin API.
+private struct JSONReply {
+    let object: [String: Any]
+
+    init(_ data: Data) throws {
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw APIError(.internalError, "the server's answer is not a JSON object")
+        }
+        self.object = object
+    }
+
+    init(object: [String: Any]) {
+        self.object = object
+    }
+
+    func string(_ key: String) throws -> String {
+        guard let value = object[key] as? String else { throw APIError(.internalError, "the server's answer has no \(key)") }
+        return value
+    }
+
+    func objects(_ key: String) throws -> [JSONReply] {
+        guard let items = object[key] as? [[String: Any]] else { throw APIError(.internalError, "the server's answer has no \(key)") }
+        return items.map(JSONReply.init(object:))
+    }
+}

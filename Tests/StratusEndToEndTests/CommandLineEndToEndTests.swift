@@ -1,0 +1,162 @@
+import Crypto
+import Foundation
+import Synchronization
+import Testing
+
+/// The admin commands against a running server, as an operator uses them beside it: they go through its
+/// admin API, so every change takes effect at once and nothing the server keeps is written over.
+@Suite(.serialized) struct CommandLineEndToEndTests {
+    static let container = "iCloud.com.example.Operated"
+
+    /// Runs `stratus` with the data folder of a running server and its admin key in the environment.
+    static func stratus(_ arguments: [String], server: ServerProcess, input: String? = nil) throws -> (Int32, String) {
+        if let input {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-cli-\(UUID().uuidString).ckdb")
+            try Data(input.utf8).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            return try EndToEndTests.run(arguments.map { $0 == "@input" ? file.path : $0 } + ["--data", server.dataFolder], environment: ["STRATUS_ADMIN_KEY": ServerProcess.adminKey])
+        }
+        return try EndToEndTests.run(arguments + ["--data", server.dataFolder], environment: ["STRATUS_ADMIN_KEY": ServerProcess.adminKey])
+    }
+
+    @Test("with the data folder of a running server, key revocation and schema imports take effect at once")
+    func throughTheServer() async throws {
+        let folder = EndToEndTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = ServerProcess(dataFolder: folder, arguments: ["--quiet"])
+        try server.start()
+        defer { server.stop() }
+
+        let (created, output) = try Self.stratus(["container", "create", Self.container], server: server)
+        #expect(created == 0, "\(output)")
+        let token = try #require((try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String])?["apiToken"])
+
+        // A key made and revoked with the command line, while the server has it in memory.
+        let privateKey = P256.Signing.PrivateKey()
+        let pemFile = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-key-\(UUID().uuidString).pem")
+        try Data(privateKey.publicKey.pemRepresentation.utf8).write(to: pemFile)
+        defer { try? FileManager.default.removeItem(at: pemFile) }
+        let (keyStatus, keyOutput) = try Self.stratus(["keys", "create", Self.container, pemFile.path], server: server)
+        #expect(keyStatus == 0, "\(keyOutput)")
+        let keyID = keyOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        func signedQuery() async throws -> Int {
+            let path = "/database/1/\(Self.container)/development/public/records/query"
+            let body = #"{"query":{"recordType":"Users"}}"#
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = [.withInternetDateTime]
+            let date = formatter.string(from: Date())
+            let hash = Data(SHA256.hash(data: Data(body.utf8))).base64EncodedString()
+            let signature = try privateKey.signature(for: Data("\(date):\(hash):\(path)".utf8)).derRepresentation.base64EncodedString()
+            return try await server.send("POST", path, body: body, headers: [
+                "X-Apple-CloudKit-Request-KeyID": keyID, "X-Apple-CloudKit-Request-ISO8601Date": date, "X-Apple-CloudKit-Request-SignatureV1": signature,
+            ]).0
+        }
+        #expect(try await signedQuery() == 200)
+        let (revoked, revokeOutput) = try Self.stratus(["keys", "revoke", Self.container, keyID], server: server)
+        #expect(revoked == 0, "\(revokeOutput)")
+        #expect(try await signedQuery() == 401, "the revoked key is refused at once")
+
+        // An imported schema (roles, grants) survives the server's next just-in-time change.
+        let schema = """
+            DEFINE SCHEMA
+                CREATE ROLE Admin;
+                RECORD TYPE AppFeatures (name STRING QUERYABLE, GRANT READ TO "_world", GRANT CREATE, WRITE TO Admin);
+            """
+        let (imported, importOutput) = try Self.stratus(["schema", "import", Self.container, "@input"], server: server, input: schema)
+        #expect(imported == 0, "\(importOutput)")
+        let (signedUp, user) = try await server.send(
+            "POST", "/auth/1/\(Self.container)/development/signup?ckAPIToken=\(token)", body: #"{"emailAddress":"op@example.com","password":"long password"}"#
+        )
+        #expect(signedUp == 201)
+        let webToken = try #require(user["ckWebAuthToken"] as? String).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let (saved, _) = try await server.send(
+            "POST", "/database/1/\(Self.container)/development/public/records/modify?ckAPIToken=\(token)&ckWebAuthToken=\(webToken)",
+            body: #"{"operations":[{"operationType":"create","record":{"recordType":"Note","fields":{"title":{"value":"new type"}}}}]}"#
+        )
+        #expect(saved == 200)
+        let (_, exported) = try Self.stratus(["schema", "export", Self.container], server: server)
+        #expect(exported.contains("CREATE ROLE Admin"), "\(exported)")
+        #expect(exported.contains("RECORD TYPE Note"))
+        #expect(exported.contains("GRANT CREATE, WRITE TO Admin") || exported.contains("GRANT WRITE, CREATE TO Admin"), "\(exported)")
+
+        // Removing a type that records hold is refused, saying how many, unless forced.
+        let withoutNote = schema
+        let (refused, refusal) = try Self.stratus(["schema", "import", Self.container, "@input"], server: server, input: withoutNote)
+        #expect(refused != 0)
+        #expect(refusal.contains("record type Note, which 1 record holds"), "\(refusal)")
+        let (forced, forcedOutput) = try Self.stratus(["schema", "import", Self.container, "@input", "--force"], server: server, input: withoutNote)
+        #expect(forced == 0, "\(forcedOutput)")
+        #expect(forcedOutput.contains("remove record type Note"))
+
+        // The same through --url, and a wrong key is refused by the server.
+        let (listed, list) = try EndToEndTests.run(["container", "list", "--url", server.baseURL, "--admin-key", ServerProcess.adminKey])
+        #expect(listed == 0 && list.contains(Self.container), "\(list)")
+        let (wrong, wrongOutput) = try EndToEndTests.run(["container", "list", "--url", server.baseURL, "--admin-key", "not-the-key"])
+        #expect(wrong != 0 && wrongOutput.contains("AUTHENTICATION_FAILED"), "\(wrongOutput)")
+    }
+
+    @Test("the generated admin key and fatchat's messages show at once when output is a pipe")
+    func unbufferedOutput() async throws {
+        let folder = EndToEndTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let serve = LiveProcess(ServerProcess.executable, ["serve", "--port", "0", "--data", folder, "--quiet", "--password-rounds", "1000"])
+        defer { serve.stop() }
+        #expect(serve.waitFor("listening on", seconds: 30))
+        #expect(serve.output.contains("Generated an admin key"), "\(serve.output)")
+        let adminKey = try String(contentsOfFile: folder + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(serve.output.contains(adminKey))
+        guard let range = serve.output.range(of: "listening on "), let url = serve.output[range.upperBound...].split(separator: " ").first else { return }
+
+        let fatchat = ServerProcess.executable.deletingLastPathComponent().appendingPathComponent("fatchat")
+        let environment = ["STRATUS_URL": String(url), "STRATUS_ADMIN_KEY": adminKey]
+        let listener = LiveProcess(fatchat, ["bob@example.com", "listen", "lobby"], environment: environment)
+        defer { listener.stop() }
+        #expect(listener.waitFor("listening to #lobby", seconds: 60), "\(listener.output)")
+        let (said, output) = try EndToEndTests.run(["ann@example.com", "say", "lobby", "hello, pipe"], executable: "fatchat", environment: environment)
+        #expect(said == 0, "\(output)")
+        #expect(listener.waitFor("ann: hello, pipe", seconds: 30), "\(listener.output)")
+    }
+}
+
+/// A child process whose output is collected while it runs, for tests that wait for a line.
+final class LiveProcess: @unchecked Sendable {
+    private final class Collected: Sendable {
+        let text = Mutex("")
+    }
+
+    private let process = Process()
+    private let collected = Collected()
+
+    init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) {
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment, uniquingKeysWith: { _, new in new })
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        pipe.fileHandleForReading.readabilityHandler = { [collected] handle in
+            let data = handle.availableData
+            collected.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
+        }
+        try? process.run()
+    }
+
+    var output: String { collected.text.withLock { $0 } }
+
+    /// Whether `text` appears in the output within `seconds`.
+    func waitFor(_ text: String, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if output.contains(text) { return true }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return output.contains(text)
+    }
+
+    func stop() {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}
