@@ -173,12 +173,15 @@ import Testing
         try await browser.waitForText("UNIQUE WHERE isCurrent = true", in: "main")
         try await session.screenshot("schema-production")
 
-        // Removing a field in development is allowed; deploying it is refused, in the server's words.
+        // Removing a field in development is allowed, once confirmed, as a record holds it; deploying it is
+        // refused, in the server's words.
         try await browser.select("#environment-picker", "development")
         try await browser.waitForText("Schema · development", in: "main h1")
         try await browser.element("button[aria-label='Edit Message']").click()
         try await browser.element("button[aria-label='Remove field image']").click()
         try await browser.element("#save-type").click()
+        let question = try await browser.acceptDialog()
+        #expect(question.contains("field Message.image, which 1 record holds"), "\(question)")
         try await browser.waitForText("Saved", in: "#notices")
         try await session.go("#/schema?tab=deploy", heading: "Schema")
         let deployRefusal = try await browser.waitForText("cannot be deployed", in: "#deploy-refusal")

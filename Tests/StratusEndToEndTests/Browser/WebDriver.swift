@@ -106,6 +106,17 @@ final class WebDriver: @unchecked Sendable {
         throw E2EFailure("timed out waiting until \(what)")
     }
 
+    /// Waits for a dialog (`confirm`), answers its text and accepts it, as a user clicking OK.
+    func acceptDialog(timeout: Double = 10) async throws -> String {
+        var text = ""
+        try await waitUntil("a dialog opens", timeout: timeout) {
+            text = try await session("GET", "/alert/text") as? String ?? ""
+            return true
+        }
+        _ = try await session("POST", "/alert/accept", [:])
+        return text
+    }
+
     /// Runs JavaScript in the page and answers its result.
     @discardableResult
     func script(_ source: String, _ arguments: [Any] = []) async throws -> Any? {

@@ -64,8 +64,10 @@ export const admin = {
   revokeKey: (container, keyID) => request("DELETE", `/admin/1/${enc(container)}/keys/${enc(keyID)}`),
   schema: (container, environment) => request("GET", `/admin/1/${enc(container)}/${environment}/schema?format=json`),
   schemaText: (container, environment) => request("GET", `/admin/1/${enc(container)}/${environment}/schema`),
-  saveSchema: (container, schema) => request("PUT", `/admin/1/${enc(container)}/development/schema`, { json: schema }),
-  saveSchemaText: (container, text) => request("PUT", `/admin/1/${enc(container)}/development/schema`, { text }),
+  saveSchema: (container, schema, force = false) =>
+    request("PUT", `/admin/1/${enc(container)}/development/schema${force ? "?force=true" : ""}`, { json: schema }),
+  saveSchemaText: (container, text, force = false) =>
+    request("PUT", `/admin/1/${enc(container)}/development/schema${force ? "?force=true" : ""}`, { text }),
   deployPreview: (container) => request("GET", `/admin/1/${enc(container)}/deploy`),
   deploy: (container, dryRun = false) => request("POST", `/admin/1/${enc(container)}/deploy`, { json: { dryRun } }),
   users: (container, environment, { search, offset }) =>

@@ -1,5 +1,5 @@
 // Schema: record types with their fields and grants, edited in forms or as text; the deploy to production.
-import { admin } from "../api.js";
+import { admin, ServerError } from "../api.js";
 import { h, replace, run, showInfo } from "../dom.js";
 import { state, go } from "../app.js";
 import { typeLabel, indexLabels, constraintLabels, roleLabel, permissions, userFields } from "../schema-model.js";
@@ -19,11 +19,23 @@ export async function schemaPage(main, parameters) {
 
 const isProduction = () => state.environment === "production";
 
+/** Saves the development schema. When that would remove types or fields that records hold, the server says
+ * which and how many; the operator is asked, in those words, before they go with their values. */
+async function saveConfirmingLosses(save) {
+  try {
+    return await save(false);
+  } catch (error) {
+    const losesRecords = error instanceof ServerError && error.reason.startsWith("importing this schema would remove");
+    if (!losesRecords || !confirm(`${error.reason.replace(/; import with force.*$/, "")}.\n\nRemove them, with their values?`)) throw error;
+    return await save(true);
+  }
+}
+
 async function typesTab(body, parameters) {
   const schema = await admin.schema(state.container, state.environment);
   if (parameters.edit !== undefined) {
     replace(body, typeEditor(schema, parameters.edit, async (saved) => {
-      const result = await admin.saveSchema(state.container, saved);
+      const result = await saveConfirmingLosses((force) => admin.saveSchema(state.container, saved, force));
       showInfo(result.changes.length ? `Saved: ${result.changes.map((c) => c.description).join("; ")}` : "Saved; nothing changed.");
       go("schema");
     }));
@@ -71,7 +83,7 @@ function typeCard(schema, name) {
     if (!confirm(`Delete the record type ${name} from the development schema?`)) return;
     run(remove, async () => {
       delete schema.recordTypes[name];
-      await admin.saveSchema(state.container, schema);
+      await saveConfirmingLosses((force) => admin.saveSchema(state.container, schema, force));
       showInfo(`${name} deleted from development.`);
       go("schema");
     });
@@ -99,7 +111,7 @@ async function textTab(body) {
   editor.value = text;
   const save = h("button", { type: "button", id: "save-schema-text" }, "Save development schema");
   save.addEventListener("click", () => run(save, async () => {
-    const result = await admin.saveSchemaText(state.container, editor.value);
+    const result = await saveConfirmingLosses((force) => admin.saveSchemaText(state.container, editor.value, force));
     showInfo(result.changes.length ? `Saved: ${result.changes.map((c) => c.description).join("; ")}` : "Saved; nothing changed.");
   }));
   replace(body,
