@@ -1,31 +1,70 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import StratusModel
 
-/// Reads and decodes JSON request bodies with a size limit.
+/// Reads and decodes JSON request bodies with a size limit, within the process's ``BodyBudget``.
 enum RequestBody {
-    /// Reads the body, refusing it before it is read whole when it is larger than `limit` bytes.
+    /// What the bodies the process holds at once may cost: 96 MiB, which keeps a server with large requests
+    /// arriving together under 200 MB.
+    static let budget = BodyBudget(capacity: 96 * 1024 * 1024)
+
+    /// Reads the body, refusing it before it is read whole when it is larger than `limit` bytes, or when the
+    /// process holds too many bodies already (`THROTTLED`).
     static func read(_ request: Request, limit: Int) async throws -> ByteBuffer {
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-            throw tooLarge(limit)
-        }
-        do {
-            return try await request.body.collect(upTo: limit)
-        } catch {
-            throw tooLarge(limit)
-        }
+        try await reading(request, limit: limit) { $0 }
     }
 
     /// Decodes the body as `T`. An empty body decodes as `{}`.
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws -> T {
-        var buffer = try await read(request, limit: limit)
-        let bytes = buffer.readBytes(length: buffer.readableBytes) ?? []
-        return try decode(type, from: bytes.isEmpty ? Array("{}".utf8) : bytes)
+        try await reading(request, limit: limit) { buffer in
+            try decode(type, from: buffer.readableBytes == 0 ? Data("{}".utf8) : Data(buffer.readableBytesView))
+        }
+    }
+
+    /// Reads the body a chunk at a time, holding its share of the budget until `use` is done with it.
+    private static func reading<T>(_ request: Request, limit: Int, _ use: (ByteBuffer) throws -> T) async throws -> T {
+        let length = request.headers[.contentLength].flatMap(Int.init)
+        if let length, length > limit {
+            throw tooLarge(limit)
+        }
+        var reserved = 0
+        defer { budget.release(reserved) }
+        // A declared length is reserved whole before a byte is read; a chunked body as it arrives.
+        if let length {
+            let share = max(0, length - BodyBudget.freeBytesPerBody) * BodyBudget.decodingFactor
+            try budget.reserve(share)
+            reserved = share
+        }
+        var collected = ByteBuffer()
+        collected.reserveCapacity(min(length ?? 0, limit))
+        do {
+            for try await chunk in request.body {
+                guard collected.readableBytes + chunk.readableBytes <= limit else { throw tooLarge(limit) }
+                let charged = max(0, collected.readableBytes + chunk.readableBytes - BodyBudget.freeBytesPerBody)
+                let share = charged * BodyBudget.decodingFactor - reserved
+                if share > 0 {
+                    try budget.reserve(share, holding: reserved)
+                    reserved += share
+                }
+                var chunk = chunk
+                collected.writeBuffer(&chunk)
+            }
+        } catch let error as APIError {
+            throw error
+        } catch {
+            throw APIError.badRequest("the request body could not be read whole")
+        }
+        return try use(collected)
     }
 
     static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        try decode(type, from: Data(bytes))
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
         do {
-            return try JSONDecoder().decode(type, from: Data(bytes))
+            return try JSONDecoder().decode(type, from: data)
         } catch let error as DecodingError {
             throw APIError.badRequest(describe(error))
         } catch {
