@@ -34,7 +34,7 @@ import Testing
             let token = try await client.createContainer()
             _ = try await client.signUp("alice@example.com", token: token)
             let failures = try await Self.failuresBeforeThrottle(client, token: token, email: { _ in "alice@example.com" }, from: { _ in "198.51.100.1" })
-            // The fifth failure starts a one-second pause; a slow machine may fit a few more in before it.
+            // The fifth failure starts a pause of five seconds; a very slow machine might fit another in before it.
             #expect((5...8).contains(failures ?? -1), "throttled after \(String(describing: failures)) failures")
             let owner = try await Self.signIn(client, token: token, email: "alice@example.com", password: "correct horse", from: "198.51.100.2")
             #expect(owner.status == 200 && owner["ckWebAuthToken"] != nil)

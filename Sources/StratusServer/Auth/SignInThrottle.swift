@@ -86,9 +86,9 @@ private final class FailureCounter: Sendable {
         _ = failures.withLock { $0.removeValue(forKey: key) }
     }
 
-    /// 1 s after the allowed failures, doubling up to 15 minutes.
+    /// 5 s after the allowed failures, doubling up to 15 minutes.
     static func pause(afterFailures count: Int, allowed: Int) -> Duration {
-        let exponent = min(max(0, count - allowed), 10)
-        return .seconds(min(1 << exponent, 900))
+        let exponent = min(max(0, count - allowed), 8)
+        return .seconds(min(5 << exponent, 900))
     }
 }

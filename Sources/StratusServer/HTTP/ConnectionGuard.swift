@@ -2,7 +2,6 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
-import StratusModel
 import Synchronization
 
 /// Guards each connection against slow and greedy clients before a request reaches a route: a deadline
@@ -56,10 +55,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private func opened(_ context: ChannelHandlerContext) {
         let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
         guard connections.open(address, limit: limits.maximumConnectionsPerAddress) else {
-            answer(
-                context, status: .tooManyRequests, code: .throttled,
-                reason: "this address has \(limits.maximumConnectionsPerAddress) connections open, the most allowed; reuse or close one", retryAfter: 1
-            )
+            answer(context, APIError(
+                .throttled, "this address has \(limits.maximumConnectionsPerAddress) connections open, the most allowed; reuse or close one", retryAfter: 1
+            ))
             return
         }
         countedAddress = address
@@ -94,9 +92,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             return
         }
         if parserError == .headerOverflow {
-            answer(context, status: .requestHeaderFieldsTooLarge, code: .badRequest, reason: "the request line or headers are larger than this server accepts")
+            answer(context, APIError(.badRequest, "the request line or headers are larger than this server accepts", status: 431))
         } else {
-            answer(context, status: .badRequest, code: .badRequest, reason: "the request is not valid HTTP/1.1")
+            answer(context, APIError(.badRequest, "the request is not valid HTTP/1.1"))
         }
     }
 
@@ -121,25 +119,14 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Writes a whole CloudKit error response, then closes the connection.
-    private func answer(_ context: ChannelHandlerContext, status: HTTPResponse.Status, code: ServerErrorCode, reason: String, retryAfter: Int? = nil) {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("reason")
-        writer.string(reason)
-        if let retryAfter {
-            writer.key("retryAfter")
-            writer.integer(Int64(retryAfter))
-        }
-        writer.key("serverErrorCode")
-        writer.string(code.rawValue)
-        writer.endObject()
-        let body = context.channel.allocator.buffer(bytes: writer.bytes)
+    private func answer(_ context: ChannelHandlerContext, _ error: APIError) {
+        let body = context.channel.allocator.buffer(bytes: error.body(requestID: Authenticator.randomHex(bytes: 16)).bytes)
         var headers: HTTPFields = [.contentType: "application/json; charset=UTF-8", .contentLength: String(body.readableBytes), .connection: "close"]
-        if let retryAfter { headers[.retryAfter] = String(retryAfter) }
+        if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter) }
         responding = true
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: status, headerFields: headers))), promise: nil)
+        context.write(wrapOutboundOut(.head(HTTPResponse(status: .init(code: error.status), headerFields: headers))), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in context.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 }
 
