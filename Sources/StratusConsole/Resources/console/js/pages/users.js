@@ -14,8 +14,10 @@ export async function usersPage(main, parameters) {
   const form = h("form", { class: "row", role: "search" }, h("label", { for: "user-search" }, "Search", searchInput), h("button", { type: "submit" }, "Search"));
   form.addEventListener("submit", (event) => { event.preventDefault(); go("users", { search: searchInput.value.trim() }); });
   const roles = schema.roles ?? [];
+  // The container's developer, whom server-to-server keys act as, has no email address.
+  const who = (user) => user.emailAddress || "Server-to-server keys";
   const rows = users.map((user) => h("tr", {},
-    h("td", {}, h("div", {}, user.emailAddress), h("div", { class: "muted" }, [user.givenName, user.familyName].filter(Boolean).join(" "))),
+    h("td", {}, h("div", {}, who(user)), h("div", { class: "muted" }, [user.givenName, user.familyName].filter(Boolean).join(" "))),
     h("td", { class: "hide-narrow" }, h("code", {}, user.userRecordName)),
     h("td", {}, `${user.publicRecords} public · `,
       h("a", { href: "#/records?" + new URLSearchParams({ db: "private", user: user.userRecordName }) }, `${user.privateRecords} private`)),
@@ -37,7 +39,7 @@ function roleEditor(user, roles) {
   const saveRoles = (button, next) => run(button, async () => {
     const answer = await admin.setRoles(state.container, state.environment, user.userRecordName, [...next]);
     user.roles = answer.roles;
-    showInfo(`${user.emailAddress}: roles ${answer.roles.length ? answer.roles.join(", ") : "none"}.`);
+    showInfo(`${user.emailAddress || user.userRecordName}: roles ${answer.roles.length ? answer.roles.join(", ") : "none"}.`);
     go("users");
   });
   const available = roles.filter((role) => !current.has(role));
