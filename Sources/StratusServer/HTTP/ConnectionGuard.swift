@@ -6,8 +6,8 @@ import Synchronization
 
 /// Guards each connection against slow and greedy clients before a request reaches a route: a deadline
 /// for every request head (the idle time between requests included) and an idle deadline while a body
-/// arrives, after which the connection is closed, a cap on open connections per client address, and CloudKit-style answers to requests the
-/// HTTP parser refuses (`431` for oversize heads).
+/// arrives, past which the connection is closed; a cap on open connections per client address; and
+/// CloudKit-style answers to requests the HTTP parser refuses (`431` for oversize heads).
 ///
 /// It sits in each connection's pipeline after the HTTP codec, so it sees request parts and response parts.
 final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
@@ -18,6 +18,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let limits: ConnectionLimits
     private let connections: ConnectionCounter
+    /// Whether the connection was seen open (and counted, or refused).
+    private var seenOpen = false
     private var countedAddress: String?
     /// A request's head arrived and its end has not.
     private var readingRequest = false
@@ -35,7 +37,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        if countedAddress == nil { opened(context) }
+        opened(context)
         context.fireChannelActive()
     }
 
@@ -53,6 +55,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func opened(_ context: ChannelHandlerContext) {
+        guard !seenOpen else { return }
+        seenOpen = true
         let address = context.channel.remoteAddress?.ipAddress ?? "unknown"
         guard connections.open(address, limit: limits.maximumConnectionsPerAddress) else {
             answer(context, APIError(
