@@ -42,6 +42,9 @@ public struct FolderBlobStore: BlobStore {
         Self.blobsFolder(root).appendingPathComponent(String(key.prefix(2)), isDirectory: true).appendingPathComponent(key)
     }
 
+    /// Appended bytes go straight to the file.
+    public var memoryPerUpload: Int { 0 }
+
     public func beginUpload(key: String) async throws -> any BlobUpload {
         try BlobKeys.validate(key)
         let temporary = Self.uploadsFolder(root).appendingPathComponent("\(key).\(UInt64.random(in: 0...UInt64.max))")

@@ -1,4 +1,6 @@
 import Foundation
+import StratusBlobs
+import StratusStoreTesting
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -50,6 +52,36 @@ import FoundationNetworking
         #expect(peak < 200 * 1024 * 1024, "the server peaked at \(peak / 1_048_576) MB")
         let (health, _) = try await server.send("GET", "/healthz")
         #expect(health == 200)
+    }
+
+    @Test("24 uploads of 20 MB at once to S3 storage: those beyond the memory budget are told to retry, and the server stays under 200 MB")
+    func concurrentS3Uploads() async throws {
+        guard let s3 = try SeaweedFS.endpointForTest() else { return }
+        let prefix = "uploads-\(UUID().uuidString.lowercased())/"
+        let configuration = S3Configuration(endpoint: s3.url, bucket: "stratus-tests", accessKey: s3.accessKey, secretKey: s3.secretKey, keyPrefix: prefix)
+        try await SeaweedFS.whenReady { try await S3BlobStore(configuration: configuration).createBucketIfNeeded() }
+        let folder = EndToEndTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = ServerProcess(dataFolder: folder, arguments: [
+            "--quiet", "--s3-endpoint", s3.url, "--s3-bucket", "stratus-tests", "--s3-access-key", s3.accessKey,
+            "--s3-secret-key", s3.secretKey, "--s3-key-prefix", prefix,
+        ])
+        try server.start()
+        defer { server.stop() }
+        let client = try await AssetEndToEndTests.Client.signUp(on: server)
+        var paths: [String] = []
+        for _ in 0..<24 { paths.append(try await client.uploadPath()) }
+        let file = Data((0..<(20 * 1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for path in paths {
+                group.addTask { try await Self.post(server.baseURL + path, file) }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.allSatisfy { $0 == 200 || $0 == 429 }, "\(statuses)")
+        #expect(statuses.contains(200) && statuses.contains(429), "\(statuses)")
+        let peak = ProcessMemory.read(server.process.processIdentifier).peak
+        #expect(peak < 200 * 1024 * 1024, "the server peaked at \(peak / 1_048_576) MB")
     }
 
     /// A request an app might send, with its path, body or JSON broken in one of several ways.

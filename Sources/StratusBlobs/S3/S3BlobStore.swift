@@ -119,9 +119,19 @@ public final class S3BlobStore: BlobStore {
         bucketPath + "/" + SignatureV4.encode(configuration.keyPrefix + key, keepingSlashes: true)
     }
 
+    /// One part gathered before it is sent, in a buffer of up to twice its size, and what sending it holds.
+    public var memoryPerUpload: Int { 2 * configuration.partSize }
+
     /// Sends one signed request.
     func send(
         _ method: String, path: String, query: [(String, String)] = [], headers: [String: String] = [:], body: [UInt8] = []
+    ) async throws -> HTTPClientResponse {
+        try await send(method, path: path, query: query, headers: headers, body: ByteBuffer(bytes: body))
+    }
+
+    /// Sends one signed request whose body is a buffer, sent as it is, without a copy.
+    func send(
+        _ method: String, path: String, query: [(String, String)] = [], headers: [String: String] = [:], body: ByteBuffer
     ) async throws -> HTTPClientResponse {
         var signed = headers
         signed["host"] = endpoint.host
@@ -137,8 +147,8 @@ public final class S3BlobStore: BlobStore {
         for (name, value) in signed {
             request.headers.replaceOrAdd(name: name, value: value)
         }
-        if !body.isEmpty || method == "PUT" || method == "POST" {
-            request.body = .bytes(ByteBuffer(bytes: body))
+        if body.readableBytes > 0 || method == "PUT" || method == "POST" {
+            request.body = .bytes(body)
         }
         do {
             return try await client.execute(request, timeout: .seconds(120))
@@ -174,10 +184,12 @@ final class ResponseBodyReader: @unchecked Sendable {
 }
 
 /// One object being uploaded: kept in memory up to one part, then sent as a multipart upload.
+///
+/// The part is sent from the buffer it was gathered in, so an upload holds one part's bytes, not copies of it.
 actor S3Upload: BlobUpload {
     private let store: S3BlobStore
     private let path: String
-    private var pending: [UInt8] = []
+    private var pending = ByteBuffer()
     private var uploadID: String?
     private var etags: [String] = []
 
@@ -187,12 +199,13 @@ actor S3Upload: BlobUpload {
     }
 
     func append(_ bytes: [UInt8]) async throws {
-        pending += bytes
         let partSize = store.configuration.partSize
-        while pending.count >= partSize {
-            let part = Array(pending[..<partSize])
-            pending.removeFirst(partSize)
+        if pending.capacity == 0 { pending.reserveCapacity(partSize + bytes.count) }
+        pending.writeBytes(bytes)
+        while pending.readableBytes >= partSize {
+            let part = pending.readSlice(length: partSize)!
             try await send(part)
+            pending.discardReadBytes()
         }
     }
 
@@ -201,12 +214,12 @@ actor S3Upload: BlobUpload {
             let response = try await store.send("PUT", path: path, body: pending)
             guard response.status == .ok else { throw try await store.failure(response, "storing an object") }
             _ = try await response.body.collect(upTo: 64 * 1024)
-            pending = []
+            pending = ByteBuffer()
             return
         }
-        if !pending.isEmpty || etags.isEmpty {
+        if pending.readableBytes > 0 || etags.isEmpty {
             try await send(pending)
-            pending = []
+            pending = ByteBuffer()
         }
         let parts = etags.enumerated().map { index, etag in
             "<Part><PartNumber>\(index + 1)</PartNumber><ETag>\(XMLText.escape(etag))</ETag></Part>"
@@ -221,7 +234,7 @@ actor S3Upload: BlobUpload {
     }
 
     func abort() async {
-        pending = []
+        pending = ByteBuffer()
         guard let uploadID else { return }
         if let response = try? await store.send("DELETE", path: path, query: [("uploadId", uploadID)]) {
             _ = try? await response.body.collect(upTo: 64 * 1024)
@@ -230,7 +243,7 @@ actor S3Upload: BlobUpload {
     }
 
     /// Sends one part, starting the multipart upload first if needed.
-    private func send(_ part: [UInt8]) async throws {
+    private func send(_ part: ByteBuffer) async throws {
         if uploadID == nil {
             let response = try await store.send("POST", path: path, query: [("uploads", "")])
             let xml = String(buffer: try await response.body.collect(upTo: 1024 * 1024))

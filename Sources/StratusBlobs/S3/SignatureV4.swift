@@ -1,4 +1,5 @@
 import Crypto
+import NIOCore
 import Foundation
 
 /// AWS Signature Version 4 for S3 requests (header-based, with the payload's SHA-256 in
@@ -88,4 +89,9 @@ struct SignatureV4: Sendable {
 
     /// Hex SHA-256 of `bytes`.
     static func payloadHash(_ bytes: [UInt8]) -> String { hex(SHA256.hash(data: bytes)) }
+
+    /// The payload hash of a buffer's readable bytes, without copying them.
+    static func payloadHash(_ buffer: ByteBuffer) -> String {
+        buffer.withUnsafeReadableBytes { hex(SHA256.hash(data: $0)) }
+    }
 }

@@ -41,6 +41,12 @@ struct AssetTransfer {
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit {
             throw Self.tooLarge(limit)
         }
+        // Uploads share the process's budget with request bodies: what this one holds, at most, while it runs
+        // (a small file declared by its length holds less than the store's most).
+        let declared = request.headers[.contentLength].flatMap(Int.init)
+        let held = Self.writeSize + min(server.blobs.memoryPerUpload, declared.map { 2 * $0 } ?? .max)
+        try RequestBody.budget.reserve(held)
+        defer { RequestBody.budget.release(held) }
         let id = Authenticator.randomHex(bytes: 16)
         // Registered first, so an upload cut short by a crash is found and collected later.
         try await server.store.beginAssetUpload(id: id, database: claims.database, holdUntil: Authenticator.now() + 2 * lifetime)

@@ -12,6 +12,9 @@ import Foundation
 /// for try await bytes in try await blobs.read(key: id, range: 0...1023) { consume(bytes) }
 /// ```
 public protocol BlobStore: Sendable {
+    /// The most memory one upload in progress holds in the store, in bytes: what the server sets aside for
+    /// each, so that many uploads at once cannot take it past its memory.
+    var memoryPerUpload: Int { get }
     /// Starts writing a new blob.
     func beginUpload(key: String) async throws -> any BlobUpload
     /// The blob's bytes, or only those in `range` (offsets inclusive, within the blob).
