@@ -156,16 +156,10 @@ import Testing
 
     @Test("the whole asset flow works with S3-compatible storage (SeaweedFS), collection included")
     func s3Storage() async throws {
-        guard let s3 = try SeaweedFS.endpointForTest() else { return }
-        let prefix = "e2e-\(UUID().uuidString.lowercased())/"
-        let configuration = S3Configuration(endpoint: s3.url, bucket: "stratus-tests", accessKey: s3.accessKey, secretKey: s3.secretKey, keyPrefix: prefix)
-        try await SeaweedFS.whenReady { try await S3BlobStore(configuration: configuration).createBucketIfNeeded() }
+        guard let storage = try await S3TestStorage.make("e2e") else { return }
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = ServerProcess(dataFolder: folder, arguments: [
-            "--quiet", "--s3-endpoint", s3.url, "--s3-bucket", "stratus-tests", "--s3-access-key", s3.accessKey,
-            "--s3-secret-key", s3.secretKey, "--s3-key-prefix", prefix, "--upload-url-lifetime", "2", "--asset-sweep-interval", "0.5",
-        ])
+        let server = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--upload-url-lifetime", "2", "--asset-sweep-interval", "0.5"] + storage.serveArguments)
         try server.start()
         defer { server.stop() }
         let client = try await Client.signUp(on: server)
@@ -184,7 +178,7 @@ import Testing
         // An upload never attached is collected once its receipt expires; the attached one stays.
         let stray = GeneratedFile(size: 1000)
         _ = try Self.singleFile(of: try http.send("POST", try await client.uploadPath(), length: stray.size, chunks: stray))
-        let bucket = try S3BlobStore(configuration: configuration)
+        let bucket = try S3BlobStore(configuration: storage.configuration)
         #expect(try await bucket.keys().count == 2)
         for _ in 0..<100 where try await bucket.keys().count > 1 {
             try await Task.sleep(for: .milliseconds(100))

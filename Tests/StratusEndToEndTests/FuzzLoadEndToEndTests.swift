@@ -1,6 +1,4 @@
 import Foundation
-import StratusBlobs
-import StratusStoreTesting
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -56,16 +54,10 @@ import FoundationNetworking
 
     @Test("24 uploads of 20 MB at once to S3 storage: those beyond the memory budget are told to retry, and the server stays under 200 MB")
     func concurrentS3Uploads() async throws {
-        guard let s3 = try SeaweedFS.endpointForTest() else { return }
-        let prefix = "uploads-\(UUID().uuidString.lowercased())/"
-        let configuration = S3Configuration(endpoint: s3.url, bucket: "stratus-tests", accessKey: s3.accessKey, secretKey: s3.secretKey, keyPrefix: prefix)
-        try await SeaweedFS.whenReady { try await S3BlobStore(configuration: configuration).createBucketIfNeeded() }
+        guard let storage = try await S3TestStorage.make("uploads") else { return }
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = ServerProcess(dataFolder: folder, arguments: [
-            "--quiet", "--s3-endpoint", s3.url, "--s3-bucket", "stratus-tests", "--s3-access-key", s3.accessKey,
-            "--s3-secret-key", s3.secretKey, "--s3-key-prefix", prefix,
-        ])
+        let server = ServerProcess(dataFolder: folder, arguments: ["--quiet"] + storage.serveArguments)
         try server.start()
         defer { server.stop() }
         let client = try await AssetEndToEndTests.Client.signUp(on: server)
