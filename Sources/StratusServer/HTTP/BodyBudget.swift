@@ -38,7 +38,4 @@ final class BodyBudget: Sendable {
     func release(_ bytes: Int) {
         used.withLock { $0 -= bytes }
     }
-
-    /// Bytes reserved now.
-    var inUse: Int { used.withLock { $0 } }
 }
