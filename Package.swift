@@ -153,6 +153,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .testTarget(
+            name: "StratusStoreTests",
+            dependencies: ["StratusStore", "StratusModel"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
             name: "StratusSQLiteTests",
             dependencies: ["StratusSQLite", "StratusStoreTesting", "StratusStore", "StratusModel"],
             swiftSettings: swiftSettings

@@ -27,6 +27,7 @@ SCHEMA = """DEFINE SCHEMA
         "___recordID" REFERENCE QUERYABLE,
         cat STRING QUERYABLE,
         n   INT64 QUERYABLE SORTABLE,
+        INDEX (cat, n),
         GRANT READ TO "_world", GRANT CREATE TO "_icloud", GRANT WRITE TO "_creator"
     );
 """

@@ -20,7 +20,7 @@ struct BenchSession: Sendable {
             guard created.status == 201, let apiToken = try Self.string("apiToken", in: created.body) else {
                 throw BenchError("could not create a container (status \(created.status)); is --admin-key right?")
             }
-            // Declared up front, as an app would: the dataset's queries need the bucket index from the start.
+            // Declared up front, as an app would: the dataset's queries need their indexes from the start.
             let schema = try connection.send(
                 "PUT", "/admin/1/\(containerID)/development/schema", body: Self.schema, headers: [("Authorization", "Bearer \(options.adminKey)")]
             )
@@ -47,7 +47,7 @@ struct BenchSession: Sendable {
     static let schema = """
         DEFINE SCHEMA
             RECORD TYPE Event (seq INT64, title STRING, GRANT READ TO "_world", GRANT CREATE TO "_icloud", GRANT WRITE TO "_creator");
-            RECORD TYPE Item (bucket INT64 QUERYABLE, n INT64, title STRING,
+            RECORD TYPE Item (bucket INT64 QUERYABLE, cat STRING QUERYABLE, n INT64 SORTABLE, title STRING, INDEX (cat, n),
                 GRANT READ TO "_world", GRANT CREATE TO "_icloud", GRANT WRITE TO "_creator");
             RECORD TYPE Ping (n INT64, GRANT READ TO "_world", GRANT CREATE TO "_icloud", GRANT WRITE TO "_creator");
         """

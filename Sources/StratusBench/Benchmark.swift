@@ -61,7 +61,7 @@ public struct Benchmark: Sendable {
         results.append(try await counted("modify 200-record batch (4 clients)", clients: 4, total: batches, unitsPerRequest: 200) { batch in
             let operations = (0..<200).map { offset -> String in
                 let index = batch * 200 + offset
-                return #"{"operationType":"create","record":{"recordName":"r\#(index)","recordType":"Item","fields":{"bucket":{"value":\#(index % (options.datasetSize / 50))},"n":{"value":\#(index)},"title":{"value":"Record number \#(index)"}}}}"#
+                return #"{"operationType":"create","record":{"recordName":"r\#(index)","recordType":"Item","fields":{"bucket":{"value":\#(index % (options.datasetSize / 50))},"cat":{"value":"c\#(index % 10)"},"n":{"value":\#(index)},"title":{"value":"Record number \#(index)"}}}}"#
             }
             let body = #"{"zoneID":{"zoneName":"Dataset"},"operations":[\#(operations.joined(separator: ","))]}"#
             return RequestBytes.make("POST", zonePath, host: host, body: body)
@@ -77,6 +77,15 @@ public struct Benchmark: Sendable {
         let queryPath = session.path("private", "records/query")
         results.append(try await timed("query 50 of \(options.datasetSize) by index (16 clients)", clients: 16, unitsPerRequest: 50) { counter in
             let body = #"{"zoneID":{"zoneName":"Dataset"},"query":{"recordType":"Item","filterBy":[{"comparator":"EQUALS","fieldName":"bucket","fieldValue":{"value":\#(counter % (options.datasetSize / 50))}}]}}"#
+            return RequestBytes.make("POST", queryPath, host: host, body: body)
+        })
+
+        // The query apps run most: the current items of one kind, newest first. A tenth of the records have
+        // cat = 'c3'; a page is 50 of them.
+        log("filtered, sorted query: cat = 'c3' AND n > R, n descending, 50 of \(options.datasetSize) (16 clients)...")
+        results.append(try await timed("query cat = 'c3' AND n > R sorted, 50 of \(options.datasetSize) (16 clients)", clients: 16, unitsPerRequest: 50) { counter in
+            let floor = (counter &* 7919) % (options.datasetSize / 2)
+            let body = #"{"zoneID":{"zoneName":"Dataset"},"resultsLimit":50,"query":{"recordType":"Item","filterBy":[{"comparator":"EQUALS","fieldName":"cat","fieldValue":{"value":"c3"}},{"comparator":"GREATER_THAN","fieldName":"n","fieldValue":{"value":\#(floor)}}],"sortBy":[{"fieldName":"n","ascending":false}]}}"#
             return RequestBytes.make("POST", queryPath, host: host, body: body)
         })
 

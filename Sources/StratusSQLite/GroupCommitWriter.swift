@@ -24,11 +24,13 @@ final class GroupCommitWriter: Sendable {
 
     private let pool: DatabasePool
     private let schemas: SchemaCache
+    private let sequence: ChangeSequence
     private let queue = Mutex(Queue())
 
-    init(pool: DatabasePool, schemas: SchemaCache) {
+    init(pool: DatabasePool, schemas: SchemaCache, sequence: ChangeSequence) {
         self.pool = pool
         self.schemas = schemas
+        self.sequence = sequence
     }
 
     /// Runs `body` in the next group commit and returns its result once that commit is durable.
@@ -91,8 +93,11 @@ final class GroupCommitWriter: Sendable {
         var commitError: (any Error)?
         do {
             try db.inTransaction(.immediate) {
+                // The write lock is held from here to the commit: no other process writes in between.
+                try sequence.resume(db)
                 for job in jobs { job.run(batch) }
                 try batch.persistChangedSchemas()
+                try sequence.persist(db)
                 return .commit
             }
             schemas.publish(batch.changedSchemas())

@@ -3,26 +3,42 @@ import GRDB
 import StratusModel
 import StratusStore
 
-/// Builds the SQL of one query page over the records and field_index tables.
+/// Builds the SQL of one query page over the records and field_index tables, as its ``QueryPlan`` says.
 ///
-/// Field filters become `r.id IN (SELECT record_id FROM field_index ...)` lookups on the index's
-/// primary key. When such a lookup exists, the records table's own indexes are disabled with unary `+`
-/// so that SQLite drives the query from the field index instead of scanning every record of the type.
+/// With ``QueryPlan/lookups``, field filters become `r.id IN (SELECT record_id FROM field_index ...)`
+/// lookups on the index's primary key; when such a lookup exists, the records table's own indexes are
+/// disabled with unary `+` so that SQLite drives the query from the field index instead of scanning every
+/// record of the type. With ``QueryPlan/walk(_:)``, the statement reads the walked index's entries in key
+/// order from a range of its primary key, joins each to its record and checks the other filters with
+/// `EXISTS` on the record's own entries, so that `LIMIT` stops it after about one page.
 struct QuerySQL {
     private let zoneList: String
     private let recordType: String
+    private let walk: IndexWalk?
     private var conditions: [String] = []
     private var arguments = StatementArguments()
     private var hasIndexedFilter = false
-    private var sortKeys: [(expression: String, arguments: StatementArguments, ascending: Bool)] = []
+    private var sortKeys: [SortKey] = []
 
-    init(zoneIDs: [Int64], recordType: String) {
+    /// One column a page is sorted by; `encoded` keys are ``IndexKey`` bytes, the others a record column.
+    private struct SortKey {
+        var expression: String
+        var arguments: StatementArguments
+        var ascending: Bool
+        var encoded: Bool
+    }
+
+    init(zoneIDs: [Int64], recordType: String, plan: QueryPlan) {
         zoneList = zoneIDs.map(String.init).joined(separator: ",")
         self.recordType = recordType
+        if case .walk(let walk) = plan { self.walk = walk } else { walk = nil }
     }
 
     /// How many sort keys precede the record id in each row (columns `s0`, `s1`, ...).
     var sortKeyCount: Int { sortKeys.count }
+
+    /// Whether sort key `position` is index key bytes (a BLOB) rather than a record column.
+    func isEncodedSortKey(_ position: Int) -> Bool { sortKeys[position].encoded }
 
     // MARK: - Filters
 
@@ -45,7 +61,16 @@ struct QuerySQL {
         let negated = filter.comparator.negated != nil
         let positive = filter.comparator.negated ?? filter.comparator
         var lookups: [(String, StatementArguments)] = []
+        let walking = walk != nil
         func lookup(kind: IndexEntry.Kind, _ condition: String, _ values: StatementArguments) {
+            if walking {
+                // Checked on each walked record through its own entries (field_index_record).
+                lookups.append((
+                    "EXISTS (SELECT 1 FROM field_index f WHERE f.record_id = r.id AND f.field = ? AND f.kind = \(kind.rawValue) AND \(condition))",
+                    [name] + values
+                ))
+                return
+            }
             lookups.append((
                 "r.id IN (SELECT record_id FROM field_index WHERE zone_id IN (\(zoneList)) AND type = ? AND field = ? AND kind = \(kind.rawValue) AND \(condition))",
                 [recordType, name] + values
@@ -54,7 +79,7 @@ struct QuerySQL {
         switch positive {
         case .containsAllTokens, .containsAnyTokens:
             guard case .string(let text) = filter.value else { throw StorageError(.invalidArgument, "token filters need a STRING value") }
-            let tokens = TextTokenizer.tokens(in: text)
+            let tokens = TextTokenizer.tokens(in: text).map { IndexKey(.text($0)).databaseValue }
             if positive == .containsAllTokens {
                 for token in tokens { lookup(kind: .token, "value = ?", [token]) }
             } else if tokens.isEmpty {
@@ -87,7 +112,7 @@ struct QuerySQL {
         }
         let joined = lookups.map(\.0).joined(separator: " AND ")
         if negated {
-            conditions.append(lookups.count == 1 ? joined.replacingOccurrences(of: "r.id IN", with: "r.id NOT IN") : "NOT (\(joined))")
+            conditions.append(lookups.count == 1 && !walking ? joined.replacingOccurrences(of: "r.id IN", with: "r.id NOT IN") : "NOT (\(joined))")
         } else {
             conditions.append(joined)
             hasIndexedFilter = true
@@ -101,7 +126,8 @@ struct QuerySQL {
             guard let key = IndexEntry.key(for: value) else {
                 throw StorageError(.invalidArgument, "values of type \(value.type.wireName) cannot be compared")
             }
-            return key.databaseValue
+            // Index entries hold IndexKey bytes; system fields are plain record columns.
+            return column == "value" ? key.databaseValue : key.columnValue
         }
         switch comparator {
         case .equals: return ("\(column) = ?", [try bind(value)])
@@ -117,6 +143,12 @@ struct QuerySQL {
             return ("\(column) IN (\(placeholders(values.count)))", StatementArguments(values))
         case .beginsWith:
             guard case .string(let prefix) = value else { throw StorageError(.invalidArgument, "BEGINS_WITH needs a STRING value") }
+            if column == "value" {
+                // Index keys: the text's key without its end, up to the first key past every such text.
+                let start = IndexKey.textPrefix(prefix)
+                guard let end = start.prefixEnd else { return ("value >= ?", [start.databaseValue]) }
+                return ("value >= ? AND value < ?", [start.databaseValue, end.databaseValue])
+            }
             guard let upper = upperBound(ofPrefix: prefix) else { return ("\(column) >= ?", [prefix]) }
             return ("\(column) >= ? AND \(column) < ?", [prefix, upper])
         default:
@@ -147,7 +179,7 @@ struct QuerySQL {
         let minLatitude = center.latitude - latitudeDelta
         let maxLatitude = center.latitude + latitudeDelta
         var condition = "value BETWEEN ? AND ?"
-        var values: StatementArguments = [minLatitude, maxLatitude]
+        var values: StatementArguments = [IndexKey(.double(minLatitude)).databaseValue, IndexKey(.double(maxLatitude)).databaseValue]
         let widest = max(abs(minLatitude), abs(maxLatitude))
         if widest < 90 {
             let longitudeDelta = latitudeDelta / cos(widest * .pi / 180)
@@ -198,26 +230,32 @@ struct QuerySQL {
     mutating func add(_ sort: SortDescriptor) {
         switch sort.field {
         case .system(let field):
-            sortKeys.append((Self.column(of: field), [], sort.ascending))
+            sortKeys.append(SortKey(expression: Self.column(of: field), arguments: [], ascending: sort.ascending, encoded: false))
         case .field(let name):
             if let location = sort.relativeLocation {
-                sortKeys.append((
+                sortKeys.append(SortKey(
                     // Records without a location sort after every distance.
-                    "COALESCE((SELECT stratus_distance(value, extra, ?, ?) FROM field_index WHERE record_id = r.id AND field = ? AND kind = 0), 1e300)",
-                    [location.latitude, location.longitude, name], sort.ascending
+                    expression: "COALESCE((SELECT stratus_distance(value, extra, ?, ?) FROM field_index WHERE record_id = r.id AND field = ? AND kind = 0), 1e300)",
+                    arguments: [location.latitude, location.longitude, name], ascending: sort.ascending, encoded: false
                 ))
             } else {
-                sortKeys.append((
-                    "(SELECT value FROM field_index WHERE record_id = r.id AND field = ? AND kind = 0)", [name], sort.ascending
+                sortKeys.append(SortKey(
+                    expression: "(SELECT value FROM field_index WHERE record_id = r.id AND field = ? AND kind = 0)", arguments: [name],
+                    ascending: sort.ascending, encoded: true
                 ))
             }
         }
     }
 
+    /// Ties in the sort keys are broken by record id, in the direction of the last sort key, so that a walk
+    /// down an index (whose entries end with the record id) and a sort of lookups give one order.
+    private var idAscending: Bool { sortKeys.last?.ascending ?? true }
+
     // MARK: - The statement
 
     /// The statement for one page: rows after `cursor` in sort order, at most `limit`.
     func statement(after cursor: QueryCursor?, limit: Int) -> (sql: String, arguments: StatementArguments) {
+        if let walk { return walkStatement(walk, after: cursor, limit: limit) }
         // With an indexed filter, `+` keeps SQLite from driving the query by the records table's indexes.
         let plus = hasIndexedFilter ? "+" : ""
         var whereClause = ["\(plus)r.zone_id IN (\(zoneList))", "\(plus)r.type = ?", "\(plus)r.deleted = 0"]
@@ -232,24 +270,81 @@ struct QuerySQL {
         allArguments += arguments
         var sql = "SELECT * FROM (\(select) FROM records r WHERE \(whereClause.joined(separator: " AND ")))"
         if let cursor {
-            let (condition, values) = Self.cursorCondition(cursor, keys: sortKeys.map(\.ascending))
+            let (condition, values) = cursorCondition(cursor)
             sql += " WHERE \(condition)"
             allArguments += values
         }
-        let order = sortKeys.enumerated().map { "s\($0.offset) \($0.element.ascending ? "ASC" : "DESC")" } + ["id ASC"]
+        let order = sortKeys.enumerated().map { "s\($0.offset) \($0.element.ascending ? "ASC" : "DESC")" } + ["id \(idAscending ? "ASC" : "DESC")"]
         sql += " ORDER BY \(order.joined(separator: ", ")) LIMIT \(limit)"
         return (sql, allArguments)
     }
 
+    /// The statement of a walk: a range of the index's primary key, read in order, joined to records.
+    private func walkStatement(_ walk: IndexWalk, after cursor: QueryCursor?, limit: Int) -> (sql: String, arguments: StatementArguments) {
+        var select = "SELECT \(RecordRow.columns)"
+        var allArguments = StatementArguments()
+        for (index, key) in sortKeys.enumerated() {
+            select += ", \(key.expression) AS s\(index)"
+            allArguments += key.arguments
+        }
+        var whereClause = [
+            "d.zone_id IN (\(zoneList))", "d.type = ?", "d.field = ?", "d.kind = \(walk.kind.rawValue)",
+        ]
+        allArguments += [recordType, walk.field]
+        for bound in walk.lowerBounds {
+            whereClause.append("d.value >= ?")
+            allArguments += [bound.databaseValue]
+        }
+        for bound in walk.upperBounds {
+            whereClause.append("d.value < ?")
+            allArguments += [bound.databaseValue]
+        }
+        if let cursor {
+            let resume = walk.resumeKey(sortKeys: sortKeys.indices.map { cursorIndexKey(cursor, $0) })
+            whereClause.append("(d.value, d.record_id) \(walk.descending ? "<" : ">") (?, ?)")
+            allArguments += [resume.databaseValue, cursor.lastID]
+        }
+        whereClause.append("r.deleted = 0")
+        whereClause += conditions
+        allArguments += arguments
+        let direction = walk.descending ? "DESC" : "ASC"
+        let sql = """
+            \(select) FROM field_index d JOIN records r ON r.id = d.record_id
+            WHERE \(whereClause.joined(separator: " AND ")) ORDER BY d.value \(direction), d.record_id \(direction) LIMIT \(limit)
+            """
+        return (sql, allArguments)
+    }
+
+    /// The cursor's sort key at `position` as bound in SQL: index key bytes, or a record column's value.
+    private func cursorValue(_ cursor: QueryCursor, _ position: Int) -> DatabaseValue {
+        let key = cursor.keys[position]
+        guard sortKeys[position].encoded else { return key.databaseValue }
+        guard case .string(let base64) = key, let bytes = Data(base64Encoded: base64) else { return .null }
+        return bytes.databaseValue
+    }
+
+    /// The cursor's sort key at `position` as an index key component (a missing value for none).
+    private func cursorIndexKey(_ cursor: QueryCursor, _ position: Int) -> IndexKey {
+        let value = cursorValue(cursor, position)
+        switch value.storage {
+        case .blob(let bytes): return IndexKey(bytes: Array(bytes))
+        case .int64(let number): return IndexKey(.integer(number))
+        case .double(let number): return IndexKey(.double(number))
+        case .string(let text): return IndexKey(.text(text))
+        case .null: return IndexKey.missing
+        }
+    }
+
     /// Rows strictly after the cursor's row in (sort keys..., id) order. NULLs sort first ascending and
-    /// last descending, as SQLite orders them.
-    private static func cursorCondition(_ cursor: QueryCursor, keys ascending: [Bool]) -> (String, StatementArguments) {
+    /// last descending, as SQLite orders them (and as a missing value's index key sorts).
+    private func cursorCondition(_ cursor: QueryCursor) -> (String, StatementArguments) {
+        let ascending = sortKeys.map(\.ascending)
         var alternatives: [String] = []
         var values = StatementArguments()
         for position in 0...ascending.count {
             var parts: [String] = []
             for earlier in 0..<position {
-                let value = cursor.keys[earlier].databaseValue
+                let value = cursorValue(cursor, earlier)
                 if value.isNull {
                     parts.append("s\(earlier) IS NULL")
                 } else {
@@ -258,10 +353,10 @@ struct QuerySQL {
                 }
             }
             if position == ascending.count {
-                parts.append("id > ?")
+                parts.append(idAscending ? "id > ?" : "id < ?")
                 values += [cursor.lastID]
             } else {
-                let value = cursor.keys[position].databaseValue
+                let value = cursorValue(cursor, position)
                 switch (ascending[position], value.isNull) {
                 case (true, true): parts.append("s\(position) IS NOT NULL")
                 case (true, false):
@@ -320,7 +415,8 @@ extension JSONValue {
         case .int64(let number): self = .integer(number)
         case .double(let number): self = .double(number)
         case .string(let text): self = .string(text)
-        case .null, .blob: self = .null
+        case .blob(let bytes): self = .string(bytes.base64EncodedString())
+        case .null: self = .null
         }
     }
 }

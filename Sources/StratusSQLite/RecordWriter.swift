@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import StratusModel
 import StratusStore
@@ -176,7 +177,11 @@ struct RecordWriter {
             )
             id = db.lastInsertedRowID
         }
-        try insertIndexEntries(fields.indexEntries, recordID: id, type: type)
+        let compoundEntries = IndexEntry.compoundEntries(
+            for: fields.values, system: SystemFieldValues(recordName: name, created: created, modified: modified),
+            of: try batch.schema(schemaKey).recordTypes[type]
+        )
+        try insertIndexEntries(compoundEntries.isEmpty ? fields.indexEntries : fields.indexEntries + compoundEntries, recordID: id, type: type)
         try insertReferences(in: fields.values, sourceID: id)
         if fields.encoded.containsAssets || !receipts.isEmpty {
             try AssetBinder.recordHoldings(fields.values, recordID: id, receipts: receipts, db: db)
@@ -384,7 +389,17 @@ final class RecordEventLog: @unchecked Sendable {
 }
 
 extension IndexEntry.Key {
-    var databaseValue: DatabaseValue {
+    /// The key as stored: its ``IndexKey`` bytes, which SQLite compares with `memcmp`.
+    var databaseValue: DatabaseValue { IndexKey(self).databaseValue }
+}
+
+extension IndexKey {
+    var databaseValue: DatabaseValue { Data(bytes).databaseValue }
+}
+
+extension IndexEntry.Key {
+    /// The value as a record column holds it (system fields: names and times).
+    var columnValue: DatabaseValue {
         switch self {
         case .integer(let value): value.databaseValue
         case .double(let value): value.databaseValue

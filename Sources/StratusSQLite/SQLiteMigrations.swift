@@ -1,4 +1,5 @@
 import GRDB
+import StratusStore
 
 /// The SQLite file's tables, as named, ordered migrations.
 enum SQLiteMigrations {
@@ -56,8 +57,7 @@ enum SQLiteMigrations {
                 CREATE INDEX zones_database ON zones (container_id, environment, scope, owner, seq);
 
                 -- One row per record name; a deleted record keeps a tombstone row (deleted = 1) for change
-                -- feeds. seq orders every change by commit: it comes from the store's in-memory sequence,
-                -- never from a counter row that writers would contend on.
+                -- feeds. seq orders every change by commit (see ChangeSequence, migration v12).
                 CREATE TABLE records (
                     id INTEGER PRIMARY KEY,
                     zone_id INTEGER NOT NULL,
@@ -296,6 +296,50 @@ enum SQLiteMigrations {
                     expires_at INTEGER NOT NULL
                 ) WITHOUT ROWID;
                 CREATE INDEX seen_signatures_expiry ON seen_signatures (expires_at);
+                """)
+        }
+        migrator.registerMigration("v11-index-keys") { db in
+            // Keys become IndexKey bytes, compared bytewise, in one order defined in Swift for every backend
+            // (before, SQLite's own order of untyped values). Compound index entries (kind 3) join them.
+            try db.execute(sql: """
+                CREATE TABLE field_index_keys (
+                    zone_id INTEGER NOT NULL,
+                    type TEXT NOT NULL,
+                    field TEXT NOT NULL,
+                    kind INTEGER NOT NULL,
+                    value BLOB NOT NULL,
+                    extra REAL NOT NULL DEFAULT 0,
+                    record_id INTEGER NOT NULL,
+                    PRIMARY KEY (zone_id, type, field, kind, value, record_id, extra)
+                ) WITHOUT ROWID;
+                """)
+            let insert = try db.makeStatement(sql: """
+                INSERT OR IGNORE INTO field_index_keys (zone_id, type, field, kind, value, extra, record_id) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
+            let rows = try Row.fetchCursor(db, sql: "SELECT zone_id, type, field, kind, value, extra, record_id FROM field_index")
+            while let row = try rows.next() {
+                let key: IndexEntry.Key
+                switch (row["value"] as DatabaseValue).storage {
+                case .int64(let number): key = .integer(number)
+                case .double(let number): key = .double(number)
+                case .string(let text): key = .text(text)
+                case .blob, .null: continue
+                }
+                try insert.execute(arguments: [row["zone_id"], row["type"], row["field"], row["kind"], key.databaseValue, row["extra"], row["record_id"]])
+            }
+            try db.execute(sql: """
+                DROP TABLE field_index;
+                ALTER TABLE field_index_keys RENAME TO field_index;
+                -- Per record: to remove a record's entries, and to check a filter on one record while walking another index.
+                CREATE INDEX field_index_record ON field_index (record_id, field, kind);
+                """)
+        }
+        migrator.registerMigration("v12-change-sequence") { db in
+            // The change sequence moves from memory into the file, so that every process continues it (ChangeSequence).
+            try db.execute(sql: """
+                INSERT OR REPLACE INTO meta (key, value) SELECT 'change_seq', COALESCE(MAX(m), 0) FROM (
+                    SELECT MAX(seq) AS m FROM records UNION ALL SELECT MAX(seq) FROM zones UNION ALL SELECT MAX(seq) FROM share_participants
+                );
                 """)
         }
         return migrator

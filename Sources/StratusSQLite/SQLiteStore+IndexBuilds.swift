@@ -26,13 +26,53 @@ extension SQLiteStore {
         "\(containerID)|\(environment.rawValue)|\(type).\(field)"
     }
 
-    /// Indexes, or schedules the indexing of, every field the schema change made searchable.
+    /// What one build indexes: a field's values or words, or a compound index.
+    enum IndexTarget {
+        case field(String, FieldIndexing)
+        case compound(CompoundIndex)
+
+        /// The name in `index_builds.field` and in build keys: the field's, or the compound index's.
+        var name: String {
+            switch self {
+            case .field(let name, _): name
+            case .compound(let index): index.name
+            }
+        }
+
+        /// The build of `name` in a record type as the schema has it now, or `nil` when nothing is left to index.
+        init?(name: String, in type: RecordTypeSchema?) {
+            if let index = type?.compoundIndexes.first(where: { $0.name == name }) {
+                self = .compound(index)
+                return
+            }
+            guard let kept = type?.indexing(of: name), !kept.isNone else { return nil }
+            self = .field(name, kept)
+        }
+    }
+
+    /// Indexes, or schedules the indexing of, every field the schema change made searchable and every
+    /// compound index it added.
     func indexNewlySearchableFields(containerID: String, environment: Environment, from old: Schema, to new: Schema, batch: WriteBatch) throws {
         for (typeName, type) in new.recordTypes {
+            var targets: [IndexTarget] = []
             for field in type.fields.keys {
                 let before = old.recordTypes[typeName]?.indexing(of: field) ?? FieldIndexing()
                 let after = type.indexing(of: field)
                 guard (after.values && !before.values) || (after.words && !before.words) else { continue }
+                targets.append(.field(field, after))
+            }
+            for index in type.compoundIndexes where !(old.recordTypes[typeName]?.compoundIndexes.contains(index) ?? false) {
+                targets.append(.compound(index))
+            }
+            for index in old.recordTypes[typeName]?.compoundIndexes ?? [] where !type.compoundIndexes.contains(index) {
+                // A compound index taken out of the schema takes its entries along.
+                try batch.db.execute(
+                    sql: "DELETE FROM field_index WHERE zone_id IN \(ZoneSet.sql) AND type = ? AND field = ? AND kind = \(IndexEntry.Kind.compound.rawValue)",
+                    arguments: ZoneSet(containerID: containerID, environment: environment).arguments + [typeName, index.name]
+                )
+            }
+            for target in targets {
+                let field = target.name
                 let zones = ZoneSet(containerID: containerID, environment: environment)
                 let count = try Int.fetchOne(
                     batch.db, sql: "SELECT COUNT(*) FROM records WHERE zone_id IN \(ZoneSet.sql) AND type = ? AND deleted = 0",
@@ -40,7 +80,7 @@ extension SQLiteStore {
                 ) ?? 0
                 if count == 0 { continue }
                 if count <= Self.synchronousIndexBuildLimit {
-                    _ = try indexRecords(of: typeName, field: field, kept: after, zones: zones, after: 0, limit: count, db: batch.db)
+                    _ = try indexRecords(of: typeName, target, type: type, zones: zones, after: 0, limit: count, db: batch.db)
                 } else {
                     try batch.db.execute(
                         sql: """
@@ -56,22 +96,41 @@ extension SQLiteStore {
         }
     }
 
-    /// Indexes one field of up to `limit` records of a type with ids above `after`; returns the last id, or
+    /// Indexes one target of up to `limit` records of a type with ids above `after`; returns the last id, or
     /// `nil` when no record was left.
-    private func indexRecords(of type: String, field: String, kept: FieldIndexing, zones: ZoneSet, after: Int64, limit: Int, db: Database) throws -> Int64? {
+    private func indexRecords(
+        of typeName: String, _ target: IndexTarget, type: RecordTypeSchema, zones: ZoneSet, after: Int64, limit: Int, db: Database
+    ) throws -> Int64? {
         let rows = try Row.fetchAll(
-            db, sql: "SELECT id, zone_id, fields FROM records WHERE zone_id IN \(ZoneSet.sql) AND type = ? AND deleted = 0 AND id > ? ORDER BY id LIMIT ?",
-            arguments: zones.arguments + [type, after, limit]
+            db, sql: """
+                SELECT id, zone_id, name, fields, created_at, created_by, modified_at, modified_by FROM records
+                WHERE zone_id IN \(ZoneSet.sql) AND type = ? AND deleted = 0 AND id > ? ORDER BY id LIMIT ?
+                """,
+            arguments: zones.arguments + [typeName, after, limit]
         )
         for row in rows {
-            guard let value = try EncodedFields(json: row["fields"]).decode()[field] else { continue }
-            let entries = IndexEntry.entries(field: field, value: value, kept: kept)
+            let fields = try EncodedFields(json: row["fields"]).decode()
+            let entries: [IndexEntry]
+            switch target {
+            case .field(let field, let kept):
+                guard let value = fields[field] else { continue }
+                entries = IndexEntry.entries(field: field, value: value, kept: kept)
+            case .compound(let index):
+                let system = SystemFieldValues(
+                    recordName: row["name"],
+                    created: RecordStamp(timestamp: row["created_at"], userRecordName: row["created_by"], deviceID: ""),
+                    modified: RecordStamp(timestamp: row["modified_at"], userRecordName: row["modified_by"], deviceID: "")
+                )
+                var indexOnly = type
+                indexOnly.compoundIndexes = [index]
+                entries = IndexEntry.compoundEntries(for: fields, system: system, of: indexOnly)
+            }
             let zoneID: Int64 = row["zone_id"]
             let recordID: Int64 = row["id"]
             for entry in entries {
                 try db.cachedStatement(
                     sql: "INSERT OR IGNORE INTO field_index (zone_id, type, field, kind, value, extra, record_id) VALUES (?, ?, ?, ?, ?, ?, ?)"
-                ).execute(arguments: [zoneID, type, entry.field, entry.kind.rawValue, entry.key.databaseValue, entry.extra, recordID])
+                ).execute(arguments: [zoneID, typeName, entry.field, entry.kind.rawValue, entry.key.databaseValue, entry.extra, recordID])
             }
         }
         return rows.last.map { $0["id"] }
@@ -87,11 +146,12 @@ extension SQLiteStore {
             let type: String = build["record_type"]
             let field: String = build["field"]
             let environment = Environment(rawValue: environmentName) ?? .development
-            let kept = try batch.schema(SchemaKey(containerID: containerID, environment: environment)).recordTypes[type]?.indexing(of: field) ?? FieldIndexing()
+            let recordType = try batch.schema(SchemaKey(containerID: containerID, environment: environment)).recordTypes[type]
             let zones = ZoneSet(containerID: containerID, environment: environment)
-            let last = kept.isNone
-                ? nil
-                : try self.indexRecords(of: type, field: field, kept: kept, zones: zones, after: build["next_record_id"], limit: Self.indexBuildChunk, db: db)
+            var last: Int64?
+            if let recordType, let target = IndexTarget(name: field, in: recordType) {
+                last = try self.indexRecords(of: type, target, type: recordType, zones: zones, after: build["next_record_id"], limit: Self.indexBuildChunk, db: db)
+            }
             let arguments: StatementArguments = [containerID, environmentName, type, field]
             if let last {
                 try db.execute(

@@ -9,10 +9,13 @@ extension SQLiteStore {
         var zoneName: String?
         var cursor: QueryCursor?
         var limit: Int
+        /// How the page is read (the same for every page: cursors do not depend on it).
+        var plan: QueryPlan
 
         /// Names the query in its continuation markers. Computed only when a marker is read or written.
         var sharedRoots: [String]?
-        var fingerprint: UInt64 { SQLiteStore.fingerprint("\(query)|\(zoneName ?? "*")|\(sharedRoots ?? [])") }
+        /// `v2`: sort keys became index key bytes; markers of earlier versions are refused.
+        var fingerprint: UInt64 { SQLiteStore.fingerprint("v2|\(query)|\(zoneName ?? "*")|\(sharedRoots ?? [])") }
     }
 
     /// One page's statement, and what is needed to read its rows.
@@ -52,15 +55,17 @@ extension SQLiteStore {
         }
     }
 
-    /// SQLite's plan for the first page of a query, one line per step (`EXPLAIN QUERY PLAN`).
+    /// How the first page of a query is read: the store's ``QueryPlan`` on the first line, then SQLite's plan
+    /// of the statement, one line per step (`EXPLAIN QUERY PLAN`).
     ///
-    /// For operators and tests: a plan that says `SCAN` over records reads every record of the type.
+    /// For operators and tests: a plan that says `SCAN` over records reads every record of the type, and
+    /// `USE TEMP B-TREE FOR ORDER BY` sorts every match before cutting the page.
     public func queryPlan(for query: RecordQuery) async throws -> [String] {
         guard let typed = try await typedQuery(query) else { return [] }
         return try await read { db in
             guard let statement = try Self.pageStatement(for: query, typed, db: db) else { return [] }
-            return try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments)
-                .map { $0["detail"] as String }
+            return [typed.plan.description] + (try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments)
+                .map { $0["detail"] as String })
         }
     }
 
@@ -72,9 +77,14 @@ extension SQLiteStore {
         }
         // Every value is indexed as it is written, so an index the schema gains is complete at once.
         try await IndexPolicy.ensureIndexes(for: typed, in: database, store: self)
+        // Schema and builds again: ensureIndexes may just have added an index.
+        let recordType = try await self.schema(containerID: database.containerID, environment: database.environment).recordTypes[typed.recordType]
+        let typePrefix = typed.recordType + "."
+        let building = Set(try await indexesBeingBuilt(containerID: database.containerID, environment: database.environment)
+            .filter { $0.hasPrefix(typePrefix) }.map { String($0.dropFirst(typePrefix.count)) })
         var result = TypedQuery(
             query: typed, zoneName: query.zoneName, cursor: nil, limit: max(1, min(query.limit, RecordLimits.maximumResults)),
-            sharedRoots: query.sharedRoots
+            plan: QueryPlanner.plan(typed, type: recordType, building: building), sharedRoots: query.sharedRoots
         )
         if let marker = query.continuationMarker {
             let cursor = try OpaqueToken.decode(marker, as: QueryCursor.self, what: "continuationMarker")
@@ -100,8 +110,10 @@ extension SQLiteStore {
             zones = try liveZones(in: query.database, db: db)
         }
         guard !zones.isEmpty else { return nil }
-        var builder = QuerySQL(zoneIDs: zones.map(\.id), recordType: typed.query.recordType)
-        for filter in typed.query.filters { try builder.add(filter) }
+        var builder = QuerySQL(zoneIDs: zones.map(\.id), recordType: typed.query.recordType, plan: typed.plan)
+        let filters: [Filter]
+        if case .walk(let walk) = typed.plan { filters = walk.residualFilters } else { filters = typed.query.filters }
+        for filter in filters { try builder.add(filter) }
         if let creator = query.createdBy { builder.restrict(toCreator: creator) }
         if let roots = query.sharedRoots, let zone = zones.first, zones.count == 1 {
             builder.restrict(toTreesUnder: roots, zoneID: zone.id)

@@ -20,8 +20,8 @@ public final class SQLiteStore: Sendable {
     let logger: Logger
     let writer: GroupCommitWriter
     let schemas: SchemaCache
-    /// The last change sequence number handed out. Changes are ordered by it; only the writer advances it.
-    private let sequence: Mutex<Int64>
+    /// The change sequence (see ``ChangeSequence``): orders every change by commit.
+    let sequence: ChangeSequence
     /// Keys of the indexes being built (see SQLiteStore+IndexBuilds), changed only after commits.
     let buildingIndexes: Mutex<Set<String>>
     /// What turns committed record changes into notifications (SQLiteStore+Notifications).
@@ -43,16 +43,13 @@ public final class SQLiteStore: Sendable {
         do {
             pool = try DatabasePool(path: configuration.path, configuration: config)
             try SQLiteMigrations.migrator.migrate(pool)
-            let last = try pool.read { db in
-                try Int64.fetchOne(db, sql: "SELECT MAX(m) FROM (SELECT MAX(seq) AS m FROM records UNION ALL SELECT MAX(seq) FROM zones)")
-            }
-            sequence = Mutex(last ?? 0)
+            sequence = ChangeSequence()
             buildingIndexes = Mutex(try pool.read(Self.loadBuildingIndexes))
         } catch {
             throw StorageError.translating(error)
         }
         schemas = SchemaCache()
-        writer = GroupCommitWriter(pool: pool, schemas: schemas)
+        writer = GroupCommitWriter(pool: pool, schemas: schemas, sequence: sequence)
     }
 
     /// Sets every connection up the same way, in one place.
@@ -65,20 +62,19 @@ public final class SQLiteStore: Sendable {
         // checkpoint on commit only bounds the log (about 32 MB) when that service is not running.
         try db.execute(sql: "PRAGMA wal_autocheckpoint = 8000")
         try db.execute(sql: "PRAGMA temp_store = MEMORY")
+        // The first latitude is an index key (a LOCATION's entry); the others are plain numbers.
         db.add(function: DatabaseFunction("stratus_distance", argumentCount: 4, pure: true) { values in
-            guard let lat1 = Double.fromDatabaseValue(values[0]), let lon1 = Double.fromDatabaseValue(values[1]),
+            guard let key = Data.fromDatabaseValue(values[0]), let lat1 = IndexKey(bytes: Array(key)).number,
+                let lon1 = Double.fromDatabaseValue(values[1]),
                 let lat2 = Double.fromDatabaseValue(values[2]), let lon2 = Double.fromDatabaseValue(values[3])
             else { return nil }
             return Location.distance(lat1, lon1, lat2, lon2)
         })
     }
 
-    /// The next change sequence number. Called by the writer only.
+    /// The next change sequence number. Called inside the writer's transaction only.
     func nextSequence() -> Int64 {
-        sequence.withLock { value in
-            value += 1
-            return value
-        }
+        sequence.next()
     }
 
     /// Runs a read-only closure on a reader connection, on the calling thread, each statement seeing the

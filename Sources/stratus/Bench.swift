@@ -8,7 +8,7 @@ struct Bench: AsyncParsableCommand {
         abstract: "Benchmark a running server.",
         discussion: """
             Creates a fresh container on the server, then measures /healthz (the baseline), single-record creates \
-            at 1 and 16 clients, 200-record batches, lookups by name, an indexed query returning 50 records, and a \
+            at 1 and 16 clients, 200-record batches, lookups by name, an indexed query returning 50 records, a filtered query sorted newest first (50 records), and a \
             full changes/zone sync. Figures are printed with their ratio to the baseline of the same run.
             """
     )

@@ -3,6 +3,7 @@ import GRDB
 import StratusModel
 import StratusSQLite
 import StratusStore
+import StratusStoreTesting
 import Testing
 
 @Suite struct SQLiteStoreTests {
@@ -40,6 +41,91 @@ import Testing
         ))
         #expect(!plan.contains { $0.contains("SCAN r") || $0.contains("SCAN records") }, "plan: \(plan)")
         #expect(plan.contains { $0.contains("field_index") }, "plan: \(plan)")
+    }
+
+    /// `cat = 'c3' AND n > R ORDER BY n DESC`, 50 at a time: the query apps run most.
+    static func newestOfKind(after floor: Int64, marker: String? = nil) -> RecordQuery {
+        RecordQuery(
+            database: database, zoneName: ZoneID.defaultZoneName,
+            query: QueryInput(
+                recordType: "Item",
+                filterBy: [
+                    FilterInput(comparator: "EQUALS", fieldName: "cat", fieldValue: FieldInput(value: .string("c3"))),
+                    FilterInput(comparator: "GREATER_THAN", fieldName: "n", fieldValue: FieldInput(value: .integer(floor))),
+                ],
+                sortBy: [SortInput(fieldName: "n", ascending: false)]
+            ),
+            limit: 50, continuationMarker: marker
+        )
+    }
+
+    @Test("an equality filter, a range and a sort read one page from a compound index, added in development")
+    func compoundIndexPlan() async throws {
+        let (store, path) = try makeTemporaryStore()
+        defer { removeTemporaryStore(at: path) }
+        let operations = (0..<4_000).map { create("r\($0)", ["cat": FieldInput(value: .string("c\($0 % 10)")), "n": FieldInput(value: .integer(Int64($0)))]) }
+        for chunk in stride(from: 0, to: operations.count, by: 200) {
+            _ = try await store.modifyRecords(batch(Array(operations[chunk..<chunk + 200])))
+        }
+        // The first query finds no index and adds INDEX (cat, n), as development adds single-field indexes, and
+        // indexes the records already there.
+        _ = try await store.queryRecords(Self.newestOfKind(after: 0))
+        let schema = try await store.schema(containerID: Self.database.containerID, environment: .development)
+        #expect(schema.recordTypes["Item"]?.compoundIndexes == [CompoundIndex(["cat", "n"])])
+
+        let page = try await store.queryRecords(Self.newestOfKind(after: 1_000))
+        #expect(page.records.map(\.recordName) == stride(from: 3_993, to: 3_493, by: -10).map { "r\($0)" })
+        let next = try await store.queryRecords(Self.newestOfKind(after: 1_000, marker: page.continuationMarker))
+        #expect(next.records.first?.recordName == "r3493")
+
+        // The index's primary key, searched over (cat = c3, n > 1000) and read in order: no sort of the matches.
+        let plan = try await store.queryPlan(for: Self.newestOfKind(after: 1_000))
+        #expect(plan.first == "walk INDEX (cat,n) descending, an equality prefix, 2 bounds, 0 filters checked", "plan: \(plan)")
+        #expect(plan.contains { $0.hasPrefix("SEARCH d USING PRIMARY KEY (zone_id=? AND type=? AND field=? AND kind=? AND value>? AND value<?)") }, "plan: \(plan)")
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") || $0.hasPrefix("SCAN") }, "plan: \(plan)")
+    }
+
+    @Test("without a compound index, a bounded sort field is walked in order and the other filters checked on each record")
+    func sortFieldWalkPlan() async throws {
+        let (store, path) = try makeTemporaryStore()
+        defer { removeTemporaryStore(at: path) }
+        // Production takes no index on its own: its schema as deployed, without a compound index.
+        let deployed = try SchemaLanguage.parse("DEFINE SCHEMA RECORD TYPE Item (cat STRING QUERYABLE, n INT64 QUERYABLE SORTABLE, GRANT CREATE TO \"_icloud\", GRANT READ TO \"_world\");")
+        try await store.changeSchemas(containerID: Self.database.containerID) { _, production in
+            production.recordTypes["Item"] = deployed.recordTypes["Item"]
+        }
+        let database = DatabaseRef.publicDatabase(Self.database.containerID, .production)
+        let operations = (0..<1_000).map { create("r\($0)", ["cat": FieldInput(value: .string("c\($0 % 10)")), "n": FieldInput(value: .integer(Int64($0)))]) }
+        for chunk in stride(from: 0, to: operations.count, by: 200) {
+            _ = try await store.modifyRecords(RecordBatch(
+                zone: database.zone(ZoneID.defaultZoneName), operations: Array(operations[chunk..<chunk + 200]), atomic: false,
+                caller: Caller(userRecordName: "_u"), timestamp: 1
+            ))
+        }
+        var query = Self.newestOfKind(after: 100)
+        query.database = database
+        let page = try await store.queryRecords(query)
+        #expect(page.records.map(\.recordName) == stride(from: 993, to: 493, by: -10).map { "r\($0)" })
+        let plan = try await store.queryPlan(for: query)
+        #expect(plan.first == "walk n descending, no equality prefix, 1 bound, 1 filter checked", "plan: \(plan)")
+        #expect(!plan.contains { $0.contains("TEMP B-TREE") || $0.hasPrefix("SCAN") }, "plan: \(plan)")
+    }
+
+    @Test("stores of separate processes writing one file at once keep one exact change feed")
+    func changeFeedAcrossProcesses() async throws {
+        let (first, path) = try makeTemporaryStore()
+        defer { removeTemporaryStore(at: path) }
+        // Each store is what a process has: its own connections, caches and sequence in memory.
+        let second = try SQLiteStore(configuration: .init(path: path))
+        let third = try SQLiteStore(configuration: .init(path: path))
+        // The conformance writers write as their fixture user, whose private database this is.
+        let zone = DatabaseRef.privateDatabase("iCloud.test.SQLite", .development, owner: "_a11ce000000000000000000000000000").zone("Busy")
+        _ = try await first.modifyZones([.create(zoneName: "Busy")], in: zone.database)
+        let exact = try await StoreConformance.syncWhileWriting(writers: [first, second, third, second], readers: [first, third], zone: zone)
+        #expect(exact == [true, true])
+        // Change tags are unique across the processes, too.
+        let records = try await third.lookupRecords((0..<60).flatMap { n in (0..<4).map { "w\($0)-\(n)" } }, in: zone)
+        #expect(records.count == 240 && Set(records.values.map(\.recordChangeTag)).count == 240)
     }
 
     @Test("concurrent writers share commits and every write gets its own change tag")

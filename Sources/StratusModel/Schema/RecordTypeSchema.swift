@@ -5,16 +5,19 @@ public struct RecordTypeSchema: Sendable, Hashable {
     public var fields: [String: FieldSchema]
     /// Index options on the implicit system fields, by schema name (`___createTime`, `___recordID`...).
     public var systemFieldIndexes: [String: FieldIndexes]
+    /// Indexes over several fields (a Stratus extension), in the order they were declared.
+    public var compoundIndexes: [CompoundIndex]
     /// Permissions by role name (`_world`, `_icloud`, `_creator` or a custom role).
     public var grants: [String: Set<Permission>]
 
     public init(
         name: String, fields: [String: FieldSchema] = [:], systemFieldIndexes: [String: FieldIndexes] = [:],
-        grants: [String: Set<Permission>] = RecordTypeSchema.defaultGrants
+        compoundIndexes: [CompoundIndex] = [], grants: [String: Set<Permission>] = RecordTypeSchema.defaultGrants
     ) {
         self.name = name
         self.fields = fields
         self.systemFieldIndexes = systemFieldIndexes
+        self.compoundIndexes = compoundIndexes
         self.grants = grants
     }
 
@@ -47,7 +50,7 @@ public struct RecordTypeSchema: Sendable, Hashable {
 
 extension RecordTypeSchema: Codable {
     private enum CodingKeys: String, CodingKey {
-        case name, fields, systemFieldIndexes, grants
+        case name, fields, systemFieldIndexes, compoundIndexes, grants
     }
 
     public init(from decoder: any Decoder) throws {
@@ -55,6 +58,7 @@ extension RecordTypeSchema: Codable {
         name = try container.decode(String.self, forKey: .name)
         fields = try container.decodeIfPresent([String: FieldSchema].self, forKey: .fields) ?? [:]
         systemFieldIndexes = try container.decodeIfPresent([String: FieldIndexes].self, forKey: .systemFieldIndexes) ?? [:]
+        compoundIndexes = try container.decodeIfPresent([CompoundIndex].self, forKey: .compoundIndexes) ?? []
         grants = try container.decodeIfPresent([String: Set<Permission>].self, forKey: .grants) ?? Self.defaultGrants
     }
 }

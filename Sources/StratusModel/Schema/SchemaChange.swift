@@ -71,6 +71,12 @@ public struct SchemaChange: Sendable, Hashable, CustomStringConvertible {
         for system in RecordTypeSchema.systemFields {
             changes += indexChanges(type, system.name, old.systemFieldIndexes[system.name] ?? [], new.systemFieldIndexes[system.name] ?? [])
         }
+        for index in new.compoundIndexes where !old.compoundIndexes.contains(index) {
+            changes.append(SchemaChange(kind: .addIndex, recordType: type, field: index.name, description: "add INDEX (\(index.name)) on \(type)"))
+        }
+        for index in old.compoundIndexes where !new.compoundIndexes.contains(index) {
+            changes.append(SchemaChange(kind: .removeIndex, recordType: type, field: index.name, description: "remove INDEX (\(index.name)) on \(type)"))
+        }
         if old.grants != new.grants {
             changes.append(SchemaChange(kind: .changeGrants, recordType: type, description: "change the grants of \(type)"))
         }

@@ -25,6 +25,9 @@ extension SchemaLanguage {
         }
         let width = items.map(\.name.count).max() ?? 0
         var body = items.map { "        " + $0.name.padding(toLength: width, withPad: " ", startingAt: 0) + " " + $0.rest }
+        for index in type.compoundIndexes {
+            body.append("        INDEX (\(index.fields.map(quoted).joined(separator: ", ")))")
+        }
         let builtInOrder = [Role.creator, Role.authenticated, Role.world]
         let roles = builtInOrder.filter { type.grants[$0] != nil } + type.grants.keys.filter { !Role.builtIn.contains($0) }.sorted()
         for role in roles {

@@ -133,9 +133,14 @@ struct SchemaParser {
         }
         var type = RecordTypeSchema(name: typeName, grants: [:])
         var grantRoles: [(String, SchemaToken)] = []
+        var compoundIndexes: [(CompoundIndex, SchemaToken)] = []
         try expectSymbol("(")
         while !isSymbol(")") {
-            if isKeyword("GRANT") {
+            if isKeyword("INDEX"), nextIsSymbol("(") {
+                // A word here only before "(", so that CloudKit schemas with a field named INDEX still import.
+                let start = next()
+                compoundIndexes.append((try compoundIndex(), start))
+            } else if isKeyword("GRANT") {
                 _ = next()
                 var permissions: Set<Permission> = []
                 while true {
@@ -164,7 +169,34 @@ struct SchemaParser {
             throw SchemaLanguage.error(line: token.line, column: token.column, "UNIQUE WHERE names \(field), which \(type.name) does not have")
         }
         conditions = []
+        for (index, token) in compoundIndexes {
+            if let problem = index.problem(in: type) {
+                throw SchemaLanguage.error(line: token.line, column: token.column, problem)
+            }
+            guard !type.compoundIndexes.contains(index) else {
+                throw SchemaLanguage.error(line: token.line, column: token.column, "INDEX (\(index.fields.joined(separator: ", "))) is declared twice")
+            }
+            type.compoundIndexes.append(index)
+        }
         return (type, grantRoles)
+    }
+
+    /// `( field, field, ... )` after `INDEX`.
+    private mutating func compoundIndex() throws(ModelError) -> CompoundIndex {
+        try expectSymbol("(")
+        var fields = [try name("a field name")]
+        while isSymbol(",") {
+            _ = next()
+            fields.append(try name("a field name"))
+        }
+        try expectSymbol(")")
+        return CompoundIndex(fields)
+    }
+
+    /// Whether the token after the current one is the symbol.
+    private func nextIsSymbol(_ symbol: Character) -> Bool {
+        guard position + 1 < tokens.count, case .symbol(let found) = tokens[position + 1].kind else { return false }
+        return found == symbol
     }
 
     /// Whether the token after a comma is a permission (so the comma continues a GRANT list).

@@ -1,7 +1,8 @@
 import StratusModel
 
 /// One searchable key derived from a record's fields. Backends store these beside records so that
-/// queries find records through an index instead of reading them all.
+/// queries find records through an index instead of reading them all, comparing keys as bytes
+/// (``IndexKey``).
 public struct IndexEntry: Sendable, Hashable {
     /// What the key stands for.
     public enum Kind: Int, Sendable, Hashable {
@@ -11,26 +12,33 @@ public struct IndexEntry: Sendable, Hashable {
         case listElement = 1
         /// One lowercased token of a STRING field, for CONTAINS_*_TOKENS.
         case token = 2
+        /// The values of a compound index's fields, one after the other; `field` is the index's name.
+        case compound = 3
     }
 
-    /// A key value of a primitive storage type.
+    /// A key value of a primitive type, before it is encoded.
     public enum Key: Sendable, Hashable {
         case integer(Int64)
         case double(Double)
         case text(String)
     }
 
+    /// The field path, or a compound index's name.
     public var field: String
     public var kind: Kind
-    public var key: Key
+    public var key: IndexKey
     /// The longitude of a LOCATION (whose key is its latitude); 0 otherwise.
     public var extra: Double
 
-    public init(field: String, kind: Kind, key: Key, extra: Double = 0) {
+    public init(field: String, kind: Kind, key: IndexKey, extra: Double = 0) {
         self.field = field
         self.kind = kind
         self.key = key
         self.extra = extra
+    }
+
+    public init(field: String, kind: Kind, key: Key, extra: Double = 0) {
+        self.init(field: field, kind: kind, key: IndexKey(key), extra: extra)
     }
 
     /// The most tokens indexed for one STRING value.
@@ -80,6 +88,21 @@ public struct IndexEntry: Sendable, Hashable {
             }
         }
         return entries
+    }
+
+    /// The entries of a type's compound indexes for one version of a record: every index gets one entry,
+    /// with a missing value's key for the fields the record lacks.
+    public static func compoundEntries(
+        for fields: [String: FieldValue], system: SystemFieldValues, of type: RecordTypeSchema?
+    ) -> [IndexEntry] {
+        guard let type, !type.compoundIndexes.isEmpty else { return [] }
+        return type.compoundIndexes.map { index in
+            var key = IndexKey()
+            for field in index.fields {
+                key.append(field.hasPrefix("___") ? system.key(of: field) : fields[field].flatMap(self.key(for:)))
+            }
+            return IndexEntry(field: index.name, kind: .compound, key: key)
+        }
     }
 
     /// The key a comparand is stored and compared as, or `nil` for values that are not indexed.
@@ -151,5 +174,30 @@ public enum TextTokenizer {
         }
         flush()
         return tokens
+    }
+}
+
+/// A record's system fields that compound indexes may hold.
+public struct SystemFieldValues: Sendable, Hashable {
+    public var recordName: String
+    public var created: RecordStamp
+    public var modified: RecordStamp
+
+    public init(recordName: String, created: RecordStamp, modified: RecordStamp) {
+        self.recordName = recordName
+        self.created = created
+        self.modified = modified
+    }
+
+    /// The key of a system field by its schema name (`___createTime`...), or `nil` for others.
+    public func key(of field: String) -> IndexEntry.Key? {
+        switch field {
+        case "___createTime": .integer(created.timestamp)
+        case "___modTime": .integer(modified.timestamp)
+        case "___recordID": .text(recordName)
+        case "___createdBy": .text(created.userRecordName)
+        case "___modifiedBy": .text(modified.userRecordName)
+        default: nil
+        }
     }
 }

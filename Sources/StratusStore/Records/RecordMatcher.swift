@@ -1,7 +1,7 @@
 import StratusModel
 
 /// Decides whether one record matches a typed query, in memory, with the same answers as the stores'
-/// index-driven queries: the same keys (``IndexEntry``), the same tokens, byte-wise text order.
+/// index-driven queries: the same keys (``IndexEntry``), the same tokens, the same order (``IndexKey``).
 ///
 /// Subscriptions use it to test a changed record against their filters without a query per change.
 ///
@@ -34,13 +34,13 @@ public struct RecordMatcher: Sendable {
         return filter.comparator.negated == nil ? holds : !holds
     }
 
-    private func systemKey(_ field: SystemField) -> IndexEntry.Key {
+    private func systemKey(_ field: SystemField) -> IndexKey {
         switch field {
-        case .recordName: .text(record.recordName)
-        case .createdTimestamp: .integer(record.created.timestamp)
-        case .modifiedTimestamp: .integer(record.modified.timestamp)
-        case .createdUserRecordName: .text(record.created.userRecordName)
-        case .modifiedUserRecordName: .text(record.modified.userRecordName)
+        case .recordName: IndexKey(.text(record.recordName))
+        case .createdTimestamp: IndexKey(.integer(record.created.timestamp))
+        case .modifiedTimestamp: IndexKey(.integer(record.modified.timestamp))
+        case .createdUserRecordName: IndexKey(.text(record.created.userRecordName))
+        case .modifiedUserRecordName: IndexKey(.text(record.modified.userRecordName))
         }
     }
 
@@ -52,8 +52,8 @@ public struct RecordMatcher: Sendable {
             guard case .string(let text) = filter.value else { return false }
             let wanted = TextTokenizer.tokens(in: text)
             let present = Set(keys(.token).map(\.key))
-            if positive == .containsAllTokens { return wanted.allSatisfy { present.contains(.text($0)) } }
-            return wanted.contains { present.contains(.text($0)) }
+            if positive == .containsAllTokens { return wanted.allSatisfy { present.contains(IndexKey(.text($0))) } }
+            return wanted.contains { present.contains(IndexKey(.text($0))) }
         case .listContainsAll:
             let elements = keys(.listElement)
             return filter.value.elements.allSatisfy { element in elements.contains { Self.holds(.equals, $0.key, element) } }
@@ -63,7 +63,7 @@ public struct RecordMatcher: Sendable {
         case .near:
             guard case .location(let center) = filter.value, let distance = filter.distance else { return false }
             return keys(.value).contains { entry in
-                guard case .double(let latitude) = entry.key else { return false }
+                guard let latitude = entry.key.number else { return false }
                 return Location.distance(center.latitude, center.longitude, latitude, entry.extra) <= distance
             }
         default:
@@ -72,39 +72,23 @@ public struct RecordMatcher: Sendable {
     }
 
     /// Whether a stored key satisfies a positive scalar comparator against a comparand.
-    static func holds(_ comparator: Comparator, _ key: IndexEntry.Key, _ value: FieldValue) -> Bool {
+    static func holds(_ comparator: Comparator, _ key: IndexKey, _ value: FieldValue) -> Bool {
         switch comparator {
         case .in:
             return value.elements.contains { holds(.equals, key, $0) }
         case .beginsWith:
-            guard case .string(let prefix) = value, case .text(let text) = key else { return false }
-            return text.utf8.starts(with: prefix.utf8)
+            guard case .string(let prefix) = value else { return false }
+            return key.bytes.starts(with: IndexKey.textPrefix(prefix).bytes)
         default:
-            guard let comparand = IndexEntry.key(for: value), let order = order(key, comparand) else { return false }
+            guard let comparand = IndexEntry.key(for: value).map(IndexKey.init) else { return false }
             switch comparator {
-            case .equals: return order == 0
-            case .lessThan: return order < 0
-            case .lessThanOrEquals: return order <= 0
-            case .greaterThan: return order > 0
-            case .greaterThanOrEquals: return order >= 0
+            case .equals: return key == comparand
+            case .lessThan: return key < comparand
+            case .lessThanOrEquals: return key <= comparand
+            case .greaterThan: return key > comparand
+            case .greaterThanOrEquals: return key >= comparand
             default: return false
             }
-        }
-    }
-
-    /// -1, 0 or 1 as SQLite orders the two keys: numbers numerically, text by UTF-8 bytes, numbers before text.
-    static func order(_ left: IndexEntry.Key, _ right: IndexEntry.Key) -> Int? {
-        func compare<T: Comparable>(_ a: T, _ b: T) -> Int { a < b ? -1 : a == b ? 0 : 1 }
-        switch (left, right) {
-        case (.integer(let a), .integer(let b)): return compare(a, b)
-        case (.double(let a), .double(let b)): return compare(a, b)
-        case (.integer(let a), .double(let b)): return compare(Double(a), b)
-        case (.double(let a), .integer(let b)): return compare(a, Double(b))
-        case (.text(let a), .text(let b)):
-            if a.utf8.elementsEqual(b.utf8) { return 0 }
-            return a.utf8.lexicographicallyPrecedes(b.utf8) ? -1 : 1
-        case (.text, _): return 1
-        case (_, .text): return -1
         }
     }
 }

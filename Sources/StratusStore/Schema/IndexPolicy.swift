@@ -71,7 +71,8 @@ public enum IndexPolicy {
         guard let type = schema.recordTypes[query.recordType] else { return }
         let requirements = requirements(of: query)
         let missing = missing(requirements, in: type)
-        guard !missing.isEmpty else {
+        let compound = database.environment == .development ? missingCompoundIndex(for: query, in: type) : nil
+        guard !missing.isEmpty || compound != nil else {
             try await requireBuilt(requirements, of: query.recordType, in: database, store: store)
             return
         }
@@ -86,9 +87,33 @@ public enum IndexPolicy {
         try await store.changeSchemas(containerID: database.containerID) { development, _ in
             guard var type = development.recordTypes[recordType] else { return }
             add(missing, to: &type)
+            if let compound, !type.compoundIndexes.contains(compound), compound.problem(in: type) == nil {
+                type.compoundIndexes.append(compound)
+            }
             development.recordTypes[recordType] = type
         }
         try await requireBuilt(requirements, of: query.recordType, in: database, store: store)
+    }
+
+    /// The compound index a query would read a page from, when its type lacks one: its `EQUALS` fields (by
+    /// name) then its sort fields, for a query sorted one way by fields an index can hold. Development adds
+    /// it like a single-field index; a query runs without it (``QueryPlanner``), reading more.
+    public static func missingCompoundIndex(for query: Query, in type: RecordTypeSchema) -> CompoundIndex? {
+        guard let first = query.sort.first, query.sort.allSatisfy({ $0.ascending == first.ascending && $0.relativeLocation == nil }) else { return nil }
+        let sortNames = query.sort.compactMap { QueryPlanner.exactName(of: $0.field) }
+        guard sortNames.count == query.sort.count else { return nil }
+        var equalityNames = Set<String>()
+        for filter in query.filters where filter.comparator == .equals && IndexEntry.key(for: filter.value) != nil {
+            if let name = QueryPlanner.exactName(of: filter.field), !sortNames.contains(name) { equalityNames.insert(name) }
+        }
+        guard !equalityNames.isEmpty else { return nil }
+        let index = CompoundIndex(equalityNames.sorted() + sortNames)
+        guard index.problem(in: type) == nil else { return nil }
+        let covered = type.compoundIndexes.contains { existing in
+            existing.fields.count == index.fields.count && Set(existing.fields.prefix(equalityNames.count)) == equalityNames
+                && Array(existing.fields.dropFirst(equalityNames.count)) == sortNames
+        }
+        return covered ? nil : index
     }
 
     /// Refuses, for now, a query whose index is still being built over existing records.
