@@ -104,15 +104,7 @@ extension StoreConformance {
             let typed = try #require(try QueryTyper.typedQuery(input, schema: currentSchema, environment: .development))
             let expected = Set(memory.filter { $0.1.matches(typed) }.map(\.0.recordName))
 
-            var names: [String] = []
-            var marker: String?
-            repeat {
-                let page = try await store.queryRecords(RecordQuery(
-                    database: Fixture.publicDB(), zoneName: ZoneID.defaultZoneName, query: input, limit: 37, continuationMarker: marker
-                ))
-                names += page.records.map(\.recordName)
-                marker = page.continuationMarker
-            } while marker != nil
+            let names = try await allPages(store, input, pageSize: 37)
             let context = "query \(number): \(filters.map { "\($0.fieldName ?? "") \($0.comparator) \(String(describing: $0.fieldValue?.value))" }) sorted by \(sort.map { "\($0.fieldName ?? $0.systemFieldName ?? "") \($0.ascending ?? true)" })"
             #expect(names.count == Set(names).count, "a record came twice: \(context)")
             #expect(Set(names) == expected, "\(context): store \(Set(names).subtracting(expected).sorted()) extra, \(expected.subtracting(names).sorted()) missing")
@@ -138,6 +130,20 @@ extension StoreConformance {
         }
     }
 
+    /// The names of every record a query returns in the public default zone, page after page.
+    private static func allPages(_ store: any Store, _ input: QueryInput, pageSize: Int) async throws -> [String] {
+        var names: [String] = []
+        var marker: String?
+        repeat {
+            let page = try await store.queryRecords(RecordQuery(
+                database: Fixture.publicDB(), zoneName: ZoneID.defaultZoneName, query: input, limit: pageSize, continuationMarker: marker
+            ))
+            names += page.records.map(\.recordName)
+            marker = page.continuationMarker
+        } while marker != nil
+        return names
+    }
+
     private static func checkCompoundPages(_ store: any Store) async throws {
         let schema = try SchemaLanguage.parse(orderingSchema)
         try await store.changeSchemas(containerID: Fixture.container) { development, _ in
@@ -156,15 +162,7 @@ extension StoreConformance {
             filterBy: [filter("EQUALS", "c", .string("c1")), filter("GREATER_THAN", "i", .integer(20))],
             sortBy: [SortInput(fieldName: "i", ascending: false)]
         )
-        var names: [String] = []
-        var marker: String?
-        repeat {
-            let page = try await store.queryRecords(RecordQuery(
-                database: Fixture.publicDB(), zoneName: ZoneID.defaultZoneName, query: input, limit: 7, continuationMarker: marker
-            ))
-            names += page.records.map(\.recordName)
-            marker = page.continuationMarker
-        } while marker != nil
+        let names = try await allPages(store, input, pageSize: 7)
         // c1 holds indexes 1, 5, 9, ...; i = index % 100 > 20; each i value appears 10 times (every 100 records).
         let expected = (0..<1_000).filter { $0 % 4 == 1 && $0 % 100 > 20 }
         #expect(names.count == expected.count && Set(names) == Set(expected.map { "m\($0)" }))
