@@ -31,7 +31,7 @@ public enum QueryPlanner {
 
     /// The sort's schema field names, when an index can serve it: at least one sort, all in one direction,
     /// none by distance.
-    private static func orderedSortFields(_ sort: [SortDescriptor]) -> [String]? {
+    static func orderedSortFields(_ sort: [SortDescriptor]) -> [String]? {
         guard let first = sort.first else { return nil }
         guard sort.allSatisfy({ $0.ascending == first.ascending && $0.relativeLocation == nil }) else { return nil }
         var names: [String] = []

@@ -99,9 +99,7 @@ public enum IndexPolicy {
     /// name) then its sort fields, for a query sorted one way by fields an index can hold. Development adds
     /// it like a single-field index; a query runs without it (``QueryPlanner``), reading more.
     public static func missingCompoundIndex(for query: Query, in type: RecordTypeSchema) -> CompoundIndex? {
-        guard let first = query.sort.first, query.sort.allSatisfy({ $0.ascending == first.ascending && $0.relativeLocation == nil }) else { return nil }
-        let sortNames = query.sort.compactMap { QueryPlanner.exactName(of: $0.field) }
-        guard sortNames.count == query.sort.count else { return nil }
+        guard let sortNames = QueryPlanner.orderedSortFields(query.sort) else { return nil }
         var equalityNames = Set<String>()
         for filter in query.filters where filter.comparator == .equals && IndexEntry.key(for: filter.value) != nil {
             if let name = QueryPlanner.exactName(of: filter.field), !sortNames.contains(name) { equalityNames.insert(name) }
