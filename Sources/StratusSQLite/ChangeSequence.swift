@@ -28,6 +28,16 @@ final class ChangeSequence: Sendable {
         }
     }
 
+    /// The number ``next()`` would hand out, for a plan that takes several at once (see ``advance(by:)``).
+    func upcoming() -> Int64 {
+        last.withLock { $0 + 1 }
+    }
+
+    /// Hands out `count` numbers at once, from ``upcoming()``.
+    func advance(by count: Int64) {
+        last.withLock { $0 += count }
+    }
+
     /// Stores the last number handed out, in the transaction about to commit.
     func persist(_ db: Database) throws {
         try db.execute(

@@ -388,17 +388,6 @@ struct QuerySQL {
     }
 }
 
-/// Where a query page ended: the last row's sort keys and id, and which query it belongs to.
-struct QueryCursor: Codable {
-    var fingerprint: UInt64
-    var keys: [JSONValue]
-    var lastID: Int64
-
-    enum CodingKeys: String, CodingKey {
-        case fingerprint = "f", keys = "k", lastID = "i"
-    }
-}
-
 extension JSONValue {
     var databaseValue: DatabaseValue {
         switch self {

@@ -55,8 +55,18 @@ extension SQLiteStore: AccountStore {
             for environment in Environment.allCases {
                 let zone = DatabaseRef.publicDatabase(account.containerID, environment).zone(ZoneID.defaultZoneName)
                 let zoneRow = try self.ensureZone(zone, db: db)
-                try RecordWriter(store: self, batch: batch, zone: zoneRow, caller: Caller(userRecordName: account.userRecordName, deviceID: "signup"), timestamp: account.createdAt)
-                    .insertUserRecord(named: account.userRecordName)
+                let key = SchemaKey(containerID: account.containerID, environment: environment)
+                let existing = try Bool.fetchOne(
+                    db.cachedStatement(sql: "SELECT 1 FROM records WHERE zone_id = ? AND name = ?"), arguments: [zoneRow.id, account.userRecordName]
+                ) ?? false
+                guard let plan = try RecordEngine.userRecord(
+                    named: account.userRecordName, in: zone.database, existing: existing, schema: try batch.schema(key),
+                    timestamp: account.createdAt, sequence: self.sequence.upcoming()
+                ) else { continue }
+                self.sequence.advance(by: plan.sequencesUsed)
+                var applier = PlanApplier(db: db, loader: SnapshotLoader(db: db, zone: zoneRow, caller: .anonymous))
+                try applier.apply(plan)
+                if let schema = plan.schema { batch.schemas[key] = schema }
             }
         }
     }

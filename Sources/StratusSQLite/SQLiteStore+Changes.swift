@@ -2,16 +2,9 @@ import GRDB
 import StratusModel
 import StratusStore
 
-/// The payload of a database sync token: the last change seen in the database.
-struct DatabaseSyncToken: Codable {
-    var d: Int64
-}
-
 extension SQLiteStore {
     public func databaseChanges(in database: DatabaseRef, since syncToken: String?, limit: Int) async throws -> DatabaseChanges {
-        let since = try syncToken.map { token throws(StorageError) in
-            try OpaqueToken.decode(token, as: DatabaseSyncToken.self, what: "syncToken").d
-        } ?? 0
+        let since = try DatabaseSyncToken.read(syncToken).sequence
         return try await read { db in
             // Each zone's latest change is read through (zone_id, seq): a handful of index probes per zone,
             // with no per-database counter for writers to contend on.
@@ -38,7 +31,7 @@ extension SQLiteStore {
             let token = page.last?.last ?? since
             return DatabaseChanges(
                 zones: page.map { ZoneChange(zoneID: database.wireZoneID($0.name), deleted: $0.deleted) },
-                syncToken: OpaqueToken.encode(DatabaseSyncToken(d: max(token, since))),
+                syncToken: DatabaseSyncToken(sequence: max(token, since)).text,
                 moreComing: moreComing
             )
         }
@@ -46,7 +39,7 @@ extension SQLiteStore {
 
     public func zoneChanges(_ query: ZoneChangesQuery) async throws -> ZoneChanges {
         let token = try query.syncToken.map { token throws(StorageError) in
-            try OpaqueToken.decode(token, as: ZoneSyncToken.self, what: "syncToken")
+            try ZoneSyncToken.read(token)
         }
         // One snapshot: the token returned must match exactly the rows returned.
         return try await readSnapshot { db in
@@ -54,14 +47,14 @@ extension SQLiteStore {
                 guard query.zone.isDefault else {
                     throw StorageError(.zoneNotFound, "zone \(query.zone.zoneName) does not exist")
                 }
-                return ZoneChanges(changes: [], syncToken: OpaqueToken.encode(ZoneSyncToken(z: 0, s: 0)), moreComing: false)
+                return ZoneChanges(changes: [], syncToken: ZoneSyncToken(zone: 0, sequence: 0).text, moreComing: false)
             }
             var since: Int64 = 0
-            if let token, token.z != 0 || token.s != 0 {
-                guard token.z == zone.id else {
+            if let token, token.zone != 0 || token.sequence != 0 {
+                guard token.zone == zone.id else {
                     throw StorageError(.invalidArgument, "syncToken belongs to another zone, or to a zone that was deleted; sync again from no token")
                 }
-                since = token.s
+                since = token.sequence
             }
             let statement = try db.cachedStatement(
                 sql: "SELECT \(RecordRow.columns), r.seq FROM records r WHERE r.zone_id = ? AND r.seq > ? ORDER BY r.seq LIMIT ?"
@@ -90,7 +83,7 @@ extension SQLiteStore {
             if !moreComing {
                 last = max(last, try Self.lastChange(ofZone: zone.id, db: db))
             }
-            return ZoneChanges(changes: changes, syncToken: OpaqueToken.encode(ZoneSyncToken(z: zone.id, s: last)), moreComing: moreComing)
+            return ZoneChanges(changes: changes, syncToken: ZoneSyncToken(zone: zone.id, sequence: last).text, moreComing: moreComing)
         }
     }
 }

@@ -14,8 +14,7 @@ extension SQLiteStore {
 
         /// Names the query in its continuation markers. Computed only when a marker is read or written.
         var sharedRoots: [String]?
-        /// `v2`: sort keys became index key bytes; markers of earlier versions are refused.
-        var fingerprint: UInt64 { SQLiteStore.fingerprint("v2|\(query)|\(zoneName ?? "*")|\(sharedRoots ?? [])") }
+        var fingerprint: UInt64 { QueryCursor.fingerprint(of: query, zoneName: zoneName, sharedRoots: sharedRoots) }
     }
 
     /// One page's statement, and what is needed to read its rows.
@@ -49,7 +48,7 @@ extension SQLiteStore {
             var marker: String?
             if rows.count > typed.limit, let last = page.last {
                 let keys = (0..<statement.sortKeyCount).map { JSONValue(last["s\($0)"] as DatabaseValue) }
-                marker = OpaqueToken.encode(QueryCursor(fingerprint: typed.fingerprint, keys: keys, lastID: last[0]))
+                marker = QueryCursor(fingerprint: typed.fingerprint, keys: keys, lastID: last[0]).marker
             }
             return QueryPage(records: records, continuationMarker: marker)
         }
@@ -87,7 +86,7 @@ extension SQLiteStore {
             plan: QueryPlanner.plan(typed, type: recordType, building: building), sharedRoots: query.sharedRoots
         )
         if let marker = query.continuationMarker {
-            let cursor = try OpaqueToken.decode(marker, as: QueryCursor.self, what: "continuationMarker")
+            let cursor = try QueryCursor.read(marker)
             // The marker comes from the client: its shape must fit the query before the SQL uses it.
             guard cursor.fingerprint == result.fingerprint, cursor.keys.count == typed.sort.count else {
                 throw StorageError(.invalidArgument, "continuationMarker belongs to another query; send it with the query that returned it")
@@ -123,15 +122,5 @@ extension SQLiteStore {
         for sort in typed.query.sort { builder.add(sort) }
         let (sql, arguments) = builder.statement(after: typed.cursor, limit: typed.limit + 1)
         return PageStatement(sql: sql, arguments: arguments, zones: zones, sortKeyCount: builder.sortKeyCount)
-    }
-
-    /// A stable 64-bit FNV-1a hash: a continuation marker names the query it belongs to.
-    static func fingerprint(_ text: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        return hash
     }
 }

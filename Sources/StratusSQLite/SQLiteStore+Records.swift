@@ -29,85 +29,42 @@ extension SQLiteStore: RecordStore {
     }
 
     public func modifyRecords(_ batch: RecordBatch) async throws -> [RecordOperationResult] {
-        // Typing, encoding and indexing happen here, on the caller's thread, so the single writer only runs SQL.
+        // Typing, encoding and indexing happen here, on the caller's thread, so the single writer does less.
         let database = batch.zone.database
         let schema = try await self.schema(containerID: database.containerID, environment: database.environment)
         let prepared = batch.operations.map { PreparedFields.prepare($0, schema: schema, environment: database.environment) }
         return try await write { writeBatch in
-            let db = writeBatch.db
-            let zone = try self.ensureZone(batch.zone, db: db)
-            let writer = RecordWriter(store: self, batch: writeBatch, zone: zone, caller: batch.caller, timestamp: batch.timestamp)
-            let operations = Array(zip(batch.operations, prepared))
-            guard batch.atomic && !batch.zone.isDefault else {
-                let results = operations.map { self.apply($0, prepared: $1, with: writer) }
-                try self.publish(writer.events.events, in: writeBatch, database: database)
-                return Self.namingShares(results, writer.events.sharedRoots)
-            }
-            // All or nothing: the first failure rolls every operation back; the others report ATOMIC_ERROR.
-            let schemasBefore = writeBatch.schemas
-            var results: [RecordOperationResult] = []
-            var failed = false
-            try db.withSavepoint(named: "atomic") {
-                for (operation, prepared) in operations {
-                    let result = self.apply(operation, prepared: prepared, with: writer)
-                    if case .failed = result { failed = true }
-                    results.append(result)
-                }
-                return !failed
-            }
-            guard failed else {
-                try self.publish(writer.events.events, in: writeBatch, database: database)
-                return Self.namingShares(results, writer.events.sharedRoots)
-            }
-            writeBatch.schemas = schemasBefore
-            return zip(batch.operations, results).map { operation, result in
-                if case .failed = result { return result }
-                return .failed(RecordFailure(
-                    recordName: operation.recordName,
-                    error: StorageError(.atomicFailure, "another operation of this atomic batch failed")
-                ))
-            }
+            let zone = try self.ensureZone(batch.zone, db: writeBatch.db)
+            let key = SchemaKey(containerID: database.containerID, environment: database.environment)
+            var loader = SnapshotLoader(db: writeBatch.db, zone: zone, caller: batch.caller)
+            let input = RecordEngine.Input(batch: batch, prepared: prepared, firstSequence: self.sequence.upcoming())
+            let plan = try Self.decide(input, schema: try writeBatch.schema(key), loader: &loader)
+            self.sequence.advance(by: plan.sequencesUsed)
+            var applier = PlanApplier(db: writeBatch.db, loader: loader)
+            try applier.apply(plan)
+            if let schema = plan.schema { writeBatch.schemas[key] = schema }
+            try self.publish(plan.events, in: writeBatch, database: database)
+            return plan.results
         }
     }
 
-    /// Results of records that a later operation of the same batch shared, naming their share.
-    private static func namingShares(_ results: [RecordOperationResult], _ sharedRoots: [String: String]) -> [RecordOperationResult] {
-        guard !sharedRoots.isEmpty else { return results }
-        return results.map { result in
-            guard case .saved(var record) = result, let share = sharedRoots[record.recordName] else { return result }
-            record.share = share
-            return .saved(record)
-        }
-    }
-
-    /// Applies one operation in its own savepoint, so that its failure undoes only its own changes.
-    private func apply(_ operation: RecordOperation, prepared: PreparedFields?, with writer: RecordWriter) -> RecordOperationResult {
-        let schemasBefore = writer.batch.schemas
-        let eventsBefore = writer.events.events.count
-        let result = applyInSavepoint(operation, prepared: prepared, with: writer, schemasBefore: schemasBefore)
-        if case .failed = result { writer.events.events.removeSubrange(eventsBefore...) }
-        return result
-    }
-
-    private func applyInSavepoint(
-        _ operation: RecordOperation, prepared: PreparedFields?, with writer: RecordWriter, schemasBefore: [SchemaKey: Schema]
-    ) -> RecordOperationResult {
-        do {
-            var result: RecordOperationResult?
-            let run = {
-                let outcome = try writer.apply(operation, prepared: prepared)
-                result = outcome
-                if case .failed = outcome { return false }
-                return true
+    /// Asks the engine for a batch's plan, loading what it needs until it has decided.
+    static func decide(_ input: RecordEngine.Input, schema: Schema, loader: inout SnapshotLoader) throws -> WritePlan {
+        var snapshot = RecordSnapshot(schema: schema)
+        // Each round loads everything the batch still needs, so rounds follow the depth of what the rules read
+        // (a row, then its share, then the share's participants), not the number of operations.
+        for _ in 0..<Self.maximumPlanningRounds {
+            switch RecordEngine.plan(input, snapshot: snapshot) {
+            case .load(let request):
+                snapshot.merge(try loader.load(request, schema: snapshot.schema))
+            case .apply(let plan):
+                return plan
             }
-            try writer.batch.db.withSavepoint(named: "operation", run)
-            if case .failed? = result { writer.batch.schemas = schemasBefore }
-            return result ?? .failed(RecordFailure(recordName: operation.recordName, error: StorageError(.internalFailure, "no result")))
-        } catch {
-            writer.batch.schemas = schemasBefore
-            return .failed(RecordFailure(recordName: operation.recordName, error: StorageError.translating(error)))
         }
+        throw StorageError(.internalFailure, "the batch could not be planned in \(Self.maximumPlanningRounds) rounds")
     }
+
+    static let maximumPlanningRounds = 64
 
     public func lookupRecords(_ recordNames: [String], in zone: ZoneRef) async throws -> [String: StratusModel.Record] {
         try await read { db in
@@ -115,13 +72,19 @@ extension SQLiteStore: RecordStore {
                 if zone.isDefault { return [:] }
                 throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
             }
-            let statement = try db.cachedStatement(
-                sql: "SELECT \(RecordRow.columns) FROM records r WHERE r.zone_id = ? AND r.name = ? AND r.deleted = 0"
-            )
+            // One statement for up to 500 names.
             var found: [String: Record] = [:]
-            for name in recordNames where found[name] == nil {
-                if let row = try Row.fetchOne(statement, arguments: [zoneRow.id, name]) {
-                    found[name] = try RecordRow(row: row).record(in: zone.wireZoneID, db: db)
+            for chunk in SnapshotLoader.chunks(Array(Set(recordNames))) {
+                let rows = try Row.fetchAll(
+                    db.cachedStatement(sql: """
+                        SELECT \(RecordRow.columns) FROM records r
+                        WHERE r.zone_id = ? AND r.deleted = 0 AND r.name IN (\(SnapshotLoader.placeholders(chunk.count)))
+                        """),
+                    arguments: StatementArguments([zoneRow.id.databaseValue] + chunk.map(\.databaseValue))
+                )
+                for row in rows {
+                    let record = RecordRow(row: row)
+                    found[record.name] = try record.record(in: zone.wireZoneID, db: db)
                 }
             }
             return found

@@ -30,28 +30,23 @@ extension SQLiteStore: ShareStore {
             guard let (share, recordID) = try Self.share(shortGUID: shortGUID, db: db) else {
                 throw StorageError(.notFound, "no share has the short GUID \(shortGUID)")
             }
-            let details = share.details
-            if details.ownerRecordName == user.userRecordName { return share }
             let sequence = self.nextSequence()
-            if let match = details.participant(matching: user) {
-                guard match.acceptanceStatus != .accepted || match.userRecordName != user.userRecordName else { return share }
+            switch try ShareAcceptance.decide(share.details, for: user) {
+            case .nothing:
+                return share
+            case .accept(let participantID):
                 try db.execute(
                     sql: "UPDATE share_participants SET user_record_name = ?, status = 'ACCEPTED', seq = ? WHERE share_record_id = ? AND participant_id = ?",
-                    arguments: [user.userRecordName, sequence, recordID, match.participantID]
+                    arguments: [user.userRecordName, sequence, recordID, participantID]
                 )
-            } else if details.publicPermission != .none {
+            case .join(let permission):
                 try db.execute(
                     sql: """
                         INSERT INTO share_participants (share_record_id, zone_id, participant_id, user_record_name, email, phone, permission, type, status, seq)
                         SELECT ?, zone_id, ?, ?, ?, ?, ?, 'PUBLIC_USER', 'ACCEPTED', ? FROM shares WHERE record_id = ?
                         """,
-                    arguments: [
-                        recordID, ShareRows.newShortGUID(), user.userRecordName, user.emailAddress, user.phoneNumber,
-                        details.publicPermission.rawValue, sequence, recordID,
-                    ]
+                    arguments: [recordID, ShortGUID.random(), user.userRecordName, user.emailAddress, user.phoneNumber, permission.rawValue, sequence, recordID]
                 )
-            } else {
-                throw StorageError(.accessDenied, "this share is not for you; ask its owner to add you")
             }
             var accepted = share
             accepted.record.shareDetails = try ShareRows.details(ofShareRecord: recordID, db: db)
@@ -92,9 +87,7 @@ extension SQLiteStore: ShareStore {
     public func sharedDatabaseChanges(
         of user: String, containerID: String, environment: Environment, since syncToken: String?, limit: Int
     ) async throws -> DatabaseChanges {
-        let since = try syncToken.map { token throws(StorageError) in
-            try OpaqueToken.decode(token, as: DatabaseSyncToken.self, what: "syncToken").d
-        } ?? 0
+        let since = try DatabaseSyncToken.read(syncToken).sequence
         return try await read { db in
             var changed: [(zone: ZoneID, deleted: Bool, last: Int64)] = []
             for row in try Row.fetchAll(db, sql: Self.participationSQL, arguments: [user, containerID, environment.rawValue]) {
@@ -109,7 +102,7 @@ extension SQLiteStore: ShareStore {
             let page = changed.prefix(limit)
             return DatabaseChanges(
                 zones: page.map { ZoneChange(zoneID: $0.zone, deleted: $0.deleted) },
-                syncToken: OpaqueToken.encode(DatabaseSyncToken(d: max(page.last?.last ?? since, since))),
+                syncToken: DatabaseSyncToken(sequence: max(page.last?.last ?? since, since)).text,
                 moreComing: changed.count > page.count
             )
         }

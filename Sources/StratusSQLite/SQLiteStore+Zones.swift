@@ -8,12 +8,6 @@ struct ZoneRow: Sendable {
     var zone: ZoneRef
 }
 
-/// The payload of a zone's sync token: the zone's row and the last change seen.
-struct ZoneSyncToken: Codable {
-    var z: Int64
-    var s: Int64
-}
-
 extension SQLiteStore {
     static let zoneColumns = "container_id = ? AND environment = ? AND scope = ? AND owner = ?"
 
@@ -73,7 +67,7 @@ extension SQLiteStore {
     }
 
     static func zoneInfo(_ row: ZoneRow, db: Database) throws -> ZoneInfo {
-        let token = OpaqueToken.encode(ZoneSyncToken(z: row.id, s: try lastChange(ofZone: row.id, db: db)))
+        let token = ZoneSyncToken(zone: row.id, sequence: try lastChange(ofZone: row.id, db: db)).text
         return ZoneInfo(zoneID: row.zone.wireZoneID, syncToken: token, atomic: !row.zone.isDefault)
     }
 
@@ -81,7 +75,7 @@ extension SQLiteStore {
     static func emptyDefaultZone(in database: DatabaseRef) -> ZoneInfo {
         ZoneInfo(
             zoneID: database.wireZoneID(ZoneID.defaultZoneName),
-            syncToken: OpaqueToken.encode(ZoneSyncToken(z: 0, s: 0)), atomic: false
+            syncToken: ZoneSyncToken(zone: 0, sequence: 0).text, atomic: false
         )
     }
 

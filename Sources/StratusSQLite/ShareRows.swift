@@ -75,30 +75,6 @@ enum ShareRows {
         return (row[1] as String) == ShareRecords.recordType ? row[0] : row[2]
     }
 
-    /// Whether `ancestor` is `name` or above it, following parents at any depth.
-    static func isAncestor(_ ancestor: String, of name: String, zoneID: Int64, db: Database) throws -> Bool {
-        try Bool.fetchOne(
-            db.cachedStatement(sql: """
-                WITH RECURSIVE up(name) AS (
-                    SELECT ? UNION SELECT r.parent FROM records r JOIN up ON r.zone_id = ? AND r.name = up.name WHERE r.parent IS NOT NULL
-                ) SELECT 1 FROM up WHERE name = ? LIMIT 1
-                """),
-            arguments: [name, zoneID, ancestor]
-        ) ?? false
-    }
-
-    /// Whether a record or any record beneath it is the root of a share.
-    static func treeHasShare(under name: String, zoneID: Int64, db: Database) throws -> Bool {
-        try Bool.fetchOne(
-            db.cachedStatement(sql: """
-                WITH RECURSIVE tree(name) AS (
-                    SELECT ? UNION SELECT c.name FROM records c JOIN tree ON c.zone_id = ? AND c.parent = tree.name WHERE c.deleted = 0
-                ) SELECT 1 FROM records r JOIN tree ON r.zone_id = ? AND r.name = tree.name WHERE r.share_name IS NOT NULL LIMIT 1
-                """),
-            arguments: [name, zoneID, zoneID]
-        ) ?? false
-    }
-
     /// The shares of a zone a user accepted, with what each lets them do.
     static func access(ofZone zoneID: Int64, user: String, db: Database) throws -> ShareAccess {
         let rows = try Row.fetchAll(
@@ -116,20 +92,6 @@ enum ShareRows {
         })
     }
 
-    /// Ends a share: its row goes, its participants are marked removed, and its root forgets it.
-    static func removeShare(recordID: Int64, sequence: Int64, db: Database) throws {
-        guard let row = try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT zone_id, root_name FROM shares WHERE record_id = ?"), arguments: [recordID]
-        ) else { return }
-        try db.cachedStatement(sql: "DELETE FROM shares WHERE record_id = ?").execute(arguments: [recordID])
-        try db.cachedStatement(sql: "UPDATE share_participants SET status = 'REMOVED', seq = ? WHERE share_record_id = ? AND status != 'REMOVED'")
-            .execute(arguments: [sequence, recordID])
-        if let root: String = row["root_name"] {
-            try db.cachedStatement(sql: "UPDATE records SET share_name = NULL, seq = ? WHERE zone_id = ? AND name = ? AND deleted = 0")
-                .execute(arguments: [sequence, row["zone_id"] as Int64, root])
-        }
-    }
-
     /// Ends every share of a zone being deleted.
     static func removeShares(ofZone zoneID: Int64, sequence: Int64, db: Database) throws {
         try db.execute(sql: "DELETE FROM shares WHERE zone_id = ?", arguments: [zoneID])
@@ -137,12 +99,5 @@ enum ShareRows {
             sql: "UPDATE share_participants SET status = 'REMOVED', seq = ? WHERE zone_id = ? AND status != 'REMOVED'",
             arguments: [sequence, zoneID]
         )
-    }
-
-    /// A new short GUID: 128 random bits, base-62 so it reads well in a URL.
-    static func newShortGUID() -> String {
-        let alphabet = Array("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
-        var generator = SystemRandomNumberGenerator()
-        return String((0..<22).map { _ in alphabet[Int(generator.next(upperBound: UInt8(alphabet.count)))] })
     }
 }

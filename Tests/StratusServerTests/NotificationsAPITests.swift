@@ -95,19 +95,22 @@ import Testing
 
     @Test("a long poll waiting when a message is saved answers it at once")
     func longPollWakesUp() async throws {
-        try await TestServer.run(configure: { $0.courierWait = 10 }) { client in
+        // The wait is long, so an answer carrying the message well before it ends (not an empty "poll again")
+        // can only come from the save waking the poll. The time is measured from the acknowledged save, with
+        // room for the other suites sharing this process's threads; `stratus bench` measures the latency.
+        try await TestServer.run(configure: { $0.courierWait = 60 }) { client in
             let token = try await client.createContainer()
             let alice = try await client.signUp("alice@example.com", token: token)
             let bob = try await client.signUp("bob@example.com", token: token)
             _ = try await alice.post("public", "subscriptions/modify", #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"all","subscriptionType":"query","query":{"recordType":"Message"}}}]}"#)
             let courier = try await Self.courier(alice)
-            let started = ContinuousClock.now
             async let answer = client.send(.get, courier)
             try await Task.sleep(for: .milliseconds(200))
             _ = try await Self.post(bob, "m1", channel: "general", text: "hi")
+            let saved = ContinuousClock.now
             let reply = try await answer
             #expect(reply["ck"]?.objectValue?["qry"]?.objectValue?["rid"] == .string("m1"))
-            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(ContinuousClock.now - saved < .seconds(20))
         }
     }
 
