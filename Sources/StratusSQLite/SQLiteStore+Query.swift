@@ -74,7 +74,7 @@ extension SQLiteStore {
         guard let typed = try QueryTyper.typedQuery(query.query, schema: schema, environment: database.environment) else {
             return nil
         }
-        // Every value is indexed as it is written, so an index the schema gains is complete at once.
+        // In development, a query may add the index it needs; one added over existing records is built in the background.
         try await IndexPolicy.ensureIndexes(for: typed, in: database, store: self)
         // Schema and builds again: ensureIndexes may just have added an index.
         let recordType = try await self.schema(containerID: database.containerID, environment: database.environment).recordTypes[typed.recordType]
