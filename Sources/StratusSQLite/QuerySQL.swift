@@ -85,7 +85,7 @@ struct QuerySQL {
             } else if tokens.isEmpty {
                 lookups.append(("0", []))
             } else {
-                lookup(kind: .token, "value IN (\(Self.placeholders(tokens.count)))", StatementArguments(tokens))
+                lookup(kind: .token, "value IN (\(SQLList.placeholders(tokens.count)))", StatementArguments(tokens))
             }
         case .listContainsAll:
             for element in filter.value.elements {
@@ -140,7 +140,7 @@ struct QuerySQL {
             guard !elements.isEmpty else { return ("0", []) }
             var values: [DatabaseValue] = []
             for element in elements { values.append(try bind(element)) }
-            return ("\(column) IN (\(placeholders(values.count)))", StatementArguments(values))
+            return ("\(column) IN (\(SQLList.placeholders(values.count)))", StatementArguments(values))
         case .beginsWith:
             guard case .string(let prefix) = value else { throw StorageError(.invalidArgument, "BEGINS_WITH needs a STRING value") }
             if column == "value" {
@@ -381,10 +381,6 @@ struct QuerySQL {
         case .createdUserRecordName: "r.created_by"
         case .modifiedUserRecordName: "r.modified_by"
         }
-    }
-
-    private static func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ",")
     }
 }
 

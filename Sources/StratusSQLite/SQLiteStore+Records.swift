@@ -74,11 +74,11 @@ extension SQLiteStore: RecordStore {
             }
             // One statement for up to 500 names.
             var found: [String: Record] = [:]
-            for chunk in SnapshotLoader.chunks(Array(Set(recordNames))) {
+            for chunk in SQLList.chunks(Array(Set(recordNames))) {
                 let rows = try Row.fetchAll(
                     db.cachedStatement(sql: """
                         SELECT \(RecordRow.columns) FROM records r
-                        WHERE r.zone_id = ? AND r.deleted = 0 AND r.name IN (\(SnapshotLoader.placeholders(chunk.count)))
+                        WHERE r.zone_id = ? AND r.deleted = 0 AND r.name IN (\(SQLList.placeholders(chunk.count)))
                         """),
                     arguments: StatementArguments([zoneRow.id.databaseValue] + chunk.map(\.databaseValue))
                 )

@@ -26,7 +26,6 @@ struct SnapshotLoader {
     mutating func remember(_ key: RecordKey, id: Int64) {
         rowIDs[key] = id
     }
-    private static let chunkSize = 500
 
     /// Loads a request into a snapshot holding only what was loaded (see ``RecordSnapshot/merge(_:)``).
     mutating func load(_ request: SnapshotRequest, schema: Schema) throws -> RecordSnapshot {
@@ -94,9 +93,9 @@ struct SnapshotLoader {
         for (zoneName, keys) in Dictionary(grouping: keys, by: \.zoneName) {
             loaded.absentRecords.formUnion(keys)
             guard let zoneID = try zoneID(zoneName) else { continue }
-            for chunk in Self.chunks(keys.map(\.recordName)) {
+            for chunk in SQLList.chunks(keys.map(\.recordName)) {
                 let rows = try Row.fetchAll(
-                    db.cachedStatement(sql: "SELECT \(RecordRow.columns) FROM records r WHERE r.zone_id = ? AND r.name IN (\(Self.placeholders(chunk.count)))"),
+                    db.cachedStatement(sql: "SELECT \(RecordRow.columns) FROM records r WHERE r.zone_id = ? AND r.name IN (\(SQLList.placeholders(chunk.count)))"),
                     arguments: StatementArguments([zoneID.databaseValue] + chunk.map(\.databaseValue))
                 )
                 for row in rows {
@@ -110,7 +109,7 @@ struct SnapshotLoader {
 
     /// Every record from the named ones up through their parents, in one recursive query per chunk.
     private mutating func loadAncestors(of names: Set<String>, into loaded: inout RecordSnapshot) throws {
-        for chunk in Self.chunks(Array(names)) {
+        for chunk in SQLList.chunks(Array(names)) {
             let rows = try Row.fetchAll(
                 db.cachedStatement(sql: """
                     WITH RECURSIVE up(name) AS (
@@ -179,12 +178,12 @@ struct SnapshotLoader {
     // MARK: - Shares
 
     private func loadShares(_ names: Set<String>, into loaded: inout RecordSnapshot) throws {
-        for chunk in Self.chunks(Array(names)) {
+        for chunk in SQLList.chunks(Array(names)) {
             for name in chunk { loaded.shares[name] = .some(nil) }
             let shares = try Row.fetchAll(
                 db.cachedStatement(sql: """
                     SELECT sr.name, s.root_name, s.public_permission, s.record_id FROM shares s JOIN records sr ON sr.id = s.record_id
-                    WHERE s.zone_id = ? AND sr.name IN (\(Self.placeholders(chunk.count)))
+                    WHERE s.zone_id = ? AND sr.name IN (\(SQLList.placeholders(chunk.count)))
                     """),
                 arguments: StatementArguments([zone.id.databaseValue] + chunk.map(\.databaseValue))
             )
@@ -194,7 +193,7 @@ struct SnapshotLoader {
             for row in try Row.fetchAll(
                 db.cachedStatement(sql: """
                     SELECT share_record_id, participant_id, user_record_name, email, phone, permission, type, status FROM share_participants
-                    WHERE share_record_id IN (\(Self.placeholders(ids.count))) AND status != 'REMOVED' ORDER BY rowid
+                    WHERE share_record_id IN (\(SQLList.placeholders(ids.count))) AND status != 'REMOVED' ORDER BY rowid
                     """),
                 arguments: StatementArguments(ids.map(\.databaseValue))
             ) {
@@ -215,14 +214,14 @@ struct SnapshotLoader {
     // MARK: - Receipts, users, unique values
 
     private func loadReceipts(_ receipts: Set<String>, into loaded: inout RecordSnapshot) throws {
-        for chunk in Self.chunks(Array(receipts)) {
+        for chunk in SQLList.chunks(Array(receipts)) {
             for receipt in chunk { loaded.receipts[receipt] = .some(nil) }
             let rows = try Row.fetchAll(
                 db.cachedStatement(sql: """
                     SELECT a.*, r.receipt, r.field AS receipt_field, r.expires_at, z.name AS used_zone, u.name AS used_name, r.used_field
                     FROM asset_receipts r JOIN assets a ON a.id = r.asset_id
                     LEFT JOIN records u ON u.id = r.used_record_id LEFT JOIN zones z ON z.id = u.zone_id
-                    WHERE r.receipt IN (\(Self.placeholders(chunk.count))) AND a.state = ?
+                    WHERE r.receipt IN (\(SQLList.placeholders(chunk.count))) AND a.state = ?
                     """),
                 arguments: StatementArguments(chunk.map(\.databaseValue) + [SQLiteStore.AssetState.stored.rawValue.databaseValue])
             )
@@ -239,10 +238,10 @@ struct SnapshotLoader {
     }
 
     private func loadUsers(_ users: Set<String>, into loaded: inout RecordSnapshot) throws {
-        for chunk in Self.chunks(Array(users)) {
+        for chunk in SQLList.chunks(Array(users)) {
             for user in chunk { loaded.users[user] = false }
             let found = try String.fetchAll(
-                db.cachedStatement(sql: "SELECT user_record_name FROM accounts WHERE container_id = ? AND user_record_name IN (\(Self.placeholders(chunk.count)))"),
+                db.cachedStatement(sql: "SELECT user_record_name FROM accounts WHERE container_id = ? AND user_record_name IN (\(SQLList.placeholders(chunk.count)))"),
                 arguments: StatementArguments([database.containerID.databaseValue] + chunk.map(\.databaseValue))
             )
             for user in found { loaded.users[user] = true }
@@ -257,7 +256,7 @@ struct SnapshotLoader {
         for (group, probes) in groups {
             for probe in probes { loaded.uniqueHolders[probe] = [] }
             let byKey = Dictionary(probes.map { (IndexKey($0.key).bytes, $0) }, uniquingKeysWith: { first, _ in first })
-            for chunk in Self.chunks(Array(byKey.keys)) {
+            for chunk in SQLList.chunks(Array(byKey.keys)) {
                 var sql = "SELECT a.value, r.name FROM field_index a JOIN records r ON r.id = a.record_id AND r.deleted = 0"
                 var arguments: [DatabaseValue] = []
                 if let condition = group.condition {
@@ -267,7 +266,7 @@ struct SnapshotLoader {
                         """
                     arguments += [condition.field.databaseValue, condition.key.databaseValue]
                 }
-                sql += " WHERE a.zone_id = ? AND a.type = ? AND a.field = ? AND a.kind = 0 AND a.value IN (\(Self.placeholders(chunk.count)))"
+                sql += " WHERE a.zone_id = ? AND a.type = ? AND a.field = ? AND a.kind = 0 AND a.value IN (\(SQLList.placeholders(chunk.count)))"
                 arguments += [zone.id.databaseValue, group.recordType.databaseValue, group.field.databaseValue]
                 arguments += chunk.map { IndexKey(bytes: $0).databaseValue }
                 for row in try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(arguments)) {
@@ -282,15 +281,5 @@ struct SnapshotLoader {
         var recordType: String
         var field: String
         var condition: ConstraintChecker.UniqueCheck.Condition?
-    }
-
-    // MARK: - Statements
-
-    static func placeholders(_ count: Int) -> String {
-        Array(repeating: "?", count: count).joined(separator: ", ")
-    }
-
-    static func chunks<T>(_ values: [T]) -> [ArraySlice<T>] {
-        stride(from: 0, to: values.count, by: chunkSize).map { values[$0..<min($0 + chunkSize, values.count)] }
     }
 }
