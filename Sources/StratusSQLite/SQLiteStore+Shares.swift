@@ -30,8 +30,10 @@ extension SQLiteStore: ShareStore {
             guard let (share, recordID) = try Self.share(shortGUID: shortGUID, db: db) else {
                 throw StorageError(.notFound, "no share has the short GUID \(shortGUID)")
             }
+            let decision = try ShareAcceptance.decide(share.details, for: user)
+            if decision == .nothing { return share }
             let sequence = self.nextSequence()
-            switch try ShareAcceptance.decide(share.details, for: user) {
+            switch decision {
             case .nothing:
                 return share
             case .accept(let participantID):

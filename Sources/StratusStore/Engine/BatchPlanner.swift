@@ -50,8 +50,8 @@ struct BatchPlanner {
             do {
                 result = try apply(operation, prepared: prepared)
             } catch is NeedsLoading {
+                // This round's plan is discarded; the next round, with what is loaded, decides the operation.
                 restore(before)
-                results.append(.failed(RecordFailure(recordName: operation.recordName, error: StorageError(.internalFailure, "not planned"))))
                 continue
             } catch {
                 result = .failed(RecordFailure(recordName: operation.recordName, error: error as? StorageError ?? StorageError(.internalFailure, "\(error)")))
