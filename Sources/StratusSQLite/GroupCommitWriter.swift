@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 import StratusModel
 import StratusStore
@@ -25,12 +26,15 @@ final class GroupCommitWriter: Sendable {
     private let pool: DatabasePool
     private let schemas: SchemaCache
     private let sequence: ChangeSequence
+    /// Called after a commit that wrote store events, so that they are delivered without waiting for a poll.
+    private let eventsCommitted: @Sendable () -> Void
     private let queue = Mutex(Queue())
 
-    init(pool: DatabasePool, schemas: SchemaCache, sequence: ChangeSequence) {
+    init(pool: DatabasePool, schemas: SchemaCache, sequence: ChangeSequence, eventsCommitted: @escaping @Sendable () -> Void) {
         self.pool = pool
         self.schemas = schemas
         self.sequence = sequence
+        self.eventsCommitted = eventsCommitted
     }
 
     /// Runs `body` in the next group commit and returns its result once that commit is durable.
@@ -41,6 +45,7 @@ final class GroupCommitWriter: Sendable {
                 run: { batch in
                     let schemaSnapshot = batch.schemas
                     let afterCommitCount = batch.afterCommit.count
+                    let eventCount = batch.events.count
                     do {
                         var value: T?
                         try batch.db.withSavepoint(named: "job") {
@@ -51,6 +56,7 @@ final class GroupCommitWriter: Sendable {
                     } catch {
                         batch.schemas = schemaSnapshot
                         batch.afterCommit.removeSubrange(afterCommitCount...)
+                        batch.events.removeSubrange(eventCount...)
                         outcome.result = .failure(error)
                     }
                 },
@@ -92,16 +98,25 @@ final class GroupCommitWriter: Sendable {
         let batch = WriteBatch(db: db, schemas: schemas)
         var commitError: (any Error)?
         do {
+            var changedSchemas: [SchemaKey: Schema] = [:]
+            var schemaVersion: Int64 = 0
             try db.inTransaction(.immediate) {
                 // The write lock is held from here to the commit: no other process writes in between.
                 try sequence.resume(db)
+                schemaVersion = try schemas.synchronize(db: db)
                 for job in jobs { job.run(batch) }
-                try batch.persistChangedSchemas()
+                changedSchemas = batch.changedSchemas()
+                if !changedSchemas.isEmpty {
+                    schemaVersion += 1
+                    try batch.persist(changedSchemas, version: schemaVersion)
+                }
+                try batch.writeEvents()
                 try sequence.persist(db)
                 return .commit
             }
-            schemas.publish(batch.changedSchemas())
+            if !changedSchemas.isEmpty { schemas.publish(changedSchemas, version: schemaVersion) }
             for action in batch.afterCommit { action() }
+            if !batch.events.isEmpty { eventsCommitted() }
         } catch {
             commitError = StorageError.translating(error)
         }
@@ -116,7 +131,8 @@ private final class OutcomeBox<T: Sendable>: @unchecked Sendable {
     var result: Result<T, any Error>?
 }
 
-/// What the jobs of one group commit share: the writer connection and the schemas as they grow.
+/// What the jobs of one group commit share: the writer connection, the schemas as they grow, and the store
+/// events the jobs emit.
 ///
 /// Only the writer's queue touches it, one job after another.
 final class WriteBatch: @unchecked Sendable {
@@ -125,6 +141,8 @@ final class WriteBatch: @unchecked Sendable {
     var schemas: [SchemaKey: Schema] = [:]
     /// Work to do once the batch has committed (publishing in-memory state), dropped with a failed job.
     var afterCommit: [@Sendable () -> Void] = []
+    /// Events to store with the commit (``emit(_:)``), dropped with a failed job.
+    var events: [StoreEvent] = []
     private let published: SchemaCache
 
     init(db: Database, schemas: SchemaCache) {
@@ -145,9 +163,29 @@ final class WriteBatch: @unchecked Sendable {
         schemas.filter { key, schema in published.cached(key) != schema }
     }
 
-    func persistChangedSchemas() throws {
-        for (key, schema) in changedSchemas() {
+    /// Stores changed schemas and the file's new schema version, and emits their events.
+    func persist(_ changed: [SchemaKey: Schema], version: Int64) throws {
+        for (key, schema) in changed {
             try SchemaCache.save(schema, for: key, db: db)
+        }
+        try db.execute(sql: "UPDATE meta SET value = ? WHERE key = 'schema_version'", arguments: [version])
+        for containerID in Set(changed.keys.map(\.containerID)).sorted() {
+            emit(.schemaChanged(containerID: containerID))
+        }
+    }
+
+    /// Stores an event with this batch's commit; an event already emitted in the batch is not repeated.
+    func emit(_ event: StoreEvent) {
+        if !events.contains(event) { events.append(event) }
+    }
+
+    /// Writes the emitted events, in order, before the commit.
+    func writeEvents() throws {
+        guard !events.isEmpty else { return }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let insert = try db.cachedStatement(sql: "INSERT INTO store_events (body, created_at) VALUES (?, ?)")
+        for event in events {
+            try insert.execute(arguments: [event.encoded, now])
         }
     }
 }

@@ -342,6 +342,29 @@ enum SQLiteMigrations {
                 );
                 """)
         }
+        migrator.registerMigration("v13-events") { db in
+            try db.execute(sql: """
+                -- Store events (StoreEvent, JSON), written with the change they describe; every process reads them
+                -- in id order (SQLiteEventLog). Kept for a while, then pruned.
+                CREATE TABLE store_events (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    body TEXT NOT NULL,
+                    created_at INTEGER NOT NULL
+                );
+                -- Committed record changes waiting to be matched against subscriptions (RecordEvent, JSON).
+                CREATE TABLE record_outbox (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    body TEXT NOT NULL
+                );
+                -- Background jobs that must run in one process at a time.
+                CREATE TABLE leases (
+                    name TEXT PRIMARY KEY,
+                    holder TEXT NOT NULL,
+                    expires_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', 0);
+                """)
+        }
         return migrator
     }
 }

@@ -139,6 +139,7 @@ extension SQLiteStore: AccountStore {
     public func deleteSession(id: String) async throws {
         try await write { batch in
             try batch.db.execute(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id])
+            batch.emit(.sessionEnded(sessionID: id))
         }
     }
 

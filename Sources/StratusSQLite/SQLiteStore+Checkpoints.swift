@@ -1,11 +1,14 @@
+import Foundation
 import GRDB
 import Logging
 import ServiceLifecycle
+import StratusStore
 
 extension SQLiteStore: Service {
     /// The store's background work, every quarter second: advances pending index builds
     /// (SQLiteStore+IndexBuilds), then copies the write-ahead log into the database file from a connection
-    /// of its own.
+    /// of its own; every minute, prunes old store events. Index builds and pruning run in the one process
+    /// that holds their lease; checkpoints run in every process (SQLite lets one run at a time).
     ///
     /// Without it SQLite checkpoints on the writer connection as part of a commit, which stalls every
     /// write waiting in the group commit behind the checkpoint's copy and fsync. A passive checkpoint
@@ -14,7 +17,10 @@ extension SQLiteStore: Service {
     /// store works without this service (SQLite's automatic checkpoint is kept as a safety net).
     public func run() async throws {
         let checkpointer = try DatabaseQueue(path: configuration.path)
+        let indexBuilds = Lease(name: "index-builds")
+        let pruning = Lease(name: "store-event-pruning")
         await cancelWhenGracefulShutdown {
+            var lastPruned = ContinuousClock.now
             while !Task.isCancelled {
                 do {
                     try await Task.sleep(for: .milliseconds(250))
@@ -23,9 +29,19 @@ extension SQLiteStore: Service {
                 }
                 do {
                     // Pending index builds advance a chunk per write, leaving room for other writes between.
-                    while try await self.continueIndexBuild() {}
+                    if !self.buildingIndexes.withLock({ $0.isEmpty }), try await indexBuilds.hold(in: self) {
+                        while try await self.continueIndexBuild() {}
+                    }
                 } catch {
                     self.logger.warning("index build failed", metadata: ["stratus.error": "\(error)"])
+                }
+                if ContinuousClock.now - lastPruned > .seconds(60) {
+                    lastPruned = .now
+                    do {
+                        if try await pruning.hold(in: self) { try await self.pruneEvents(now: Int64(Date().timeIntervalSince1970 * 1000)) }
+                    } catch {
+                        self.logger.warning("pruning store events failed", metadata: ["stratus.error": "\(error)"])
+                    }
                 }
                 do {
                     try await checkpointer.writeWithoutTransaction { db in

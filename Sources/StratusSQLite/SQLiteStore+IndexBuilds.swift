@@ -91,6 +91,7 @@ extension SQLiteStore {
                     )
                     let key = Self.buildKey(containerID, environment, typeName, field)
                     batch.afterCommit.append { [self] in buildingIndexes.withLock { _ = $0.insert(key) } }
+                    batch.emit(.indexBuildsChanged(containerID: containerID, environment: environment))
                 }
             }
         }
@@ -162,6 +163,7 @@ extension SQLiteStore {
                 try db.execute(sql: "DELETE FROM index_builds WHERE container_id = ? AND environment = ? AND record_type = ? AND field = ?", arguments: arguments)
                 let key = Self.buildKey(containerID, environment, type, field)
                 batch.afterCommit.append { [self] in buildingIndexes.withLock { _ = $0.remove(key) } }
+                batch.emit(.indexBuildsChanged(containerID: containerID, environment: environment))
             }
             return true
         }

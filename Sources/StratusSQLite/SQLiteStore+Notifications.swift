@@ -4,40 +4,78 @@ import StratusModel
 import StratusStore
 
 extension SQLiteStore: NotificationStore {
-    public func setRecordEventListener(_ listener: any RecordEventListener) {
-        eventListener.withLock { $0 = listener }
+    /// Puts a write's record changes in the outbox, in its transaction, when the container environment has
+    /// subscriptions (without one, no change can notify anybody).
+    static func enqueue(_ events: [RecordEvent], in batch: WriteBatch, database: DatabaseRef) throws {
+        guard !events.isEmpty else { return }
+        let subscribed = try Bool.fetchOne(
+            batch.db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM subscriptions WHERE container_id = ? AND environment = ?)"),
+            arguments: [database.containerID, database.environment.rawValue]
+        ) ?? false
+        guard subscribed else { return }
+        let insert = try batch.db.cachedStatement(sql: "INSERT INTO record_outbox (body) VALUES (?)")
+        for event in events {
+            try insert.execute(arguments: [event.encoded])
+        }
+        batch.emit(.recordEventsPending)
     }
 
-    /// Asks the listener what a write's record changes cause, and stores it in the same transaction.
-    func publish(_ events: [RecordEvent], in batch: WriteBatch, database: DatabaseRef) throws {
-        guard !events.isEmpty, let listener = eventListener.withLock({ $0 }) else { return }
-        let schema = try batch.schema(SchemaKey(containerID: database.containerID, environment: database.environment))
-        let outcome = listener.outcome(of: events, schema: schema)
-        guard !outcome.notifications.isEmpty || !outcome.firedOnce.isEmpty else { return }
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
-        var stored: [StoredNotification] = []
-        let insert = try batch.db.cachedStatement(sql: """
-            INSERT INTO notifications (container_id, environment, recipient, subscription_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)
-            """)
-        for notification in outcome.notifications {
-            try insert.execute(arguments: [
-                notification.containerID, notification.environment.rawValue, notification.recipient, notification.subscriptionID,
-                notification.payload, now,
-            ])
-            stored.append(StoredNotification(id: batch.db.lastInsertedRowID, notification: notification, createdAt: now))
+    public func pendingRecordEvents(limit: Int) async throws -> [PendingRecordEvent] {
+        try await read { db in
+            try Row.fetchAll(db, sql: "SELECT id, body FROM record_outbox ORDER BY id LIMIT ?", arguments: [limit]).map { row in
+                PendingRecordEvent(id: row["id"], event: try RecordEvent(encoded: row["body"]))
+            }
         }
-        for fired in outcome.firedOnce {
-            _ = try batch.db.execute(
-                sql: "DELETE FROM subscriptions WHERE container_id = ? AND environment = ? AND scope = ? AND db_owner = ? AND owner = ? AND id = ?",
-                arguments: [
-                    fired.database.containerID, fired.database.environment.rawValue, fired.database.scope.rawValue,
-                    fired.database.ownerRecordName, fired.owner, fired.id,
-                ]
-            )
+    }
+
+    public func completeRecordEvents(through lastID: Int64, count: Int, outcome: EventOutcome) async throws -> [StoredNotification]? {
+        do {
+            return try await storeOutcome(through: lastID, count: count, outcome: outcome)
+        } catch let error as StorageError where error.code == .conflict {
+            return nil
         }
-        let removed = outcome.firedOnce
-        let committed = stored
-        batch.afterCommit.append { listener.committed(committed, removedSubscriptions: removed) }
+    }
+
+    private func storeOutcome(through lastID: Int64, count: Int, outcome: EventOutcome) async throws -> [StoredNotification] {
+        try await write { batch in
+            let db = batch.db
+            try db.execute(sql: "DELETE FROM record_outbox WHERE id <= ?", arguments: [lastID])
+            // Another matcher took some of these changes first: its outcome stands, this one is rolled back.
+            guard db.changesCount == count else { throw StorageError(.conflict, "these record changes were matched already") }
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            var stored: [StoredNotification] = []
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO notifications (container_id, environment, recipient, subscription_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?)
+                """)
+            for notification in outcome.notifications {
+                try insert.execute(arguments: [
+                    notification.containerID, notification.environment.rawValue, notification.recipient, notification.subscriptionID,
+                    notification.payload, now,
+                ])
+                stored.append(StoredNotification(id: db.lastInsertedRowID, notification: notification, createdAt: now))
+            }
+            for fired in outcome.firedOnce {
+                try db.execute(
+                    sql: "DELETE FROM subscriptions WHERE \(Self.subscriptionKey) AND id = ?",
+                    arguments: Self.keyArguments(fired.database, owner: fired.owner) + [fired.id]
+                )
+                if db.changesCount > 0 { batch.emit(.subscriptionDeleted(database: fired.database, owner: fired.owner, id: fired.id)) }
+            }
+            let byAudience = Dictionary(grouping: stored) { AudienceKey(containerID: $0.notification.containerID, environment: $0.notification.environment) }
+            for (audience, notifications) in byAudience.sorted(by: { $0.key.containerID < $1.key.containerID }) {
+                batch.emit(.notificationsAdded(
+                    containerID: audience.containerID, environment: audience.environment,
+                    recipients: Set(notifications.map(\.notification.recipient)).sorted(), latestID: notifications.map(\.id).max() ?? 0
+                ))
+            }
+            return stored
+        }
+    }
+
+    /// Whose notifications one ``StoreEvent/notificationsAdded(containerID:environment:recipients:latestID:)`` names.
+    private struct AudienceKey: Hashable {
+        var containerID: String
+        var environment: Environment
     }
 
     public func notifications(for user: String, containerID: String, environment: Environment, after id: Int64, limit: Int) async throws -> [StoredNotification] {

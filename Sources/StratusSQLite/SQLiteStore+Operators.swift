@@ -9,6 +9,7 @@ extension SQLiteStore {
         try await write { batch in
             try batch.db.execute(sql: "UPDATE containers SET api_token = ? WHERE id = ?", arguments: [apiToken, containerID])
             guard batch.db.changesCount == 1 else { throw StorageError(.notFound, "container \(containerID) does not exist") }
+            batch.emit(.containerChanged(containerID: containerID))
         }
     }
 

@@ -43,7 +43,7 @@ extension SQLiteStore: RecordStore {
             var applier = PlanApplier(db: writeBatch.db, loader: loader)
             try applier.apply(plan)
             if let schema = plan.schema { writeBatch.schemas[key] = schema }
-            try self.publish(plan.events, in: writeBatch, database: database)
+            try Self.enqueue(plan.events, in: writeBatch, database: database)
             return plan.results
         }
     }

@@ -24,6 +24,7 @@ extension SQLiteStore: RoleStore {
                     """,
                 arguments: [containerID, environment.rawValue, userRecordName, text]
             )
+            batch.emit(.rolesChanged(containerID: containerID, environment: environment, userRecordName: userRecordName))
         }
     }
 }

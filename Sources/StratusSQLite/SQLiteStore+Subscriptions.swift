@@ -3,9 +3,9 @@ import StratusModel
 import StratusStore
 
 extension SQLiteStore: SubscriptionStore {
-    private static let subscriptionKey = "container_id = ? AND environment = ? AND scope = ? AND db_owner = ? AND owner = ?"
+    static let subscriptionKey = "container_id = ? AND environment = ? AND scope = ? AND db_owner = ? AND owner = ?"
 
-    private static func keyArguments(_ database: DatabaseRef, owner: String) -> StatementArguments {
+    static func keyArguments(_ database: DatabaseRef, owner: String) -> StatementArguments {
         [database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName, owner]
     }
 
@@ -25,6 +25,7 @@ extension SQLiteStore: SubscriptionStore {
             if mustExist {
                 try db.execute(sql: "UPDATE subscriptions SET body = ? WHERE \(Self.subscriptionKey) AND id = ?", arguments: [subscription.body] + key + [subscription.id])
                 guard db.changesCount == 1 else { throw StorageError(.notFound, "subscription \(subscription.id) does not exist") }
+                batch.emit(.subscriptionSaved(database: subscription.database, owner: subscription.owner, id: subscription.id))
                 return
             }
             try db.execute(
@@ -35,13 +36,16 @@ extension SQLiteStore: SubscriptionStore {
                     """,
                 arguments: key + [subscription.id, subscription.body, subscription.createdAt]
             )
+            batch.emit(.subscriptionSaved(database: subscription.database, owner: subscription.owner, id: subscription.id))
         }
     }
 
     public func deleteSubscription(id: String, owner: String, in database: DatabaseRef) async throws -> Bool {
         try await write { batch in
             try batch.db.execute(sql: "DELETE FROM subscriptions WHERE \(Self.subscriptionKey) AND id = ?", arguments: Self.keyArguments(database, owner: owner) + [id])
-            return batch.db.changesCount > 0
+            guard batch.db.changesCount > 0 else { return false }
+            batch.emit(.subscriptionDeleted(database: database, owner: owner, id: id))
+            return true
         }
     }
 

@@ -24,8 +24,8 @@ public final class SQLiteStore: Sendable {
     let sequence: ChangeSequence
     /// Keys of the indexes being built (see SQLiteStore+IndexBuilds), changed only after commits.
     let buildingIndexes: Mutex<Set<String>>
-    /// What turns committed record changes into notifications (SQLiteStore+Notifications).
-    let eventListener = Mutex<(any RecordEventListener)?>(nil)
+    /// Delivers store events, this process's and other processes' (SQLiteStore+Events).
+    let events: SQLiteEventLog
 
     /// Opens (creating if needed) the store's file and brings its tables up to date.
     /// - Parameter logger: where background work reports trouble.
@@ -45,11 +45,17 @@ public final class SQLiteStore: Sendable {
             try SQLiteMigrations.migrator.migrate(pool)
             sequence = ChangeSequence()
             buildingIndexes = Mutex(try pool.read(Self.loadBuildingIndexes))
+            events = try SQLiteEventLog(path: configuration.path, logger: logger)
         } catch {
             throw StorageError.translating(error)
         }
         schemas = SchemaCache()
-        writer = GroupCommitWriter(pool: pool, schemas: schemas, sequence: sequence)
+        let events = events
+        writer = GroupCommitWriter(pool: pool, schemas: schemas, sequence: sequence) {
+            Task { try? events.catchUp() }
+        }
+        observeOwnEvents()
+        SQLiteEventLog.poll(events)
     }
 
     /// Sets every connection up the same way, in one place.

@@ -6,8 +6,8 @@ import StratusStore
 /// Deletes asset files that nothing holds any more: files whose last record was deleted or changed,
 /// uploads never attached before their receipts expired, and what interrupted uploads left behind.
 ///
-/// Runs as a service beside the server, sweeping at the configured interval; a failed sweep is logged
-/// and tried again at the next one. See ``AssetStore`` for why a collection is safe against a concurrent
+/// Runs as a service beside the server, sweeping at the configured interval in the one process that holds
+/// the `asset-collection` lease; a failed sweep is logged and tried again at the next one. See ``AssetStore`` for why a collection is safe against a concurrent
 /// `assets/rereference`.
 public struct AssetCollector: Service {
     let store: any Store
@@ -25,6 +25,7 @@ public struct AssetCollector: Service {
     }
 
     public func run() async throws {
+        let lease = Lease(name: "asset-collection", duration: max(60_000, Int64(configuration.assetSweepInterval * 3_000)))
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
@@ -33,6 +34,7 @@ public struct AssetCollector: Service {
                     return
                 }
                 do {
+                    guard try await lease.hold(in: store) else { continue }
                     let removed = try await sweep()
                     if removed > 0 { logger.info("collected unreferenced assets", metadata: ["stratus.assets": "\(removed)"]) }
                 } catch {

@@ -18,43 +18,63 @@ struct Authentication: Sendable {
 /// Resolves containers, API tokens and web auth tokens, and starts and ends sessions.
 ///
 /// A signed-in request costs no storage read once its session is cached: containers are cached
-/// in memory, and tokens are checked by signature first (``WebAuthTokens``).
+/// in memory, and tokens are checked by signature first (``WebAuthTokens``). The caches follow the store's
+/// events (a sign-out, a rotated API token, changed roles), whichever process made the change, and each
+/// request first catches up with the events committed before it, so such a change holds at once everywhere.
+/// Entries are also re-read after a minute, should events ever fail to arrive.
 final class Authenticator: Sendable {
     let store: any Store
     private let tokens: WebAuthTokens
     private let sessions = SessionCache()
-    /// Containers by ID, with when they were read: re-read after a minute, so a token rotated on another
-    /// server node stops working here within that time.
-    private let containers = Mutex<[String: (container: ContainerInfo, readAt: ContinuousClock.Instant)]>([:])
-    /// Users' custom roles by container, environment and user, with when they were read.
-    private let roleCache = Mutex<[String: (roles: Set<String>, readAt: ContinuousClock.Instant)]>([:])
+    /// Containers by ID.
+    private let containers = EventFedCache<String, ContainerInfo>()
+    /// Users' custom roles by container, environment and user.
+    private let roleCache = EventFedCache<String, Set<String>>()
     private let sessionLifetime: Int64
 
     init(store: any Store, signingKey: Data, sessionLifetime: Int) {
         self.store = store
         tokens = WebAuthTokens(key: signingKey)
         self.sessionLifetime = Int64(sessionLifetime) * 1000
+        store.observeEvents { [weak self] delivery in self?.handle(delivery) }
+    }
+
+    /// Forgets what a store event makes stale.
+    private func handle(_ delivery: StoreEventDelivery) {
+        guard case .committed(let events) = delivery else {
+            sessions.forgetAll()
+            containers.forgetAll()
+            roleCache.forgetAll()
+            return
+        }
+        for event in events {
+            switch event {
+            case .sessionEnded(let id):
+                sessions.forget(session: id)
+            case .containerChanged(let id):
+                containers.forget(id)
+            case .rolesChanged(let containerID, let environment, let user):
+                roleCache.forget(Self.roleKey(user, containerID, environment))
+            default:
+                break
+            }
+        }
     }
 
     /// The container, from memory or storage.
     /// - Throws: `NOT_FOUND` for an unknown container.
     func container(_ id: String) async throws -> ContainerInfo {
-        if let cached = containers.withLock({ $0[id] }), ContinuousClock.now - cached.readAt < .seconds(60) { return cached.container }
-        guard let container = try await store.container(id: id) else {
+        guard let container = try await containers.value(for: id, load: { try await store.container(id: id) }) else {
             throw APIError(.notFound, "container \(id) does not exist")
         }
-        remember(container)
         return container
-    }
-
-    func remember(_ container: ContainerInfo) {
-        containers.withLock { $0[container.id] = (container, ContinuousClock.now) }
     }
 
     /// Establishes the caller of a container-scoped request.
     /// - Throws: `AUTHENTICATION_FAILED` for a missing or wrong API token or a bad web auth token.
     func authenticate(_ request: Request, containerID: String, environment: String) async throws -> Authentication {
         let environment = try Self.environment(named: environment)
+        try await store.catchUpEvents()
         let container = try await container(containerID)
         let query = request.uri.queryParameters
         guard let apiToken = query["ckAPIToken"].map(String.init), !apiToken.isEmpty else {
@@ -79,33 +99,27 @@ final class Authenticator: Sendable {
         guard let claims = tokens.verify(token, containerID: containerID, now: now) else {
             throw APIError(.authenticationFailed, "ckWebAuthToken is not valid or has expired; sign in again")
         }
+        let readAt = sessions.generation
         guard let session = try await store.session(id: claims.sessionID), session.containerID == containerID,
             session.userRecordName == claims.userRecordName
         else {
             throw APIError(.authenticationFailed, "ckWebAuthToken was signed out; sign in again")
         }
-        sessions.remember(token: cacheKey, sessionID: session.id, userRecordName: session.userRecordName, expiresAt: claims.expiresAt)
+        sessions.remember(
+            token: cacheKey, sessionID: session.id, userRecordName: session.userRecordName, expiresAt: claims.expiresAt, readAt: readAt
+        )
         return session.userRecordName
     }
 
     /// The custom roles of a user in a container environment, from memory or storage.
-    ///
-    /// Re-read after 60 seconds, so an assignment made on another server node takes effect within that time.
     func roles(of user: String, containerID: String, environment: StratusModel.Environment) async throws -> Set<String> {
-        let key = "\(containerID)|\(environment.rawValue)|\(user)"
-        let now = ContinuousClock.now
-        if let cached = roleCache.withLock({ $0[key] }), now - cached.readAt < .seconds(60) { return cached.roles }
-        let roles = try await store.roles(containerID: containerID, environment: environment, userRecordName: user)
-        roleCache.withLock { cache in
-            if cache.count > 100_000 { cache.removeAll() }
-            cache[key] = (roles, now)
-        }
-        return roles
+        try await roleCache.value(for: Self.roleKey(user, containerID, environment)) {
+            try await store.roles(containerID: containerID, environment: environment, userRecordName: user)
+        } ?? []
     }
 
-    /// Forgets a user's cached roles after they change.
-    func forgetRoles(of user: String, containerID: String, environment: StratusModel.Environment) {
-        _ = roleCache.withLock { $0.removeValue(forKey: "\(containerID)|\(environment.rawValue)|\(user)") }
+    private static func roleKey(_ user: String, _ containerID: String, _ environment: StratusModel.Environment) -> String {
+        "\(containerID)|\(environment.rawValue)|\(user)"
     }
 
     /// The environment a path names, in any letter case (CloudKitPy's documented constant is `DEVELOPMENT`).
@@ -141,7 +155,6 @@ final class Authenticator: Sendable {
         guard let claims = tokens.verify(token, containerID: containerID, now: Self.now()) else {
             throw APIError(.authenticationFailed, "ckWebAuthToken is not valid or has expired")
         }
-        sessions.forget(session: claims.sessionID)
         try await store.deleteSession(id: claims.sessionID)
     }
 

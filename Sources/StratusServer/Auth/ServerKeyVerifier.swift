@@ -16,12 +16,25 @@ final class ServerKeyVerifier: Sendable {
 
     private let store: any Store
     /// Keys by ID, with their public key's raw bytes (the key type itself is not `Sendable`).
-    private let keys = Mutex<[String: (key: ServerKey, publicKey: Data)]>([:])
+    private let keys = EventFedCache<String, CachedKey>(timeToLive: .seconds(3_600))
+
+    private struct CachedKey: Sendable {
+        var key: ServerKey
+        var publicKey: Data
+    }
     /// Developer accounts by container: they never change once made.
     private let developers = Mutex<[String: Account]>([:])
 
     init(store: any Store) {
         self.store = store
+        store.observeEvents { [weak self] delivery in
+            switch delivery {
+            case .missed:
+                self?.keys.forgetAll()
+            case .committed(let events):
+                for case .serverKeyRevoked(let id) in events { self?.keys.forget(id) }
+            }
+        }
     }
 
     /// Whether a request is signed with a server-to-server key (rather than carrying tokens).
@@ -41,6 +54,8 @@ final class ServerKeyVerifier: Sendable {
         guard let date = try? Date(dateText, strategy: .iso8601), abs(date.timeIntervalSince(now)) <= Self.allowedSkew else {
             throw APIError(.authenticationFailed, "X-Apple-CloudKit-Request-ISO8601Date must be the current time (within 5 minutes), like 2016-01-25T22:15:43Z")
         }
+        // A key revoked by any process is refused from the moment its revocation committed.
+        try await store.catchUpEvents()
         guard let (key, publicKey) = try await key(id: keyID), key.containerID == containerID else {
             throw APIError(.authenticationFailed, "the server-to-server key is not known for this container")
         }
@@ -80,21 +95,15 @@ final class ServerKeyVerifier: Sendable {
         }
     }
 
-    /// Forgets a key after it is revoked.
-    func forget(keyID: String) {
-        _ = keys.withLock { $0.removeValue(forKey: keyID) }
-    }
-
     private func key(id: String) async throws -> (ServerKey, P256.Signing.PublicKey)? {
-        if let cached = keys.withLock({ $0[id] }), let publicKey = try? P256.Signing.PublicKey(rawRepresentation: cached.publicKey) {
-            return (cached.key, publicKey)
+        let cached = try await keys.value(for: id) {
+            guard let key = try await store.serverKey(id: id),
+                let publicKey = try? P256.Signing.PublicKey(pemRepresentation: key.publicKeyPEM)
+            else { return nil }
+            return CachedKey(key: key, publicKey: publicKey.rawRepresentation)
         }
-        guard let key = try await store.serverKey(id: id),
-            let publicKey = try? P256.Signing.PublicKey(pemRepresentation: key.publicKeyPEM)
-        else { return nil }
-        let raw = publicKey.rawRepresentation
-        keys.withLock { $0[id] = (key, raw) }
-        return (key, publicKey)
+        guard let cached, let publicKey = try? P256.Signing.PublicKey(rawRepresentation: cached.publicKey) else { return nil }
+        return (cached.key, publicKey)
     }
 
     /// The container's developer account, which every key of the container acts as: `users/caller` answers

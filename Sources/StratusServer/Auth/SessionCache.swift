@@ -3,9 +3,8 @@ import Synchronization
 /// Remembers verified web auth tokens and the sessions they name, so that a signed-in request costs
 /// neither a storage read nor a signature check.
 ///
-/// Only tokens whose signature was checked enter the cache. Entries are re-checked against storage
-/// after ``timeToLive``, so a sign-out on another server node takes effect here within that time; on
-/// this node it takes effect at once.
+/// Only tokens whose signature was checked enter the cache. A sign-out reaches it as a store event
+/// (``Authenticator``); entries are also re-checked against storage after ``timeToLive``.
 final class SessionCache: Sendable {
     struct Entry: Sendable {
         var sessionID: String
@@ -19,6 +18,8 @@ final class SessionCache: Sendable {
         var entries: [String: Entry] = [:]
         /// The cached tokens of each session, so that a sign-out finds them without a scan.
         var tokensBySession: [String: [String]] = [:]
+        /// Bumped by every forget, so that a session read before a sign-out is not remembered after it.
+        var generation: UInt64 = 0
     }
 
     private let state = Mutex(State())
@@ -44,8 +45,15 @@ final class SessionCache: Sendable {
         }
     }
 
-    func remember(token: String, sessionID: String, userRecordName: String, expiresAt: Int64) {
+    /// Where forgets stand now; pass it to ``remember(token:sessionID:userRecordName:expiresAt:readAt:)`` for a
+    /// session read from storage after this.
+    var generation: UInt64 { state.withLock { $0.generation } }
+
+    /// Remembers a verified token, unless something was forgotten since `readAt` (a ``generation``): the
+    /// session read may have ended since.
+    func remember(token: String, sessionID: String, userRecordName: String, expiresAt: Int64, readAt: UInt64? = nil) {
         state.withLock { state in
+            if let readAt, readAt != state.generation { return }
             if state.entries.count >= capacity {
                 state.entries.removeAll(keepingCapacity: true)
                 state.tokensBySession.removeAll(keepingCapacity: true)
@@ -58,9 +66,19 @@ final class SessionCache: Sendable {
         }
     }
 
+    /// Forgets every token.
+    func forgetAll() {
+        state.withLock { state in
+            state.entries.removeAll()
+            state.tokensBySession.removeAll()
+            state.generation &+= 1
+        }
+    }
+
     /// Forgets every token of a session.
     func forget(session id: String) {
         state.withLock { state in
+            state.generation &+= 1
             for token in state.tokensBySession.removeValue(forKey: id) ?? [] {
                 state.entries[token] = nil
             }

@@ -13,13 +13,12 @@ extension AdminController {
         group.get("activity", use: activity)
     }
 
-    /// `POST /admin/1/{container}/token`: replaces the API token; the old one stops working at once on this
-    /// node, and within a minute on the others. Answers `{"containerID", "apiToken"}`.
+    /// `POST /admin/1/{container}/token`: replaces the API token; the old one stops working at once, on every
+    /// node. Answers `{"containerID", "apiToken"}`.
     @Sendable func rotateAPIToken(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
         let containerID = try context.parameters.require("container")
         let container = try await AdminOperations.rotateAPIToken(containerID: containerID, store: server.store)
-        server.authenticator.remember(container)
         return try JSONResponse.make(encoding: CreateContainerResponse(containerID: container.id, apiToken: container.apiToken))
     }
 

@@ -62,7 +62,6 @@ struct AdminController {
         try await requireAdmin(request)
         let keyID = try context.parameters.require("keyID")
         try await AdminOperations.revokeServerKey(keyID, containerID: try context.parameters.require("container"), store: server.store)
-        server.serverKeys.forget(keyID: keyID)
         return JSONResponse.make(JSONWriter.object { _ in })
     }
 
@@ -85,7 +84,6 @@ struct AdminController {
         let containerID = try context.parameters.require("container")
         let environment = try Self.environment(context)
         let roles = try await AdminOperations.setRoles(body.roles, of: user, containerID: containerID, environment: environment, store: server.store)
-        server.authenticator.forgetRoles(of: user, containerID: containerID, environment: environment)
         return Self.rolesResponse(user: user, roles: roles)
     }
 
@@ -200,7 +198,6 @@ struct AdminController {
         try await requireAdmin(request)
         let body = try await RequestBody.decode(CreateContainerRequest.self, from: request, limit: 64 * 1024)
         let container = try await AdminOperations.createContainer(id: body.containerID, store: server.store)
-        server.authenticator.remember(container)
         return try JSONResponse.make(encoding: CreateContainerResponse(containerID: container.id, apiToken: container.apiToken), status: .created)
     }
 

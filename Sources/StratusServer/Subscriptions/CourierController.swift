@@ -26,9 +26,9 @@ struct CourierController {
         guard let queue = try await server.store.pushToken(token, now: Authenticator.now()) else {
             throw APIError(.notFound, "the courier token does not exist or expired; call tokens/create again")
         }
-        let key = SubscriptionNotifier.ListenerKey(containerID: queue.containerID, environment: queue.environment, user: queue.user)
+        let key = NotificationWaiters.Key(containerID: queue.containerID, environment: queue.environment, user: queue.user)
         // Listen first, so that a notification committed between the check and the wait still wakes it.
-        let arrivals = server.notifier.listen(key)
+        let arrivals = server.notifier.waiters.listen(key)
         let deadline = ContinuousClock.now + .milliseconds(Int(server.configuration.courierWait * 1000))
         while true {
             if let next = try await server.store.takeNotification(forToken: token, now: Authenticator.now()) {
@@ -41,7 +41,7 @@ struct CourierController {
     }
 
     /// Waits for an arrival; `false` at the deadline.
-    private static func wait(for arrivals: AsyncStream<StoredNotification>, until deadline: ContinuousClock.Instant) async throws -> Bool {
+    private static func wait(for arrivals: AsyncStream<Void>, until deadline: ContinuousClock.Instant) async throws -> Bool {
         guard ContinuousClock.now < deadline else { return false }
         return await withTaskGroup(of: Bool.self) { group in
             group.addTask {
@@ -60,11 +60,11 @@ struct CourierController {
 
     @Sendable func stream(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let (authentication, user) = try await TokensController.signedIn(request, context, server)
-        let key = SubscriptionNotifier.ListenerKey(containerID: authentication.container.id, environment: authentication.environment, user: user)
+        let key = NotificationWaiters.Key(containerID: authentication.container.id, environment: authentication.environment, user: user)
         let header: Int64? = request.headers[.lastEventID].flatMap { Int64($0) }
         let query: Int64? = request.uri.queryParameters["after"].flatMap { Int64(String($0)) }
         let resume = header ?? query
-        let arrivals = server.notifier.listen(key)
+        let arrivals = server.notifier.waiters.listen(key)
         let latest = try await server.store.latestNotificationID()
         let start = resume ?? latest
         let store = server.store
@@ -74,38 +74,40 @@ struct CourierController {
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             var last = start
             try await writer.write(ByteBuffer(string: ": stream of notifications for \(user)\n\n"))
-            // What was missed first, then what arrives; ids never go backwards, so nothing is sent twice.
-            while true {
-                let backlog = try await store.notifications(for: user, containerID: key.containerID, environment: key.environment, after: last, limit: 200)
-                for notification in backlog {
-                    try await writer.write(ByteBuffer(string: Self.event(notification)))
-                    last = notification.id
+            /// Sends what is stored after `last`; ids never go backwards, so nothing is sent twice.
+            func sendNew() async throws {
+                while true {
+                    let backlog = try await store.notifications(for: user, containerID: key.containerID, environment: key.environment, after: last, limit: 200)
+                    for notification in backlog {
+                        try await writer.write(ByteBuffer(string: Self.event(notification)))
+                        last = notification.id
+                    }
+                    if backlog.count < 200 { break }
                 }
-                if backlog.count < 200 { break }
             }
+            // What was missed first, then what arrives.
+            try await sendNew()
             // Arrivals and a keep-alive comment every `heartbeat`; a write to a client that left fails and ends
             // the stream, and so does the server shutting down.
-            let (items, continuation) = AsyncStream<StoredNotification?>.makeStream()
+            let (items, continuation) = AsyncStream<Bool>.makeStream()
             let forward = Task {
-                for await notification in arrivals { continuation.yield(notification) }
+                for await _ in arrivals { continuation.yield(true) }
                 continuation.finish()
             }
             let heartbeat = Task {
-                while (try? await Task.sleep(for: Self.heartbeat)) != nil { continuation.yield(nil) }
+                while (try? await Task.sleep(for: Self.heartbeat)) != nil { continuation.yield(false) }
             }
             defer {
                 forward.cancel()
                 heartbeat.cancel()
             }
             try await withGracefulShutdownHandler {
-                for await item in items {
-                    guard let notification = item else {
+                for await arrived in items {
+                    if arrived {
+                        try await sendNew()
+                    } else {
                         try await writer.write(ByteBuffer(string: ": keep-alive\n\n"))
-                        continue
                     }
-                    guard notification.id > last else { continue }
-                    try await writer.write(ByteBuffer(string: Self.event(notification)))
-                    last = notification.id
                 }
             } onGracefulShutdown: {
                 continuation.finish()

@@ -3,13 +3,15 @@ import Logging
 import ServiceLifecycle
 import StratusStore
 
-/// Forgets courier queues past their time-to-live, and notifications older than it, every minute.
+/// Forgets courier queues past their time-to-live, and notifications older than it, every minute, in the one
+/// process that holds the `notification-expiry` lease.
 struct NotificationSweeper: Service {
     let store: any Store
     let configuration: ServerConfiguration
     let logger: Logger
 
     func run() async throws {
+        let lease = Lease(name: "notification-expiry", duration: 180_000)
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
@@ -18,7 +20,7 @@ struct NotificationSweeper: Service {
                     return
                 }
                 do {
-                    try await sweep()
+                    if try await lease.hold(in: store) { try await sweep() }
                 } catch {
                     logger.warning("notification sweep failed", metadata: ["stratus.error": "\(error)"])
                 }

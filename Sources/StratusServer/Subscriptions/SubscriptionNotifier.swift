@@ -1,36 +1,151 @@
 import Foundation
+import Logging
 import StratusModel
 import StratusStore
 import Synchronization
 
-/// Turns committed record changes into notifications for the subscriptions they concern, and hands
-/// committed notifications to the clients of this process that are waiting for them.
+/// Turns committed record changes into notifications for the subscriptions they concern, and wakes this
+/// process's clients waiting for notifications.
 ///
-/// The store asks it inside the write transaction (``RecordEventListener``), so notifications are stored
-/// with the change that caused them, and survive a restart like it.
-final class SubscriptionNotifier: RecordEventListener {
-    private let index = Mutex(SubscriptionIndex())
-    /// Sends committed notifications to registered devices through Apple's push service, when configured.
-    private let pushSender: APNsSender?
-    private let listeners = Mutex<[ListenerKey: [UUID: AsyncStream<StoredNotification>.Continuation]]>([:])
-
-    init(pushSender: APNsSender? = nil) {
-        self.pushSender = pushSender
+/// Everything it knows comes from the store: its index of subscriptions follows the store's subscription and
+/// role events, and record changes reach it through the store's outbox (``PendingRecordEvent``), which it
+/// empties in order while it holds the `subscription-matching` lease, so one process matches each change once
+/// and a change committed before a crash is matched after it. Matching runs outside the write that made the
+/// change.
+final class SubscriptionNotifier: Sendable {
+    /// Work done in order, one at a time, by the notifier's task.
+    private enum Work: Sendable {
+        case reload(SubscriptionIndex.EntryKey)
+        case remove(SubscriptionIndex.EntryKey)
+        case reloadRoles(containerID: String, environment: Environment, user: String)
+        case reloadAll
+        case match
     }
 
-    /// Whose notifications a listener waits for.
-    struct ListenerKey: Hashable, Sendable {
-        var containerID: String
-        var environment: Environment
-        var user: String
+    /// Outbox entries matched per round.
+    static let batchSize = 500
+    /// How often a process that does not hold the lease checks whether the outbox is being emptied.
+    static let idleCheck = Duration.seconds(5)
+
+    let waiters = NotificationWaiters()
+    private let store: any Store
+    private let index = Mutex(SubscriptionIndex())
+    /// Sends notifications to registered devices through Apple's push service, when configured.
+    private let pushSender: APNsSender?
+    private let lease = Lease(name: "subscription-matching")
+    private let work: AsyncStream<Work>.Continuation
+    private let matchQueued = Mutex(false)
+    private let logger = Logger(label: "stratus.notifications")
+
+    /// Loads every subscription and starts following the store.
+    static func start(store: any Store, pushSender: APNsSender?) async throws -> SubscriptionNotifier {
+        let notifier = SubscriptionNotifier(store: store, pushSender: pushSender)
+        try await notifier.reloadAll()
+        notifier.enqueue(.match)
+        return notifier
+    }
+
+    private init(store: any Store, pushSender: APNsSender?) {
+        self.store = store
+        self.pushSender = pushSender
+        let (stream, continuation) = AsyncStream<Work>.makeStream()
+        work = continuation
+        Task { [weak self] in
+            for await item in stream {
+                guard let self else { return }
+                await self.perform(item)
+            }
+        }
+        Task { [weak self] in
+            while (try? await Task.sleep(for: Self.idleCheck)) != nil {
+                guard let self else { return }
+                self.enqueue(.match)
+            }
+        }
+        store.observeEvents { [weak self] delivery in self?.handle(delivery) }
+    }
+
+    deinit {
+        work.finish()
+    }
+
+    var subscriptionCount: Int { index.withLock { $0.count } }
+
+    // MARK: - Following the store
+
+    private func handle(_ delivery: StoreEventDelivery) {
+        guard case .committed(let events) = delivery else {
+            enqueue(.reloadAll)
+            enqueue(.match)
+            waiters.wakeAll()
+            return
+        }
+        for event in events {
+            switch event {
+            case .subscriptionSaved(let database, let owner, let id):
+                enqueue(.reload(SubscriptionIndex.EntryKey(database: database, owner: owner, id: id)))
+            case .subscriptionDeleted(let database, let owner, let id):
+                enqueue(.remove(SubscriptionIndex.EntryKey(database: database, owner: owner, id: id)))
+            case .rolesChanged(let containerID, let environment, let user):
+                enqueue(.reloadRoles(containerID: containerID, environment: environment, user: user))
+            case .recordEventsPending:
+                enqueue(.match)
+            case .notificationsAdded(let containerID, let environment, let recipients, _):
+                waiters.wake(containerID: containerID, environment: environment, users: recipients)
+            default:
+                break
+            }
+        }
+    }
+
+    private func enqueue(_ item: Work) {
+        if case .match = item {
+            guard matchQueued.withLock({ queued in defer { queued = true }; return !queued }) else { return }
+        }
+        work.yield(item)
+    }
+
+    private func perform(_ item: Work) async {
+        do {
+            switch item {
+            case .reload(let key):
+                let stored = try await store.subscriptions(of: key.owner, in: key.database).first { $0.id == key.id }
+                var roles: Set<String> = []
+                if let stored { roles = try await Self.roles(of: stored, store: store) }
+                index.withLock { index in
+                    if let stored { index.insert(stored, roles: roles) } else { index.remove(key) }
+                }
+            case .remove(let key):
+                index.withLock { $0.remove(key) }
+            case .reloadRoles(let containerID, let environment, let user):
+                let owned = index.withLock { index in
+                    index.entries.values.map(\.stored).filter {
+                        $0.owner == user && $0.database == .publicDatabase(containerID, environment)
+                    }
+                }
+                guard !owned.isEmpty else { return }
+                let roles = try await store.roles(containerID: containerID, environment: environment, userRecordName: user)
+                index.withLock { index in
+                    for stored in owned { index.insert(stored, roles: roles) }
+                }
+            case .reloadAll:
+                try await reloadAll()
+            case .match:
+                matchQueued.withLock { $0 = false }
+                try await matchPending()
+            }
+        } catch {
+            logger.warning("subscription upkeep failed", metadata: ["stratus.error": "\(error)"])
+        }
     }
 
     /// Loads every saved subscription, with its owner's roles.
-    func load(from store: any Store) async throws {
+    private func reloadAll() async throws {
+        var fresh = SubscriptionIndex()
         for stored in try await store.allSubscriptions() {
-            let roles = try await Self.roles(of: stored, store: store)
-            index.withLock { $0.insert(stored, roles: roles) }
+            fresh.insert(stored, roles: try await Self.roles(of: stored, store: store))
         }
+        index.withLock { $0 = fresh }
     }
 
     static func roles(of stored: StoredSubscription, store: any Store) async throws -> Set<String> {
@@ -38,103 +153,35 @@ final class SubscriptionNotifier: RecordEventListener {
         return try await store.roles(containerID: stored.database.containerID, environment: stored.database.environment, userRecordName: stored.owner)
     }
 
-    func saved(_ stored: StoredSubscription, roles: Set<String>) {
-        index.withLock { $0.insert(stored, roles: roles) }
-    }
+    // MARK: - Matching
 
-    func removed(id: String, owner: String, database: DatabaseRef) {
-        index.withLock { $0.remove(SubscriptionIndex.EntryKey(database: database, owner: owner, id: id)) }
-    }
-
-    var subscriptionCount: Int { index.withLock { $0.count } }
-
-    // MARK: - RecordEventListener
-
-    func outcome(of events: [RecordEvent], schema: Schema) -> EventOutcome {
-        let index = index.withLock { $0 }
-        var outcome = EventOutcome()
-        var fired = Set<SubscriptionIndex.EntryKey>()
-        for event in events {
-            // One id per change, shared by the notifications of every subscription it fires.
-            var notificationID: String?
-            var candidates = index.candidates(zone: event.zone, record: event.record, fields: event.fields)
-            for reader in event.sharedReaders {
-                let shared = DatabaseRef(
-                    containerID: event.zone.database.containerID, environment: event.zone.database.environment, scope: .shared,
-                    ownerRecordName: reader
-                )
-                candidates += index.candidates(zone: event.zone, record: event.record, fields: event.fields, in: shared)
-            }
-            for entry in candidates where !fired.contains(entry.key) {
-                guard Self.fires(entry, on: event, schema: schema) else { continue }
-                if notificationID == nil { notificationID = UUID().uuidString.lowercased() }
-                outcome.notifications.append(PendingNotification(
-                    containerID: event.zone.database.containerID, environment: event.zone.database.environment,
-                    recipient: entry.stored.owner, subscriptionID: entry.stored.id,
-                    payload: NotificationPayload.render(entry, event: event, notificationID: notificationID!)
-                ))
-                if entry.input.firesOnce == true {
-                    fired.insert(entry.key)
-                    outcome.firedOnce.append((entry.stored.database, entry.stored.owner, entry.stored.id))
+    /// Empties the outbox, a batch at a time, while this process holds the lease.
+    private func matchPending() async throws {
+        while true {
+            let pending = try await store.pendingRecordEvents(limit: Self.batchSize)
+            guard let last = pending.last, try await lease.hold(in: store) else { return }
+            var schemas: [String: Schema] = [:]
+            for event in pending {
+                let database = event.event.zone.database
+                let key = database.containerID + "|" + database.environment.rawValue
+                if schemas[key] == nil {
+                    schemas[key] = try await store.schema(containerID: database.containerID, environment: database.environment)
                 }
             }
-        }
-        return outcome
-    }
-
-    /// Whether a candidate subscription fires: its trigger, zone, filters, and its owner's right to read the record.
-    static func fires(_ entry: SubscriptionIndex.Entry, on event: RecordEvent, schema: Schema) -> Bool {
-        if let zone = entry.input.zoneID, entry.input.subscriptionType == .zone || entry.input.zoneWide == false {
-            guard zone.zoneName == event.zone.zoneName else { return false }
-            // A shared database holds zones of several owners: the subscription names one.
-            if entry.stored.database.scope == .shared && zone.ownerRecordName != event.zone.database.ownerRecordName { return false }
-        }
-        guard entry.input.subscriptionType == .query else { return true }
-        let trigger: SubscriptionInput.Trigger = switch event.kind {
-        case .created: .create
-        case .updated: .update
-        case .deleted: .delete
-        }
-        guard entry.triggers.contains(trigger), let input = entry.input.query else { return false }
-        if event.zone.database.scope == .public, let type = schema.recordTypes[event.record.recordType] {
-            let caller = Caller(userRecordName: entry.stored.owner, roles: entry.roles)
-            guard AccessPolicy.allows(.read, on: type, caller: caller, creator: event.record.created.userRecordName) else { return false }
-        }
-        guard let query = try? QueryTyper.typedQuery(input, schema: schema, environment: event.zone.database.environment) else { return false }
-        return RecordMatcher(record: event.record, fields: event.fields).matches(query)
-    }
-
-    func committed(_ notifications: [StoredNotification], removedSubscriptions: [(database: DatabaseRef, owner: String, id: String)]) {
-        for removed in removedSubscriptions {
-            self.removed(id: removed.id, owner: removed.owner, database: removed.database)
-        }
-        guard !notifications.isEmpty else { return }
-        if let pushSender {
-            Task { await pushSender.deliver(notifications) }
-        }
-        listeners.withLock { listeners in
-            for stored in notifications {
-                let key = ListenerKey(containerID: stored.notification.containerID, environment: stored.notification.environment, user: stored.notification.recipient)
-                for continuation in listeners[key]?.values ?? [:].values {
-                    continuation.yield(stored)
+            let outcome = index.withLock { index in
+                SubscriptionMatcher(index: index).outcome(of: pending.map(\.event)) { zone in
+                    schemas[zone.database.containerID + "|" + zone.database.environment.rawValue] ?? .initial
                 }
             }
-        }
-    }
-
-    // MARK: - Listening
-
-    /// Notifications for a user as they are committed, until the stream is dropped.
-    func listen(_ key: ListenerKey) -> AsyncStream<StoredNotification> {
-        let id = UUID()
-        let (stream, continuation) = AsyncStream<StoredNotification>.makeStream(bufferingPolicy: .bufferingNewest(1_000))
-        listeners.withLock { $0[key, default: [:]][id] = continuation }
-        continuation.onTermination = { [weak self] _ in
-            self?.listeners.withLock { listeners in
-                listeners[key]?[id] = nil
-                if listeners[key]?.isEmpty == true { listeners[key] = nil }
+            guard let stored = try await store.completeRecordEvents(through: last.id, count: pending.count, outcome: outcome) else { continue }
+            // Removed here at once as well as by the store's event, so the next batch cannot fire them again.
+            index.withLock { index in
+                for fired in outcome.firedOnce { index.remove(.init(database: fired.database, owner: fired.owner, id: fired.id)) }
             }
+            if let pushSender, !stored.isEmpty {
+                Task { await pushSender.deliver(stored) }
+            }
+            if pending.count < Self.batchSize { return }
         }
-        return stream
     }
 }

@@ -71,13 +71,11 @@ struct SubscriptionsController {
                     guard try await server.store.deleteSubscription(id: id, owner: user, in: database) else {
                         throw APIError(.notFound, "subscription \(id) does not exist")
                     }
-                    server.notifier.removed(id: id, owner: user, database: database)
                     outcomes.append((id, .success(nil)))
                 case .create, .update:
                     let normalized = try await SubscriptionRules.normalize(input, id: id, call: call, schema: schema, store: server.store)
                     let stored = StoredSubscription(id: id, database: database, owner: user, body: normalized, createdAt: Authenticator.now())
                     try await server.store.saveSubscription(stored, mustExist: operation.operationType == .update)
-                    server.notifier.saved(stored, roles: call.scope == .public ? call.roles : [])
                     outcomes.append((id, .success(normalized)))
                 }
             } catch {

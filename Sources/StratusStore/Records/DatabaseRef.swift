@@ -3,7 +3,7 @@ import StratusModel
 /// One database of one container environment: the public one, or one user's private one.
 ///
 /// Every record and zone belongs to exactly one `DatabaseRef`; nothing crosses between them.
-public struct DatabaseRef: Sendable, Hashable {
+public struct DatabaseRef: Sendable, Hashable, Codable {
     /// The owner of the public database's zones.
     public static let publicOwner = "_public"
 
@@ -42,7 +42,7 @@ public struct DatabaseRef: Sendable, Hashable {
 }
 
 /// One zone of one database.
-public struct ZoneRef: Sendable, Hashable {
+public struct ZoneRef: Sendable, Hashable, Codable {
     public var database: DatabaseRef
     public var zoneName: String
 

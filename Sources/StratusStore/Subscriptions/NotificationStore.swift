@@ -45,11 +45,17 @@ public struct PushDevice: Sendable, Hashable {
 
 /// Storage of notifications and of the queues that deliver them.
 ///
-/// Notifications are stored with the record changes that cause them (see ``RecordEventListener``); each
-/// user's notifications form one stream ordered by id, which courier queues and streams read from.
+/// Record changes wait in an outbox (``PendingRecordEvent``) until the server's matcher turns them into
+/// notifications; each user's notifications form one stream ordered by id, which courier queues and streams
+/// read from.
 public protocol NotificationStore: Sendable {
-    /// Sets what turns record changes into notifications. Without one, changes notify nobody.
-    func setRecordEventListener(_ listener: any RecordEventListener)
+    /// The oldest record changes of the outbox, at most `limit`.
+    func pendingRecordEvents(limit: Int) async throws -> [PendingRecordEvent]
+    /// Stores what matching the outbox's `count` oldest changes (ids up to `lastID`) caused, removes the
+    /// subscriptions that fired once, and takes those changes out of the outbox, in one transaction.
+    /// - Returns: the stored notifications, or `nil` (storing nothing) when another matcher completed some of
+    ///   those changes first.
+    func completeRecordEvents(through lastID: Int64, count: Int, outcome: EventOutcome) async throws -> [StoredNotification]?
     /// A user's notifications after `id`, oldest first.
     func notifications(for user: String, containerID: String, environment: Environment, after id: Int64, limit: Int) async throws -> [StoredNotification]
     /// The newest notification id of the store (0 when there is none).

@@ -24,7 +24,7 @@ public struct RecordEvent: Sendable {
     }
 }
 
-/// A notification to store for one user, made while the change that caused it commits.
+/// A notification to store for one user, made by matching a committed change against subscriptions.
 public struct PendingNotification: Sendable, Hashable {
     public var containerID: String
     public var environment: Environment
@@ -56,7 +56,7 @@ public struct StoredNotification: Sendable, Hashable {
     }
 }
 
-/// What the changes of one commit caused: notifications to store, and fire-once subscriptions to remove.
+/// What matching some committed changes caused: notifications to store, and fire-once subscriptions to remove.
 public struct EventOutcome: Sendable {
     public var notifications: [PendingNotification] = []
     public var firedOnce: [(database: DatabaseRef, owner: String, id: String)] = []
@@ -64,13 +64,18 @@ public struct EventOutcome: Sendable {
     public init() {}
 }
 
-/// Turns committed record changes into notifications (the server's subscription matcher).
+/// A committed record change in the store's outbox, waiting to be matched against subscriptions.
 ///
-/// A store calls it inside the transaction that commits the changes, and stores what it answers in the
-/// same transaction, so a change and its notifications are kept together or not at all.
-public protocol RecordEventListener: Sendable {
-    /// What `events` cause. Runs on the store's writer: it must be quick and must not block.
-    func outcome(of events: [RecordEvent], schema: Schema) -> EventOutcome
-    /// Called once the outcome is committed, with the stored notifications.
-    func committed(_ notifications: [StoredNotification], removedSubscriptions: [(database: DatabaseRef, owner: String, id: String)])
+/// A store writes the record changes of a commit into its outbox in the same transaction (when the container
+/// environment has subscriptions), so none is lost to a crash; the server's matcher takes them out in order
+/// (``NotificationStore/pendingRecordEvents(limit:)``, ``NotificationStore/completeRecordEvents(through:count:outcome:)``).
+public struct PendingRecordEvent: Sendable {
+    /// Orders the outbox: later commits have larger ids.
+    public var id: Int64
+    public var event: RecordEvent
+
+    public init(id: Int64, event: RecordEvent) {
+        self.id = id
+        self.event = event
+    }
 }

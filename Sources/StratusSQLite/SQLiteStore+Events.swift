@@ -1,0 +1,72 @@
+import Foundation
+import GRDB
+import StratusStore
+
+extension SQLiteStore: EventStore {
+    public func observeEvents(_ observer: @escaping @Sendable (StoreEventDelivery) -> Void) {
+        events.observe(observer)
+    }
+
+    public func catchUpEvents() async throws {
+        do {
+            try events.catchUp()
+        } catch {
+            throw StorageError.translating(error)
+        }
+    }
+
+    public func acquireLease(_ name: String, holder: String, now: Int64, duration: Int64) async throws -> Bool {
+        try await write { batch in
+            try batch.db.execute(
+                sql: """
+                    INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?)
+                    ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+                    WHERE leases.holder = excluded.holder OR leases.expires_at <= ?
+                    """,
+                arguments: [name, holder, now + duration, now]
+            )
+            return batch.db.changesCount > 0
+        }
+    }
+
+    public func releaseLease(_ name: String, holder: String) async throws {
+        try await write { batch in
+            try batch.db.execute(sql: "DELETE FROM leases WHERE name = ? AND holder = ?", arguments: [name, holder])
+        }
+    }
+
+    /// How long events are kept for processes that read them late; one that falls further behind is told it
+    /// missed some (``StoreEventDelivery/missed``).
+    static let eventRetention: Int64 = 10 * 60 * 1000
+
+    /// Removes events older than ``eventRetention``.
+    func pruneEvents(now: Int64) async throws {
+        try await write { batch in
+            try batch.db.execute(sql: "DELETE FROM store_events WHERE created_at < ?", arguments: [now - Self.eventRetention])
+        }
+    }
+
+    /// Keeps what this store caches in step with other processes' changes.
+    func observeOwnEvents() {
+        let schemas = schemas
+        events.observe { [weak self] delivery in
+            switch delivery {
+            case .missed:
+                schemas.forgetAll()
+                self?.reloadBuildingIndexes()
+            case .committed(let events):
+                if events.contains(where: { if case .schemaChanged = $0 { true } else { false } }) { schemas.forgetAll() }
+                if events.contains(where: { if case .indexBuildsChanged = $0 { true } else { false } }) { self?.reloadBuildingIndexes() }
+            }
+        }
+    }
+
+    private func reloadBuildingIndexes() {
+        do {
+            let building = try pool.read(Self.loadBuildingIndexes)
+            buildingIndexes.withLock { $0 = building }
+        } catch {
+            logger.warning("reading index builds failed", metadata: ["stratus.error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import Synchronization
+
+/// One process's claim on a background job that must run in one process at a time (see
+/// ``EventStore/acquireLease(_:holder:now:duration:)``).
+///
+/// ``hold(in:now:)`` asks the store only when the lease is not held or is past half its duration, so a job
+/// that runs often renews it rarely. A holder that stops renewing (a crashed process) loses the lease when
+/// it expires, and another process takes over.
+///
+/// ```swift
+/// let lease = Lease(name: "asset-collection")
+/// if try await lease.hold(in: store) { try await sweep() }
+/// ```
+public final class Lease: Sendable {
+    public let name: String
+    /// This process's name for itself in the lease.
+    public let holder: String
+    /// Milliseconds.
+    public let duration: Int64
+    /// Milliseconds since 1970 until which the store granted the lease; 0 when not held.
+    private let heldUntil = Mutex<Int64>(0)
+
+    public init(name: String, holder: String = UUID().uuidString, duration: Int64 = 30_000) {
+        self.name = name
+        self.holder = holder
+        self.duration = duration
+    }
+
+    /// Whether this process holds the lease, taking or renewing it as needed.
+    public func hold(in store: any EventStore, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) async throws -> Bool {
+        if now < heldUntil.withLock({ $0 }) - duration / 2 { return true }
+        let held = try await store.acquireLease(name, holder: holder, now: now, duration: duration)
+        heldUntil.withLock { $0 = held ? now + duration : 0 }
+        return held
+    }
+
+    /// Gives the lease up, so that another process can take the job at once.
+    public func release(in store: any EventStore) async throws {
+        guard heldUntil.withLock({ $0 }) > 0 else { return }
+        heldUntil.withLock { $0 = 0 }
+        try await store.releaseLease(name, holder: holder)
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import StratusModel
+
+/// Something a store committed that caches and waiters elsewhere must learn about.
+///
+/// A store writes its events in the transaction of the change they describe and delivers them, in commit
+/// order, to every observer of every process or node that shares its data (see ``EventStore``). Caches
+/// forget what an event makes stale; waiters wake.
+public enum StoreEvent: Sendable, Hashable, Codable {
+    /// A container's schemas changed (both environments change in one step).
+    case schemaChanged(containerID: String)
+    /// A user's custom roles changed.
+    case rolesChanged(containerID: String, environment: Environment, userRecordName: String)
+    /// A container's settings (its API token) changed.
+    case containerChanged(containerID: String)
+    /// A server-to-server key was revoked.
+    case serverKeyRevoked(keyID: String)
+    /// A session ended: its web auth tokens no longer sign anyone in.
+    case sessionEnded(sessionID: String)
+    /// A subscription was created or replaced.
+    case subscriptionSaved(database: DatabaseRef, owner: String, id: String)
+    /// A subscription was deleted, by its owner or because it fired once.
+    case subscriptionDeleted(database: DatabaseRef, owner: String, id: String)
+    /// Record changes wait in the outbox for subscription matching (``NotificationStore/pendingRecordEvents(limit:)``).
+    case recordEventsPending
+    /// Notifications were stored for these users; the newest has id `latestID`.
+    case notificationsAdded(containerID: String, environment: Environment, recipients: [String], latestID: Int64)
+    /// Index builds of a container environment started or finished.
+    case indexBuildsChanged(containerID: String, environment: Environment)
+
+    /// The event as stored: compact JSON.
+    public var encoded: String {
+        // Encoding an enum of strings and numbers cannot fail.
+        String(decoding: (try? JSONEncoder().encode(self)) ?? Data(), as: UTF8.self)
+    }
+
+    /// An event stored by ``encoded``; `nil` for text a newer version wrote that this one does not know.
+    public init?(encoded: String) {
+        guard let event = try? JSONDecoder().decode(StoreEvent.self, from: Data(encoded.utf8)) else { return nil }
+        self = event
+    }
+}
+
+/// What an observer of a store's events is given.
+public enum StoreEventDelivery: Sendable, Hashable {
+    /// Events committed since the previous delivery, oldest first.
+    case committed([StoreEvent])
+    /// Some events could not be delivered (the observer fell behind the store's event log): everything
+    /// cached may be stale and must be read again.
+    case missed
+}
+
+/// The store's events and the coordination of the processes or nodes that share it.
+public protocol EventStore: Sendable {
+    /// Calls `observer` with every delivery from now on, in commit order, one delivery at a time. The observer
+    /// runs on the store's delivery path: it must be quick and must not block (forget a cache entry, wake a
+    /// waiter, signal a task).
+    func observeEvents(_ observer: @escaping @Sendable (StoreEventDelivery) -> Void)
+    /// Delivers every event committed before the call, whoever committed it, before returning.
+    ///
+    /// Cheap when nothing new was committed. Security checks call it before they trust a cache, so that a
+    /// revoked key or an ended session is refused at once on every process.
+    func catchUpEvents() async throws
+    /// Takes, or renews, the lease `name` for `holder` until `now + duration` (milliseconds).
+    ///
+    /// A background job that must run once across every process (asset collection, notification expiry,
+    /// index builds, subscription matching) runs only while it holds its lease.
+    /// - Returns: whether `holder` holds the lease now; `false` while another holder's lease lasts.
+    func acquireLease(_ name: String, holder: String, now: Int64, duration: Int64) async throws -> Bool
+    /// Gives the lease up, if `holder` holds it, so that another process can take it at once.
+    func releaseLease(_ name: String, holder: String) async throws
+}
