@@ -40,16 +40,10 @@ import Testing
         #expect(keyStatus == 0, "\(keyOutput)")
         let keyID = keyOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         func signedQuery() async throws -> Int {
-            let path = "/database/1/\(Self.container)/development/public/records/query"
-            let body = #"{"query":{"recordType":"Users"}}"#
-            let formatter = ISO8601DateFormatter()
-            formatter.formatOptions = [.withInternetDateTime]
-            let date = formatter.string(from: Date())
-            let hash = Data(SHA256.hash(data: Data(body.utf8))).base64EncodedString()
-            let signature = try privateKey.signature(for: Data("\(date):\(hash):\(path)".utf8)).derRepresentation.base64EncodedString()
-            return try await server.send("POST", path, body: body, headers: [
-                "X-Apple-CloudKit-Request-KeyID": keyID, "X-Apple-CloudKit-Request-ISO8601Date": date, "X-Apple-CloudKit-Request-SignatureV1": signature,
-            ]).0
+            try await server.sendSigned(
+                "/database/1/\(Self.container)/development/public/records/query", body: #"{"query":{"recordType":"Users"}}"#,
+                keyID: keyID, privateKey: privateKey
+            )
         }
         #expect(try await signedQuery() == 200)
         let (revoked, revokeOutput) = try Self.stratus(["keys", "revoke", Self.container, keyID], server: server)

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -83,6 +84,20 @@ final class ServerProcess: @unchecked Sendable {
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         return (status, json)
+    }
+}
+
+extension ServerProcess {
+    /// Sends a request signed with a server-to-server key (`ckws-protocol.md` §7.2) and returns its status.
+    func sendSigned(_ path: String, body: String, keyID: String, privateKey: P256.Signing.PrivateKey) async throws -> Int {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        let date = formatter.string(from: Date())
+        let hash = Data(SHA256.hash(data: Data(body.utf8))).base64EncodedString()
+        let signature = try privateKey.signature(for: Data("\(date):\(hash):\(path)".utf8)).derRepresentation.base64EncodedString()
+        return try await send("POST", path, body: body, headers: [
+            "X-Apple-CloudKit-Request-KeyID": keyID, "X-Apple-CloudKit-Request-ISO8601Date": date, "X-Apple-CloudKit-Request-SignatureV1": signature,
+        ]).0
     }
 }
 

@@ -184,6 +184,8 @@ struct AdminController {
     /// Admits the admin key (`Authorization: Bearer <key>`) or a console session with its CSRF token.
     /// - Throws: `AUTHENTICATION_FAILED` (401) for anything else.
     func requireAdmin(_ request: Request) async throws {
+        // Admin calls read schemas and roles: they see every change committed before them, on any process.
+        try await server.store.catchUpEvents()
         if let header = request.headers[.authorization], header.hasPrefix("Bearer "),
             Authenticator.constantTimeEquals(String(header.dropFirst(7)), server.configuration.adminKey)
         {

@@ -32,7 +32,8 @@ final class SubscriptionNotifier: Sendable {
     private let index = Mutex(SubscriptionIndex())
     /// Sends notifications to registered devices through Apple's push service, when configured.
     private let pushSender: APNsSender?
-    private let lease = Lease(name: "subscription-matching")
+    /// Short, so that after a crash the restarted process (or another) resumes matching within seconds.
+    private let lease = Lease(name: "subscription-matching", duration: 10_000)
     private let work: AsyncStream<Work>.Continuation
     private let matchQueued = Mutex(false)
     private let logger = Logger(label: "stratus.notifications")

@@ -5,8 +5,9 @@ import Synchronization
 /// ``EventStore/acquireLease(_:holder:now:duration:)``).
 ///
 /// ``hold(in:now:)`` asks the store only when the lease is not held or is past half its duration, so a job
-/// that runs often renews it rarely. A holder that stops renewing (a crashed process) loses the lease when
-/// it expires, and another process takes over.
+/// that runs often renews it rarely; after a refusal it waits a tenth of the duration before asking again.
+/// A holder that stops renewing (a crashed process) loses the lease when it expires, and another process,
+/// or the restarted one, takes over.
 ///
 /// ```swift
 /// let lease = Lease(name: "asset-collection")
@@ -20,6 +21,8 @@ public final class Lease: Sendable {
     public let duration: Int64
     /// Milliseconds since 1970 until which the store granted the lease; 0 when not held.
     private let heldUntil = Mutex<Int64>(0)
+    /// Milliseconds since 1970 before which a refused lease is not asked for again.
+    private let refusedUntil = Mutex<Int64>(0)
 
     public init(name: String, holder: String = UUID().uuidString, duration: Int64 = 30_000) {
         self.name = name
@@ -30,8 +33,10 @@ public final class Lease: Sendable {
     /// Whether this process holds the lease, taking or renewing it as needed.
     public func hold(in store: any EventStore, now: Int64 = Int64(Date().timeIntervalSince1970 * 1000)) async throws -> Bool {
         if now < heldUntil.withLock({ $0 }) - duration / 2 { return true }
+        if now < refusedUntil.withLock({ $0 }) { return false }
         let held = try await store.acquireLease(name, holder: holder, now: now, duration: duration)
         heldUntil.withLock { $0 = held ? now + duration : 0 }
+        refusedUntil.withLock { $0 = held ? 0 : now + duration / 10 }
         return held
     }
 

@@ -1,0 +1,125 @@
+import Crypto
+import Foundation
+import Testing
+
+/// Two `stratus serve` processes on one data folder, as two nodes sharing a store: what one changes, the other
+/// obeys at once, and notifications cross between them.
+@Suite struct SharedStoreEndToEndTests {
+    static let container = NotificationEndToEndTests.container
+    typealias User = NotificationEndToEndTests.User
+
+    @Test("a sign-out, a revoked key, a rotated API token and a role change on one process hold at once on the other")
+    func securityAcrossProcesses() async throws {
+        let folder = EndToEndTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = ServerProcess(dataFolder: folder, arguments: ["--quiet"])
+        try first.start()
+        defer { first.stop() }
+        let apiToken = try await first.createContainer(Self.container)
+        let second = ServerProcess(dataFolder: folder, arguments: ["--quiet"])
+        try second.start()
+        defer { second.stop() }
+        let admin = ["Authorization": "Bearer \(ServerProcess.adminKey)"]
+
+        // Both processes know the session; it ends on the first, and the second refuses it on the next request.
+        let alice = try await Self.signUp("alice@example.com", apiToken: apiToken, on: first)
+        #expect(try await second.send("GET", "/database/1/\(Self.container)/development/public/users/caller?\(alice.query)").0 == 200)
+        #expect(try await first.send("POST", "/auth/1/\(Self.container)/development/signout?\(alice.query)").0 == 200)
+        #expect(try await second.send("GET", "/database/1/\(Self.container)/development/public/users/caller?\(alice.query)").0 == 401)
+
+        // A key both have verified, revoked on the second: the first refuses it at once.
+        let privateKey = P256.Signing.PrivateKey()
+        let (created, key) = try await second.send(
+            "POST", "/admin/1/\(Self.container)/keys", body: try Self.json(["publicKey": privateKey.publicKey.pemRepresentation]), headers: admin
+        )
+        #expect(created == 200 || created == 201)
+        let keyID = try #require(key["keyID"] as? String)
+        let signedPath = "/database/1/\(Self.container)/development/public/records/query"
+        let query = #"{"query":{"recordType":"Users"}}"#
+        #expect(try await first.sendSigned(signedPath, body: query, keyID: keyID, privateKey: privateKey) == 200)
+        #expect(try await second.sendSigned(signedPath, body: query, keyID: keyID, privateKey: privateKey) == 200)
+        #expect(try await second.send("DELETE", "/admin/1/\(Self.container)/keys/\(keyID)", headers: admin).0 == 200)
+        #expect(try await first.sendSigned(signedPath, body: query, keyID: keyID, privateKey: privateKey) == 401)
+
+        // The API token rotated on the first: the second refuses the old one at once and takes the new one.
+        let bob = try await Self.signUp("bob@example.com", apiToken: apiToken, on: first)
+        #expect(try await second.send("GET", "/database/1/\(Self.container)/development/public/users/caller?\(bob.query)").0 == 200)
+        let (rotated, rotation) = try await first.send("POST", "/admin/1/\(Self.container)/token", headers: admin)
+        #expect(rotated == 200)
+        let newToken = try #require(rotation["apiToken"] as? String)
+        #expect(try await second.send("GET", "/database/1/\(Self.container)/development/public/users/caller?\(bob.query)").0 == 401)
+        let carol = try await Self.signUp("carol@example.com", apiToken: newToken, on: second)
+
+        // A role granted on the second lets Carol write an admin-only type on the first at once, and taking it
+        // away stops her at once.
+        let schema = #"DEFINE SCHEMA CREATE ROLE Admin; RECORD TYPE Flag (name STRING, GRANT READ TO "_world", GRANT CREATE, WRITE TO Admin);"#
+        #expect(try await first.send("PUT", "/admin/1/\(Self.container)/development/schema", body: schema, headers: admin).0 == 200)
+        let (_, caller) = try await first.send("GET", "/database/1/\(Self.container)/development/public/users/caller?\(carol.query)")
+        let carolName = try #require(caller["userRecordName"] as? String)
+        func createFlag(_ name: String) async throws -> Int {
+            let (status, body) = try await first.send(
+                "POST", "/database/1/\(Self.container)/development/public/records/modify?\(carol.query)",
+                body: #"{"operations":[{"operationType":"create","record":{"recordName":"\#(name)","recordType":"Flag","fields":{"name":{"value":"x"}}}}]}"#
+            )
+            guard status == 200 else { return status }
+            return ((body["records"] as? [[String: Any]])?.first?["serverErrorCode"] as? String) == nil ? 200 : 403
+        }
+        #expect(try await createFlag("f0") == 403)
+        let roles = "/admin/1/\(Self.container)/development/users/\(carolName)/roles"
+        #expect(try await second.send("PUT", roles, body: #"{"roles":["Admin"]}"#, headers: admin).0 == 200)
+        #expect(try await createFlag("f1") == 200)
+        #expect(try await second.send("PUT", roles, body: #"{"roles":[]}"#, headers: admin).0 == 200)
+        #expect(try await createFlag("f2") == 403)
+    }
+
+    @Test("a subscription made on one process fires for a save on the other, and wakes a long poll on either")
+    func notificationsAcrossProcesses() async throws {
+        let folder = EndToEndTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--courier-wait", "20"])
+        try first.start()
+        defer { first.stop() }
+        let apiToken = try await first.createContainer(Self.container)
+        let second = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--courier-wait", "20"])
+        try second.start()
+        defer { second.stop() }
+
+        let alice = try await Self.signUp("alice@example.com", apiToken: apiToken, on: first)
+        let bob = try await Self.signUp("bob@example.com", apiToken: apiToken, on: second)
+        _ = try await alice.post("subscriptions/modify", #"""
+            {"operations":[{"operationType":"create","subscription":{"subscriptionID":"general","subscriptionType":"query",
+              "query":{"recordType":"Message","filterBy":[{"comparator":"EQUALS","fieldName":"channel","fieldValue":{"value":"general"}}]},
+              "notificationInfo":{"additionalFields":["text"]}}}]}
+            """#)
+        let created = try await alice.post("tokens/create", #"{"apnsEnvironment":"development"}"#)
+        let courierURL = try #require(created["webcourierURL"] as? String)
+        let courier = try #require(URLComponents(string: courierURL)).percentEncodedPath
+
+        // The long poll waits on the first process; Bob saves on the second.
+        let polled = Task { try await alice.poll(courier) }
+        try await Task.sleep(for: .milliseconds(300))
+        try await bob.say("hello", in: "general", name: "m1")
+        let saved = ContinuousClock.now
+        #expect(try await polled.value == "hello")
+        #expect(ContinuousClock.now - saved < .seconds(10), "answered by the wake-up, not by the 20 s wait")
+
+        // The other way round: the poll waits on the second, the save is on the first.
+        let pollOnSecond = Task { try await alice.on(second).poll(courier) }
+        try await Task.sleep(for: .milliseconds(300))
+        try await bob.on(first).say("again", in: "general", name: "m2")
+        #expect(try await pollOnSecond.value == "again")
+    }
+
+    static func signUp(_ email: String, apiToken: String, on server: ServerProcess) async throws -> User {
+        let (status, user) = try await server.send(
+            "POST", "/auth/1/\(container)/development/signup?ckAPIToken=\(apiToken)",
+            body: #"{"emailAddress":"\#(email)","password":"long password"}"#
+        )
+        guard status == 201, let token = user["ckWebAuthToken"] as? String else { throw E2EFailure("sign-up answered \(status)") }
+        return User(server: server, query: "ckAPIToken=\(apiToken)&ckWebAuthToken=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+    }
+
+    static func json(_ object: [String: String]) throws -> String {
+        String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+    }
+}
