@@ -18,6 +18,8 @@ let package = Package(
         .library(name: "StratusKit", targets: ["StratusKit"]),
         .library(name: "StratusMessages", targets: ["StratusMessages"]),
         .library(name: "StratusFlags", targets: ["StratusFlags"]),
+        .library(name: "StratusAdminClient", targets: ["StratusAdminClient"]),
+        .library(name: "StratusTestSupport", targets: ["StratusTestSupport"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -119,10 +121,23 @@ let package = Package(
             resources: [.copy("Resources/Flags.ckdb")],
             swiftSettings: swiftSettings
         ),
+        // A client of the admin API, for tests, examples and the benchmark's set-up.
+        .target(name: "StratusAdminClient", swiftSettings: swiftSettings),
+        // Test servers over any backend (a store factory), for the HTTP, SDK and end-to-end tests.
+        .target(
+            name: "StratusTestSupport",
+            dependencies: [
+                "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusAdminClient",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // Load generator behind `stratus bench`.
         .target(
             name: "StratusBench",
-            dependencies: ["StratusModel"],
+            dependencies: ["StratusModel", "StratusAdminClient"],
             swiftSettings: swiftSettings
         ),
         // The `stratus` executable: composition root and operator commands.
@@ -136,7 +151,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Examples: run them against a local `stratus serve` (see the README).
-        .target(name: "StratusExampleSupport", dependencies: ["StratusKit"], path: "Examples/ExampleSupport", swiftSettings: swiftSettings),
+        .target(name: "StratusExampleSupport", dependencies: ["StratusKit", "StratusAdminClient"], path: "Examples/ExampleSupport", swiftSettings: swiftSettings),
         .executableTarget(
             name: "fatchat", dependencies: ["StratusKit", "StratusExampleSupport"], path: "Examples/fatchat", swiftSettings: swiftSettings
         ),
@@ -171,6 +186,7 @@ let package = Package(
             name: "StratusServerTests",
             dependencies: [
                 "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusModel", "StratusStoreTesting",
+                "StratusTestSupport", "StratusAdminClient",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -185,8 +201,8 @@ let package = Package(
         .testTarget(
             name: "StratusKitTests",
             dependencies: [
-                "StratusKit", "StratusMessages", "StratusFlags", "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusModel",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                "StratusKit", "StratusMessages", "StratusFlags", "StratusServer", "StratusStore", "StratusModel",
+                "StratusTestSupport", "StratusAdminClient",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -195,6 +211,7 @@ let package = Package(
             name: "StratusEndToEndTests",
             dependencies: [
                 "stratus", "fatchat", "messages", "flags", "StratusModel", "StratusBlobs", "StratusStoreTesting",
+                "StratusTestSupport", "StratusAdminClient",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import StratusAdminClient
 import StratusKit
 
 /// What the examples need beside StratusKit: a container on a local server, set up with the admin API.
@@ -10,11 +11,12 @@ import StratusKit
 /// the one `stratus serve` keeps in `./stratus-data/admin.key`.
 public struct ExampleServer: Sendable {
     public let url: URL
-    let adminKey: String
+    let admin: AdminClient
 
     public init() throws {
         let environment = ProcessInfo.processInfo.environment
         url = URL(string: environment["STRATUS_URL"] ?? "http://127.0.0.1:8080")!
+        let adminKey: String
         if let key = environment["STRATUS_ADMIN_KEY"] {
             adminKey = key
         } else if let key = try? String(contentsOfFile: "stratus-data/admin.key", encoding: .utf8) {
@@ -22,17 +24,12 @@ public struct ExampleServer: Sendable {
         } else {
             throw ExampleError("set STRATUS_ADMIN_KEY, or run from the folder holding stratus-data/")
         }
+        admin = AdminClient(url: url, adminKey: adminKey)
     }
 
     /// The container's API token, creating the container on first use.
     public func apiToken(for containerID: String) async throws -> String {
-        let (_, list) = try await admin("GET", "/admin/1/containers")
-        for container in list["containers"] as? [[String: Any]] ?? [] where container["containerID"] as? String == containerID {
-            if let token = container["apiToken"] as? String { return token }
-        }
-        let (status, created) = try await admin("POST", "/admin/1/containers", body: #"{"containerID":"\#(containerID)"}"#)
-        guard status == 201, let token = created["apiToken"] as? String else { throw ExampleError("creating \(containerID) answered \(status)") }
-        return token
+        try await admin.apiToken(for: containerID)
     }
 
     /// A client of the container, signed in as `email` (signed up on first use).
@@ -49,25 +46,12 @@ public struct ExampleServer: Sendable {
     /// Replaces the container's development schema.
     public func importSchema(_ text: String, containerID: String) async throws {
         _ = try await apiToken(for: containerID)
-        let (status, answer) = try await admin("PUT", "/admin/1/\(containerID)/development/schema", body: text)
-        guard status == 200 else { throw ExampleError("importing the schema answered \(status): \(answer)") }
+        try await admin.importSchema(text, container: containerID)
     }
 
     /// Gives a user roles in the development environment.
     public func assign(_ roles: [String], to user: Container) async throws {
-        let name = try await user.userRecordID().recordName
-        let body = #"{"roles":[\#(roles.map { "\"\($0)\"" }.joined(separator: ","))]}"#
-        let (status, answer) = try await admin("PUT", "/admin/1/\(user.identifier)/development/users/\(name)/roles", body: body)
-        guard status == 200 else { throw ExampleError("assigning roles answered \(status): \(answer)") }
-    }
-
-    private func admin(_ method: String, _ path: String, body: String? = nil) async throws -> (Int, [String: Any]) {
-        var request = URLRequest(url: url.appendingPathComponent(path))
-        request.httpMethod = method
-        request.setValue("Bearer \(adminKey)", forHTTPHeaderField: "Authorization")
-        request.httpBody = body.map { Data($0.utf8) }
-        let (data, response) = try await URLSession.shared.data(for: request)
-        return ((response as? HTTPURLResponse)?.statusCode ?? 0, (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+        try await admin.setRoles(roles, of: try await user.userRecordID().recordName, container: user.identifier)
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import StratusAdminClient
 
 /// A fresh container, user and zones created for one benchmark run.
 struct BenchSession: Sendable {
@@ -11,20 +12,18 @@ struct BenchSession: Sendable {
 
     static func prepare(_ options: Benchmark.Options) async throws -> BenchSession {
         let containerID = "iCloud.bench.run\(UInt32.random(in: 0...UInt32.max))"
+        guard let url = URL(string: "http://\(options.host):\(options.port)") else { throw BenchError("no server address") }
+        let admin = AdminClient(url: url, adminKey: options.adminKey)
+        let apiToken: String
+        do {
+            apiToken = try await admin.createContainer(containerID)
+            // Declared up front, as an app would: the dataset's queries need their indexes from the start.
+            try await admin.importSchema(Self.schema, container: containerID)
+        } catch {
+            throw BenchError("could not set up the benchmark container (\(error)); is --admin-key right?")
+        }
         return try await Benchmark.onThreads(1) { _ in
             let connection = try HTTPConnection(host: options.host, port: options.port)
-            let created = try connection.send(
-                "POST", "/admin/1/containers", body: #"{"containerID":"\#(containerID)"}"#,
-                headers: [("Authorization", "Bearer \(options.adminKey)")]
-            )
-            guard created.status == 201, let apiToken = try Self.string("apiToken", in: created.body) else {
-                throw BenchError("could not create a container (status \(created.status)); is --admin-key right?")
-            }
-            // Declared up front, as an app would: the dataset's queries need their indexes from the start.
-            let schema = try connection.send(
-                "PUT", "/admin/1/\(containerID)/development/schema", body: Self.schema, headers: [("Authorization", "Bearer \(options.adminKey)")]
-            )
-            guard schema.status == 200 else { throw BenchError("could not import the benchmark schema (status \(schema.status))") }
             let signedUp = try connection.send(
                 "POST", "/auth/1/\(containerID)/development/signup?ckAPIToken=\(apiToken)",
                 body: #"{"emailAddress":"bench@example.com","password":"benchmark password"}"#

@@ -52,7 +52,7 @@ final class SQLiteEventLog: Sendable {
     func catchUp() throws {
         try state.withLock { state in
             let (deliveries, version, lastID) = try connection.inDatabase { db -> ([StoreEventDelivery], Int64, Int64) in
-                let version = try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? 0
+                let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? 0
                 guard version != state.dataVersion else { return ([], version, state.lastID) }
                 let (deliveries, last) = try Self.read(after: state.lastID, db: db)
                 return (deliveries, version, last)
@@ -71,7 +71,7 @@ final class SQLiteEventLog: Sendable {
         var last = lastID
         while true {
             let rows = try Row.fetchAll(
-                db, sql: "SELECT id, body FROM store_events WHERE id > ? ORDER BY id LIMIT ?", arguments: [last, pageSize]
+                db.cachedStatement(sql: "SELECT id, body FROM store_events WHERE id > ? ORDER BY id LIMIT ?"), arguments: [last, pageSize]
             )
             guard let first = rows.first else { break }
             // Ids are consecutive (one writer at a time, and a rolled-back id is handed out again): a jump means

@@ -18,6 +18,15 @@ extension SQLiteStore: SubscriptionStore {
         }
     }
 
+    public func subscription(id: String, owner: String, in database: DatabaseRef) async throws -> StoredSubscription? {
+        try await read { db in
+            try Row.fetchOne(
+                db.cachedStatement(sql: "SELECT * FROM subscriptions WHERE \(Self.subscriptionKey) AND id = ?"),
+                arguments: Self.keyArguments(database, owner: owner) + [id]
+            ).map(Self.subscription(from:))
+        }
+    }
+
     public func saveSubscription(_ subscription: StoredSubscription, mustExist: Bool) async throws {
         try await write { batch in
             let db = batch.db

@@ -44,6 +44,8 @@ extension StoreConformance {
 
                 let subscription = StoredSubscription(id: "once", database: Fixture.privateDB(), owner: Fixture.alice, body: "{}", createdAt: 1)
                 try await store.saveSubscription(subscription, mustExist: false)
+                #expect(try await store.subscription(id: "once", owner: Fixture.alice, in: Fixture.privateDB()) == subscription)
+                #expect(try await store.subscription(id: "once", owner: Fixture.bob, in: Fixture.privateDB()) == nil)
                 try await Fixture.modify(store, zone, [Fixture.create("m1", ["text": Fixture.field(.string("hi"))])])
                 try await Fixture.modify(store, zone, [RecordOperation(type: .forceDelete, recordName: "before")])
                 let pending = try await store.pendingRecordEvents(limit: 10)
@@ -61,7 +63,7 @@ extension StoreConformance {
                 let stored = try await store.completeRecordEvents(through: pending.last!.id, count: pending.count, outcome: outcome)
                 #expect(stored?.count == 1)
                 #expect(try await store.pendingRecordEvents(limit: 10).isEmpty)
-                #expect(try await store.subscriptions(of: Fixture.alice, in: Fixture.privateDB()).isEmpty)
+                #expect(try await store.subscription(id: "once", owner: Fixture.alice, in: Fixture.privateDB()) == nil)
                 // A second matcher that read the same changes stores nothing.
                 #expect(try await store.completeRecordEvents(through: pending.last!.id, count: pending.count, outcome: outcome) == nil)
                 let notifications = try await store.notifications(for: Fixture.alice, containerID: Fixture.container, environment: .development, after: 0, limit: 10)

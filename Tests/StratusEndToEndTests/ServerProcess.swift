@@ -1,10 +1,13 @@
 import Crypto
 import Foundation
+import StratusAdminClient
+import StratusTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// A `stratus serve` child process on a free loopback port.
+/// A `stratus serve` child process on a free loopback port, over the backend the tests run against
+/// (``StoreFactory/current``).
 final class ServerProcess: @unchecked Sendable {
     static let adminKey = "e2e-admin-key"
     let process = Process()
@@ -32,7 +35,8 @@ final class ServerProcess: @unchecked Sendable {
     /// Starts the server and waits for its "listening" line.
     func start() throws {
         process.executableURL = Self.executable
-        process.arguments = ["serve", "--port", "0", "--data", dataFolder, "--admin-key", Self.adminKey, "--password-rounds", "1000"] + extraArguments
+        process.arguments = ["serve", "--port", "0", "--data", dataFolder, "--admin-key", Self.adminKey, "--password-rounds", "1000"]
+            + StoreFactory.current.serveArguments(dataFolder) + extraArguments
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -65,13 +69,12 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
+    /// The server's admin API.
+    var admin: AdminClient { AdminClient(url: URL(string: baseURL)!, adminKey: Self.adminKey) }
+
     /// Creates a container through the admin API and returns its API token.
     func createContainer(_ id: String) async throws -> String {
-        let (status, body) = try await send(
-            "POST", "/admin/1/containers", body: #"{"containerID":"\#(id)"}"#, headers: ["Authorization": "Bearer \(Self.adminKey)"]
-        )
-        guard status == 201, let token = body["apiToken"] as? String else { throw E2EFailure("creating \(id) answered \(status)") }
-        return token
+        try await admin.createContainer(id)
     }
 
     /// Sends a request and returns the status and JSON body.

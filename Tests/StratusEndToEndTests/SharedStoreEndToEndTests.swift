@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StratusAdminClient
 import Testing
 
 /// Two `stratus serve` processes on one data folder, as two nodes sharing a store: what one changes, the other
@@ -19,7 +20,6 @@ import Testing
         let second = ServerProcess(dataFolder: folder, arguments: ["--quiet"])
         try second.start()
         defer { second.stop() }
-        let admin = ["Authorization": "Bearer \(ServerProcess.adminKey)"]
 
         // Both processes know the session; it ends on the first, and the second refuses it on the next request.
         let alice = try await Self.signUp("alice@example.com", apiToken: apiToken, on: first)
@@ -29,31 +29,25 @@ import Testing
 
         // A key both have verified, revoked on the second: the first refuses it at once.
         let privateKey = P256.Signing.PrivateKey()
-        let (created, key) = try await second.send(
-            "POST", "/admin/1/\(Self.container)/keys", body: try Self.json(["publicKey": privateKey.publicKey.pemRepresentation]), headers: admin
-        )
-        #expect(created == 200 || created == 201)
-        let keyID = try #require(key["keyID"] as? String)
+        let keyID = try await second.admin.createKey(publicKeyPEM: privateKey.publicKey.pemRepresentation, container: Self.container)
         let signedPath = "/database/1/\(Self.container)/development/public/records/query"
         let query = #"{"query":{"recordType":"Users"}}"#
         #expect(try await first.sendSigned(signedPath, body: query, keyID: keyID, privateKey: privateKey) == 200)
         #expect(try await second.sendSigned(signedPath, body: query, keyID: keyID, privateKey: privateKey) == 200)
-        #expect(try await second.send("DELETE", "/admin/1/\(Self.container)/keys/\(keyID)", headers: admin).0 == 200)
+        try await second.admin.revokeKey(keyID, container: Self.container)
         #expect(try await first.sendSigned(signedPath, body: query, keyID: keyID, privateKey: privateKey) == 401)
 
         // The API token rotated on the first: the second refuses the old one at once and takes the new one.
         let bob = try await Self.signUp("bob@example.com", apiToken: apiToken, on: first)
         #expect(try await second.send("GET", "/database/1/\(Self.container)/development/public/users/caller?\(bob.query)").0 == 200)
-        let (rotated, rotation) = try await first.send("POST", "/admin/1/\(Self.container)/token", headers: admin)
-        #expect(rotated == 200)
-        let newToken = try #require(rotation["apiToken"] as? String)
+        let newToken = try await first.admin.rotateAPIToken(container: Self.container)
         #expect(try await second.send("GET", "/database/1/\(Self.container)/development/public/users/caller?\(bob.query)").0 == 401)
         let carol = try await Self.signUp("carol@example.com", apiToken: newToken, on: second)
 
         // A role granted on the second lets Carol write an admin-only type on the first at once, and taking it
         // away stops her at once.
         let schema = #"DEFINE SCHEMA CREATE ROLE Admin; RECORD TYPE Flag (name STRING, GRANT READ TO "_world", GRANT CREATE, WRITE TO Admin);"#
-        #expect(try await first.send("PUT", "/admin/1/\(Self.container)/development/schema", body: schema, headers: admin).0 == 200)
+        try await first.admin.importSchema(schema, container: Self.container)
         let (_, caller) = try await first.send("GET", "/database/1/\(Self.container)/development/public/users/caller?\(carol.query)")
         let carolName = try #require(caller["userRecordName"] as? String)
         func createFlag(_ name: String) async throws -> Int {
@@ -65,10 +59,9 @@ import Testing
             return ((body["records"] as? [[String: Any]])?.first?["serverErrorCode"] as? String) == nil ? 200 : 403
         }
         #expect(try await createFlag("f0") == 403)
-        let roles = "/admin/1/\(Self.container)/development/users/\(carolName)/roles"
-        #expect(try await second.send("PUT", roles, body: #"{"roles":["Admin"]}"#, headers: admin).0 == 200)
+        try await second.admin.setRoles(["Admin"], of: carolName, container: Self.container)
         #expect(try await createFlag("f1") == 200)
-        #expect(try await second.send("PUT", roles, body: #"{"roles":[]}"#, headers: admin).0 == 200)
+        try await second.admin.setRoles([], of: carolName, container: Self.container)
         #expect(try await createFlag("f2") == 403)
     }
 
@@ -117,9 +110,5 @@ import Testing
         )
         guard status == 201, let token = user["ckWebAuthToken"] as? String else { throw E2EFailure("sign-up answered \(status)") }
         return User(server: server, query: "ckAPIToken=\(apiToken)&ckWebAuthToken=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
-    }
-
-    static func json(_ object: [String: String]) throws -> String {
-        String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
     }
 }

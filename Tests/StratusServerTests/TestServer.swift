@@ -6,11 +6,13 @@ import Logging
 import StratusBlobs
 import StratusModel
 import StratusServer
-import StratusSQLite
+import StratusAdminClient
 import StratusStore
+import StratusTestSupport
 import Testing
 
-/// An in-process server on a fresh SQLite file, and helpers to talk to it like a client.
+/// An in-process server on a fresh store of the backend the tests run against (``StoreFactory/current``),
+/// and helpers to talk to it like a client.
 struct TestServer {
     static let adminKey = "test-admin-key"
     static let container = "iCloud.com.example.Tests"
@@ -20,10 +22,10 @@ struct TestServer {
     static func run(
         configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: @escaping @Sendable (TestClient) async throws -> Void
     ) async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-http-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        let store = try SQLiteStore(configuration: .init(path: folder + "/stratus.sqlite"))
+        let testFolder = try TestFolder("stratus-http")
+        defer { testFolder.remove() }
+        let folder = testFolder.path
+        let store = try await StoreFactory.current.makeStore(folder)
         let blobs = try FolderBlobStore(root: URL(fileURLWithPath: folder + "/assets"))
         var configuration = ServerConfiguration(adminKey: adminKey, maximumRequestBytes: 2 * 1024 * 1024, passwordHashRounds: 1_000, logRequests: false)
         configure(&configuration)
@@ -40,7 +42,7 @@ struct TestServer {
 
 /// The server's insides, for tests that check storage or run background work themselves.
 struct ServerParts: Sendable {
-    let store: SQLiteStore
+    let store: any Store
     let blobs: FolderBlobStore
     let collector: AssetCollector
 
@@ -100,14 +102,15 @@ struct TestClient: Sendable {
         return try await send(method, path, body: writer.text, headers: headers)
     }
 
+    /// The admin key's header, for tests of the admin API itself.
     var admin: HTTPFields { [.authorization: "Bearer \(TestServer.adminKey)"] }
+
+    /// The admin API, for setting a test up.
+    var adminClient: AdminClient { AdminClient(transport: RouterTransport(client: client), adminKey: TestServer.adminKey) }
 
     /// Creates the test container and returns its API token.
     func createContainer(_ id: String = TestServer.container) async throws -> String {
-        let reply = try await send(.post, "/admin/1/containers", body: #"{"containerID":"\#(id)"}"#, headers: admin)
-        #expect(reply.status == 201)
-        guard case .string(let token)? = reply["apiToken"] else { throw TestFailure("no apiToken in \(reply.json)") }
-        return token
+        try await adminClient.createContainer(id)
     }
 
     /// Signs up a user and returns a session for them.

@@ -110,7 +110,7 @@ final class SubscriptionNotifier: Sendable {
         do {
             switch item {
             case .reload(let key):
-                let stored = try await store.subscriptions(of: key.owner, in: key.database).first { $0.id == key.id }
+                let stored = try await store.subscription(id: key.id, owner: key.owner, in: key.database)
                 var roles: Set<String> = []
                 if let stored { roles = try await Self.roles(of: stored, store: store) }
                 index.withLock { index in

@@ -25,6 +25,8 @@ public struct StoredSubscription: Sendable, Hashable {
 public protocol SubscriptionStore: Sendable {
     /// A user's subscriptions in one database, oldest first.
     func subscriptions(of owner: String, in database: DatabaseRef) async throws -> [StoredSubscription]
+    /// One subscription of a user, if it exists.
+    func subscription(id: String, owner: String, in database: DatabaseRef) async throws -> StoredSubscription?
     /// Creates or replaces a subscription.
     /// - Parameter mustExist: refuse with ``StorageError/Code/notFound`` when there is none to replace.
     func saveSubscription(_ subscription: StoredSubscription, mustExist: Bool) async throws

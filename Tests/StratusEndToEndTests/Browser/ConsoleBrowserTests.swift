@@ -67,9 +67,9 @@ import Testing
 
         /// The server's JSON for an admin API call, with the admin key.
         func admin(_ method: String, _ path: String, body: String? = nil) async throws -> [String: Any] {
-            let (status, json) = try await server.send(method, path, body: body, headers: ["Authorization": "Bearer \(ServerProcess.adminKey)"])
-            guard status < 300 else { throw E2EFailure("\(method) \(path) answered \(status): \(json)") }
-            return json
+            let reply = try await server.admin.send(method, path, body: body.map { Data($0.utf8) })
+            guard reply.status < 300 else { throw E2EFailure("\(method) \(path) answered \(reply.status): \(reply.json)") }
+            return reply.json
         }
     }
 

@@ -1,0 +1,165 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A client of a Stratus server's admin API (`/admin/1/...`), for tests, examples and tools that set a server up.
+///
+/// ```swift
+/// let admin = AdminClient(url: URL(string: "http://127.0.0.1:8080")!, adminKey: key)
+/// let apiToken = try await admin.apiToken(for: "iCloud.com.example.App")
+/// try await admin.importSchema("DEFINE SCHEMA RECORD TYPE Note (title STRING QUERYABLE);", container: "iCloud.com.example.App")
+/// ```
+public struct AdminClient: Sendable {
+    let transport: any AdminTransport
+    let adminKey: String
+
+    /// A client sending through `transport`, such as an in-process router in tests.
+    public init(transport: any AdminTransport, adminKey: String) {
+        self.transport = transport
+        self.adminKey = adminKey
+    }
+
+    /// A client of the server at `url`, over HTTP.
+    public init(url: URL, adminKey: String) {
+        self.init(transport: URLSessionTransport(baseURL: url), adminKey: adminKey)
+    }
+
+    /// Creates a container and answers its API token.
+    public func createContainer(_ id: String) async throws -> String {
+        let reply = try await expect(201, "POST", "/admin/1/containers", json: ["containerID": id])
+        return try reply.string("apiToken")
+    }
+
+    /// Every container, with its API token.
+    public func containers() async throws -> [(id: String, apiToken: String)] {
+        let reply = try await expect(200, "GET", "/admin/1/containers")
+        return (reply.json["containers"] as? [[String: Any]] ?? []).compactMap { container in
+            guard let id = container["containerID"] as? String, let token = container["apiToken"] as? String else { return nil }
+            return (id, token)
+        }
+    }
+
+    /// The container's API token, creating the container if there is none.
+    public func apiToken(for id: String) async throws -> String {
+        if let known = try await containers().first(where: { $0.id == id }) { return known.apiToken }
+        return try await createContainer(id)
+    }
+
+    /// Replaces an environment's schema with `text` (the schema language, see docs/schema.md).
+    public func importSchema(_ text: String, container: String, environment: String = "development", force: Bool = false) async throws {
+        let path = "/admin/1/\(Self.escaped(container))/\(environment)/schema" + (force ? "?force=true" : "")
+        _ = try await expect(200, "PUT", path, body: Data(text.utf8))
+    }
+
+    /// Sets a user's roles in an environment.
+    public func setRoles(_ roles: [String], of user: String, container: String, environment: String = "development") async throws {
+        _ = try await expect(200, "PUT", "/admin/1/\(Self.escaped(container))/\(environment)/users/\(Self.escaped(user))/roles", json: ["roles": roles])
+    }
+
+    /// Registers a server-to-server key (its public key in PEM) and answers its key ID.
+    public func createKey(publicKeyPEM: String, role: String? = nil, container: String) async throws -> String {
+        var body: [String: Any] = ["publicKey": publicKeyPEM]
+        body["role"] = role
+        let reply = try await send("POST", "/admin/1/\(Self.escaped(container))/keys", json: body)
+        guard reply.status == 200 || reply.status == 201 else { throw AdminError(reply) }
+        return try reply.string("keyID")
+    }
+
+    /// Revokes a server-to-server key.
+    public func revokeKey(_ keyID: String, container: String) async throws {
+        _ = try await expect(200, "DELETE", "/admin/1/\(Self.escaped(container))/keys/\(Self.escaped(keyID))")
+    }
+
+    /// Replaces the container's API token and answers the new one.
+    public func rotateAPIToken(container: String) async throws -> String {
+        try await expect(200, "POST", "/admin/1/\(Self.escaped(container))/token").string("apiToken")
+    }
+
+    /// Sends any admin request with the admin key, and answers whatever the server answered.
+    public func send(_ method: String, _ path: String, json: Any) async throws -> AdminReply {
+        try await send(method, path, body: try JSONSerialization.data(withJSONObject: json))
+    }
+
+    /// Sends any admin request with the admin key, and answers whatever the server answered.
+    public func send(_ method: String, _ path: String, body: Data? = nil) async throws -> AdminReply {
+        let (status, data) = try await transport.send(method, path, body: body, headers: ["Authorization": "Bearer \(adminKey)"])
+        return AdminReply(status: status, body: data)
+    }
+
+    private func expect(_ status: Int, _ method: String, _ path: String, json: Any) async throws -> AdminReply {
+        let reply = try await send(method, path, json: json)
+        guard reply.status == status else { throw AdminError(reply) }
+        return reply
+    }
+
+    private func expect(_ status: Int, _ method: String, _ path: String, body: Data? = nil) async throws -> AdminReply {
+        let reply = try await send(method, path, body: body)
+        guard reply.status == status else { throw AdminError(reply) }
+        return reply
+    }
+
+    static func escaped(_ segment: String) -> String {
+        segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? segment
+    }
+}
+
+/// A server's answer to an admin request.
+public struct AdminReply: Sendable {
+    public var status: Int
+    public var body: Data
+
+    /// The body as a JSON object (empty when it is not one).
+    public var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
+    }
+
+    func string(_ key: String) throws -> String {
+        guard let value = json[key] as? String else { throw AdminError(self, "the answer has no \(key)") }
+        return value
+    }
+}
+
+/// An admin request the server refused, or answered unexpectedly.
+public struct AdminError: Error, CustomStringConvertible {
+    public var status: Int
+    public var description: String
+
+    init(_ reply: AdminReply, _ problem: String? = nil) {
+        status = reply.status
+        let reason = reply.json["reason"] as? String ?? String(decoding: reply.body.prefix(300), as: UTF8.self)
+        description = "the admin API answered \(reply.status)" + (problem.map { ": \($0)" } ?? "") + (reason.isEmpty ? "" : " (\(reason))")
+    }
+}
+
+/// How an ``AdminClient`` reaches a server: one HTTP request, its status and body.
+public protocol AdminTransport: Sendable {
+    func send(_ method: String, _ path: String, body: Data?, headers: [String: String]) async throws -> (status: Int, body: Data)
+}
+
+/// Requests over HTTP with `URLSession`.
+public struct URLSessionTransport: AdminTransport {
+    public let baseURL: URL
+
+    public init(baseURL: URL) {
+        self.baseURL = baseURL
+    }
+
+    public func send(_ method: String, _ path: String, body: Data?, headers: [String: String]) async throws -> (status: Int, body: Data) {
+        guard let url = URL(string: baseURL.absoluteString.trimmingSuffix("/") + path) else {
+            throw URLError(.badURL)
+        }
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        request.httpBody = body
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix(_ suffix: String) -> String {
+        hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
+    }
+}
