@@ -22,7 +22,7 @@ import Testing
         defer { second.stop() }
 
         // Both processes know the session; it ends on the first, and the second refuses it on the next request.
-        let alice = try await Self.signUp("alice@example.com", apiToken: apiToken, on: first)
+        let alice = try await User.signUp("alice@example.com", apiToken: apiToken, on: first)
         #expect(try await second.send("GET", "/database/1/\(Self.container)/development/public/users/caller?\(alice.query)").0 == 200)
         #expect(try await first.send("POST", "/auth/1/\(Self.container)/development/signout?\(alice.query)").0 == 200)
         #expect(try await second.send("GET", "/database/1/\(Self.container)/development/public/users/caller?\(alice.query)").0 == 401)
@@ -38,11 +38,11 @@ import Testing
         #expect(try await first.sendSigned(signedPath, body: query, keyID: keyID, privateKey: privateKey) == 401)
 
         // The API token rotated on the first: the second refuses the old one at once and takes the new one.
-        let bob = try await Self.signUp("bob@example.com", apiToken: apiToken, on: first)
+        let bob = try await User.signUp("bob@example.com", apiToken: apiToken, on: first)
         #expect(try await second.send("GET", "/database/1/\(Self.container)/development/public/users/caller?\(bob.query)").0 == 200)
         let newToken = try await first.admin.rotateAPIToken(container: Self.container)
         #expect(try await second.send("GET", "/database/1/\(Self.container)/development/public/users/caller?\(bob.query)").0 == 401)
-        let carol = try await Self.signUp("carol@example.com", apiToken: newToken, on: second)
+        let carol = try await User.signUp("carol@example.com", apiToken: newToken, on: second)
 
         // A role granted on the second lets Carol write an admin-only type on the first at once, and taking it
         // away stops her at once.
@@ -77,8 +77,8 @@ import Testing
         try second.start()
         defer { second.stop() }
 
-        let alice = try await Self.signUp("alice@example.com", apiToken: apiToken, on: first)
-        let bob = try await Self.signUp("bob@example.com", apiToken: apiToken, on: second)
+        let alice = try await User.signUp("alice@example.com", apiToken: apiToken, on: first)
+        let bob = try await User.signUp("bob@example.com", apiToken: apiToken, on: second)
         _ = try await alice.post("subscriptions/modify", #"""
             {"operations":[{"operationType":"create","subscription":{"subscriptionID":"general","subscriptionType":"query",
               "query":{"recordType":"Message","filterBy":[{"comparator":"EQUALS","fieldName":"channel","fieldValue":{"value":"general"}}]},
@@ -101,14 +101,5 @@ import Testing
         try await Task.sleep(for: .milliseconds(300))
         try await bob.on(first).say("again", in: "general", name: "m2")
         #expect(try await pollOnSecond.value == "again")
-    }
-
-    static func signUp(_ email: String, apiToken: String, on server: ServerProcess) async throws -> User {
-        let (status, user) = try await server.send(
-            "POST", "/auth/1/\(container)/development/signup?ckAPIToken=\(apiToken)",
-            body: #"{"emailAddress":"\#(email)","password":"long password"}"#
-        )
-        guard status == 201, let token = user["ckWebAuthToken"] as? String else { throw E2EFailure("sign-up answered \(status)") }
-        return User(server: server, query: "ckAPIToken=\(apiToken)&ckWebAuthToken=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
     }
 }
