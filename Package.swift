@@ -144,7 +144,7 @@ let package = Package(
         .executableTarget(
             name: "stratus",
             dependencies: [
-                "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusModel", "StratusBench",
+                "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusModel", "StratusBench", "StratusAdminClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

@@ -140,9 +140,12 @@ public protocol AdminTransport: Sendable {
 /// Requests over HTTP with `URLSession`.
 public struct URLSessionTransport: AdminTransport {
     public let baseURL: URL
+    /// Seconds a request may take.
+    public let timeout: TimeInterval
 
-    public init(baseURL: URL) {
+    public init(baseURL: URL, timeout: TimeInterval = 60) {
         self.baseURL = baseURL
+        self.timeout = timeout
     }
 
     public func send(_ method: String, _ path: String, body: Data?, headers: [String: String]) async throws -> (status: Int, body: Data) {
@@ -152,6 +155,7 @@ public struct URLSessionTransport: AdminTransport {
         var request = URLRequest(url: url)
         request.httpMethod = method
         request.httpBody = body
+        request.timeoutInterval = timeout
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let (data, response) = try await URLSession.shared.data(for: request)
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StratusAdminClient
 import StratusModel
 import StratusServer
 #if canImport(FoundationNetworking)
@@ -84,20 +85,15 @@ struct RemoteAdmin: AdminBackend {
     /// Sends one request and answers its body.
     /// - Throws: the server's CloudKit error as an `APIError`; a failure to connect as one naming the URL.
     private func request(_ method: String, _ path: String, body: Data?) async throws -> Data {
-        guard let url = URL(string: baseURL + path) else { throw ValidationError("\(baseURL) is not a URL") }
-        var request = URLRequest(url: url)
-        request.httpMethod = method
-        request.httpBody = body
-        request.setValue("Bearer \(adminKey)", forHTTPHeaderField: "Authorization")
-        request.timeoutInterval = 120
-        let data: Data
-        let response: URLResponse
+        guard let url = URL(string: baseURL) else { throw ValidationError("\(baseURL) is not a URL") }
+        let admin = AdminClient(transport: URLSessionTransport(baseURL: url, timeout: 120), adminKey: adminKey)
+        let reply: AdminReply
         do {
-            (data, response) = try await URLSession.shared.data(for: request)
+            reply = try await admin.send(method, path, body: body)
         } catch {
             throw APIError(.internalError, "cannot reach the server at \(baseURL): \(error.localizedDescription)", status: 503)
         }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+        let (status, data) = (reply.status, reply.body)
         guard (200..<300).contains(status) else {
             let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
             let code = (object["serverErrorCode"] as? String).map(ServerErrorCode.init(rawValue:)) ?? .internalError
