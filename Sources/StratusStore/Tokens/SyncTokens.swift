@@ -66,15 +66,58 @@ public struct QueryCursor: Codable, Sendable, Hashable {
     }
 
     /// The fingerprint of a query in one zone (or every zone) and, for a participant, under shared roots.
-    /// `v2`: sort keys became index key bytes; markers of earlier versions are refused.
+    /// `v3`: hashed from the query's canonical JSON (filters' values as stored fields); markers of earlier
+    /// versions are refused.
     public static func fingerprint(of query: Query, zoneName: String?, sharedRoots: [String]?) -> UInt64 {
+        var writer = JSONWriter(capacity: 256)
+        writer.beginArray()
+        writer.arrayElement()
+        writer.string("v3")
+        writer.arrayElement()
+        writer.string(query.recordType)
+        for filter in query.filters {
+            writer.arrayElement()
+            writer.string(filter.comparator.rawValue)
+            writer.arrayElement()
+            write(filter.field, to: &writer)
+            writer.arrayElement()
+            filter.value.writeField(to: &writer, numbersAsStrings: false)
+            writer.arrayElement()
+            if let distance = filter.distance { writer.double(distance) } else { writer.null() }
+        }
+        for sort in query.sort {
+            writer.arrayElement()
+            write(sort.field, to: &writer)
+            writer.arrayElement()
+            writer.bool(sort.ascending)
+            if let location = sort.relativeLocation {
+                writer.arrayElement()
+                writer.double(location.latitude)
+                writer.arrayElement()
+                writer.double(location.longitude)
+            }
+        }
+        writer.arrayElement()
+        if let zoneName { writer.string(zoneName) } else { writer.null() }
+        for root in sharedRoots ?? [] {
+            writer.arrayElement()
+            writer.string(root)
+        }
+        writer.endArray()
         // A stable 64-bit FNV-1a hash.
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in "v2|\(query)|\(zoneName ?? "*")|\(sharedRoots ?? [])".utf8 {
+        for byte in writer.bytes {
             hash ^= UInt64(byte)
             hash = hash &* 0x0000_0100_0000_01B3
         }
         return hash
+    }
+
+    private static func write(_ field: FieldReference, to writer: inout JSONWriter) {
+        switch field {
+        case .field(let name): writer.string("f:" + name)
+        case .system(let field): writer.string("s:" + field.rawValue)
+        }
     }
 
     /// The `continuationMarker` clients hold.
