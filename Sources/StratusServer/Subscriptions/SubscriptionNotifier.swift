@@ -70,8 +70,6 @@ final class SubscriptionNotifier: Sendable {
         work.finish()
     }
 
-    var subscriptionCount: Int { index.withLock { $0.count } }
-
     // MARK: - Following the store
 
     private func handle(_ delivery: StoreEventDelivery) {
