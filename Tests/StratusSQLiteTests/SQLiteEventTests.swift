@@ -23,7 +23,8 @@ import Testing
         #expect(recorder.events == [.serverKeyRevoked(keyID: "k1")])
 
         try await writer.setAPIToken("t2", containerID: Self.container)
-        let deadline = ContinuousClock.now + .seconds(5)
+        // The poll runs every 50 ms; a generous deadline, as a loaded test machine may starve it for seconds.
+        let deadline = ContinuousClock.now + .seconds(30)
         while recorder.events.count < 2, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }
