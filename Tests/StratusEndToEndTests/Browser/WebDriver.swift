@@ -40,7 +40,8 @@ final class WebDriver: @unchecked Sendable {
                 ],
             ]],
         ]
-        let deadline = Date().addingTimeInterval(20)
+        // chromedriver and Chromium start slowly on a loaded machine (the whole suite runs at once).
+        let deadline = Date().addingTimeInterval(60)
         while true {
             do {
                 let answer = try await command("POST", "/session", capabilities)
