@@ -38,17 +38,28 @@ extension SQLiteStore {
             guard let statement = try Self.pageStatement(for: query, typed, db: db) else {
                 return QueryPage(records: [], continuationMarker: nil)
             }
-            let rows = try Row.fetchAll(db.cachedStatement(sql: statement.sql), arguments: statement.arguments)
             let zoneIDs = Dictionary(uniqueKeysWithValues: statement.zones.map { ($0.id, $0.zone.wireZoneID) })
-            let page = rows.prefix(typed.limit)
-            let records = try page.map { row in
+            // Rows are decoded where the statement holds them, without a copy; the statement reads one row past
+            // the page, which only says that more come.
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: statement.sql), arguments: statement.arguments)
+            var records: [Record] = []
+            records.reserveCapacity(typed.limit)
+            var last: (keys: [JSONValue], id: Int64)?
+            var moreComing = false
+            while let row = try rows.next() {
+                guard records.count < typed.limit else {
+                    moreComing = true
+                    break
+                }
                 let record = RecordRow(row: row)
-                return try record.record(in: zoneIDs[record.zoneID] ?? query.database.wireZoneID(ZoneID.defaultZoneName), db: db)
+                records.append(try record.record(in: zoneIDs[record.zoneID] ?? query.database.wireZoneID(ZoneID.defaultZoneName), db: db))
+                if records.count == typed.limit {
+                    last = ((0..<statement.sortKeyCount).map { JSONValue(row["s\($0)"] as DatabaseValue) }, record.id)
+                }
             }
             var marker: String?
-            if rows.count > typed.limit, let last = page.last {
-                let keys = (0..<statement.sortKeyCount).map { JSONValue(last["s\($0)"] as DatabaseValue) }
-                marker = QueryCursor(fingerprint: typed.fingerprint, keys: keys, lastID: last[0]).marker
+            if moreComing, let last {
+                marker = QueryCursor(fingerprint: typed.fingerprint, keys: last.keys, lastID: last.id).marker
             }
             return QueryPage(records: records, continuationMarker: marker)
         }
