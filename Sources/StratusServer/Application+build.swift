@@ -55,7 +55,7 @@ public func buildRouter(configuration: ServerConfiguration, store: some Store, b
     }
     let hasher = PasswordHasher(rounds: configuration.passwordHashRounds)
     let pushSender = try configuration.apns.map { try APNsSender(configuration: $0, store: store, logger: Logger(label: "stratus.apns")) }
-    let notifier = try await SubscriptionNotifier.start(store: store, pushSender: pushSender)
+    let notifier = SubscriptionNotifier.start(store: store, pushSender: pushSender)
     let state = ServerState(
         configuration: configuration, store: store,
         authenticator: Authenticator(store: store, signingKey: signingKey, sessionLifetime: configuration.sessionLifetime),

@@ -38,10 +38,11 @@ final class SubscriptionNotifier: Sendable {
     private let matchQueued = Mutex(false)
     private let logger = Logger(label: "stratus.notifications")
 
-    /// Loads every subscription and starts following the store.
-    static func start(store: any Store, pushSender: APNsSender?) async throws -> SubscriptionNotifier {
+    /// Starts following the store: loads every subscription, then matches what waits in the outbox. Both go
+    /// through the notifier's queue, after which the store's events apply in order, so none is lost to the load.
+    static func start(store: any Store, pushSender: APNsSender?) -> SubscriptionNotifier {
         let notifier = SubscriptionNotifier(store: store, pushSender: pushSender)
-        try await notifier.reloadAll()
+        notifier.enqueue(.reloadAll)
         notifier.enqueue(.match)
         return notifier
     }
