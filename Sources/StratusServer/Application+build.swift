@@ -25,7 +25,7 @@ public func buildApplication(
     configuration: ServerConfiguration, store: some Store, blobs: any BlobStore, services: [any Service] = [], logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
-    let router = try await buildRouter(configuration: configuration, store: store, blobs: blobs)
+    let (router, state) = try await buildServer(configuration: configuration, store: store, blobs: blobs)
     let collector = AssetCollector(store: store, blobs: blobs, configuration: configuration, logger: logger)
     let sweeper = NotificationSweeper(store: store, configuration: configuration, logger: logger)
     let limits = configuration.connectionLimits
@@ -39,7 +39,7 @@ public func buildApplication(
         router: router,
         server: .http1(configuration: http1),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Stratus"),
-        services: services + [collector, sweeper],
+        services: services + [collector, sweeper, state.notifier],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
@@ -47,6 +47,13 @@ public func buildApplication(
 
 /// Builds the router of every Stratus endpoint; tests drive it in process.
 public func buildRouter(configuration: ServerConfiguration, store: some Store, blobs: any BlobStore) async throws -> Router<StratusRequestContext> {
+    try await buildServer(configuration: configuration, store: store, blobs: blobs).router
+}
+
+/// The router and the state its routes share.
+private func buildServer(
+    configuration: ServerConfiguration, store: some Store, blobs: any BlobStore
+) async throws -> (router: Router<StratusRequestContext>, state: ServerState) {
     let signingKey = try await store.secret(named: "web-auth-token-key") {
         SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
     }
@@ -110,5 +117,5 @@ public func buildRouter(configuration: ServerConfiguration, store: some Store, b
     SharesController(server: state).register(on: database)
     SharesController(server: state).registerLinks(on: router)
     TokensController(server: state).register(on: database)
-    return router
+    return (router, state)
 }

@@ -102,4 +102,33 @@ import Testing
         try await bob.on(first).say("again", in: "general", name: "m2")
         #expect(try await pollOnSecond.value == "again")
     }
+
+    @Test("a process stopped gracefully gives up subscription matching, and its successor notifies at once")
+    func matchingHandedOverOnShutdown() async throws {
+        let folder = EndToEndTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let first = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--courier-wait", "20"])
+        try first.start()
+        let apiToken = try await first.createContainer(Self.container)
+        let alice = try await User.signUp("alice@example.com", apiToken: apiToken, on: first)
+        _ = try await alice.post("subscriptions/modify", #"""
+            {"operations":[{"operationType":"create","subscription":{"subscriptionID":"all","subscriptionType":"query",
+              "query":{"recordType":"Message"},"notificationInfo":{"additionalFields":["text"]}}}]}
+            """#)
+        let created = try await alice.post("tokens/create", #"{"apnsEnvironment":"development"}"#)
+        let courierURL = try #require(created["webcourierURL"] as? String)
+        let courier = try #require(URLComponents(string: courierURL)).percentEncodedPath
+        // The first process matches a change, so it holds the matching lease (10 s) when it stops.
+        try await alice.say("before", in: "general", name: "m1")
+        #expect(try await alice.poll(courier) == "before")
+        first.stop()
+
+        let second = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--courier-wait", "20"])
+        try second.start()
+        defer { second.stop() }
+        let started = ContinuousClock.now
+        try await alice.on(second).say("after", in: "general", name: "m2")
+        #expect(try await alice.on(second).poll(courier) == "after")
+        #expect(ContinuousClock.now - started < .seconds(5), "the lease was given up, not left to expire")
+    }
 }

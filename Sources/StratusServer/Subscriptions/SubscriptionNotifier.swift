@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceLifecycle
 import StratusModel
 import StratusStore
 import Synchronization
@@ -12,7 +13,7 @@ import Synchronization
 /// empties in order while it holds the `subscription-matching` lease, so one process matches each change once
 /// and a change committed before a crash is matched after it. Matching runs outside the write that made the
 /// change.
-final class SubscriptionNotifier: Sendable {
+final class SubscriptionNotifier: Service {
     /// Work done in order, one at a time, by the notifier's task.
     private enum Work: Sendable {
         case reload(SubscriptionIndex.EntryKey)
@@ -36,6 +37,8 @@ final class SubscriptionNotifier: Sendable {
     private let lease = Lease(name: "subscription-matching", duration: 10_000)
     private let work: AsyncStream<Work>.Continuation
     private let matchQueued = Mutex(false)
+    /// Set when the server shuts down: this process matches no more.
+    private let stopped = Mutex(false)
     private let logger = Logger(label: "stratus.notifications")
 
     /// Starts following the store: loads every subscription, then matches what waits in the outbox. Both go
@@ -69,6 +72,14 @@ final class SubscriptionNotifier: Sendable {
 
     deinit {
         work.finish()
+    }
+
+    /// As a service of the application: waits for the server to stop, then gives the matching lease up, so that
+    /// a restarted or another process takes the outbox over at once instead of when the lease expires.
+    func run() async throws {
+        try? await gracefulShutdown()
+        stopped.withLock { $0 = true }
+        try? await lease.release(in: store)
     }
 
     // MARK: - Following the store
@@ -157,7 +168,7 @@ final class SubscriptionNotifier: Sendable {
 
     /// Empties the outbox, a batch at a time, while this process holds the lease.
     private func matchPending() async throws {
-        while true {
+        while !stopped.withLock({ $0 }) {
             let pending = try await store.pendingRecordEvents(limit: Self.batchSize)
             guard let last = pending.last, try await lease.hold(in: store) else { return }
             var schemas: [String: Schema] = [:]
