@@ -58,15 +58,9 @@ public enum SeaweedFS {
             while kill -0 \(ProcessInfo.processInfo.processIdentifier) 2>/dev/null; do sleep 1; done
             kill $child; sleep 2; kill -9 $child 2>/dev/null; rm -rf '\(folder.path)'
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script]
         // Not the test's own output: a runner reading it would wait for SeaweedFS to close it.
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
         do {
-            try process.run()
+            _ = try ChildProcess("/bin/sh", ["-c", script])
         } catch {
             return .failure(SeaweedUnavailable(description: "cannot start SeaweedFS: \(error)"))
         }

@@ -66,7 +66,7 @@ import Testing
         defer { server.stop() }
         let client = try await Client.signUp(on: server)
         let http = StreamingHTTP(port: server.port)
-        let pid = server.process.processIdentifier
+        let pid = server.identifier
 
         // A first small transfer, so that what the server allocates once is not counted.
         let warmUp = GeneratedFile(size: 3 * 1024 * 1024)

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StratusStoreTesting
 import Synchronization
 import Testing
 
@@ -118,21 +119,15 @@ final class LiveProcess: @unchecked Sendable {
         let text = Mutex("")
     }
 
-    private let process = Process()
+    private let child: ChildProcess?
     private let collected = Collected()
 
     init(_ executable: URL, _ arguments: [String], environment: [String: String] = [:]) {
-        process.executableURL = executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment, uniquingKeysWith: { _, new in new })
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        pipe.fileHandleForReading.readabilityHandler = { [collected] handle in
+        child = try? ChildProcess(executable.path, arguments, environment: environment, output: .pipe)
+        child?.output?.readabilityHandler = { [collected] handle in
             let data = handle.availableData
             collected.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
         }
-        try? process.run()
     }
 
     var output: String { collected.text.withLock { $0 } }
@@ -148,9 +143,6 @@ final class LiveProcess: @unchecked Sendable {
     }
 
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        child?.terminate()
     }
 }

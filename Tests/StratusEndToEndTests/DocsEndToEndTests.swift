@@ -1,4 +1,5 @@
 import Foundation
+import StratusStoreTesting
 import Testing
 
 /// The walkthroughs of the README and `docs/`, run as written with bash, curl, python3 and openssl against a
@@ -36,17 +37,8 @@ import Testing
         script += "\necho '=== keys'\n" + security.dropFirst().joined(separator: "\n").replacingOccurrences(of: "swift run stratus", with: stratus)
         script += "\necho '=== sharing'\n" + sharing
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script]
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text.suffix(2_000))")
+        let (status, text) = try ChildProcess.run("/bin/bash", ["-c", script], directory: folder)
+        #expect(status == 0, "\(text.suffix(2_000))")
 
         let parts = text.components(separatedBy: "=== ")
         #expect(parts.first?.hasSuffix("same\n") == true, "the tour's photo came back unchanged: \(parts.first?.suffix(500) ?? "")")

@@ -1,4 +1,5 @@
 import Foundation
+import StratusStoreTesting
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -51,19 +52,9 @@ import FoundationNetworking
     /// Runs `stratus` (or another executable built beside it) with arguments and extra environment variables,
     /// and returns its exit status and everything it printed.
     static func run(_ arguments: [String], executable: String = "stratus", environment: [String: String] = [:]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = ServerProcess.executable.deletingLastPathComponent().appendingPathComponent(executable)
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment, uniquingKeysWith: { _, new in new })
-        }
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let path = ServerProcess.executable.deletingLastPathComponent().appendingPathComponent(executable).path
+        let (status, output) = try ChildProcess.run(path, arguments, environment: environment)
+        return (status, output)
     }
 
     @Test("stratus container create prints the new container's API token, and refuses a duplicate")
@@ -145,13 +136,8 @@ import FoundationNetworking
         let privateKey = folder + "/eckey.pem"
         let publicKey = folder + "/public.pem"
         for arguments in [["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", privateKey], ["ec", "-in", privateKey, "-pubout", "-out", publicKey]] {
-            let openssl = Process()
-            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            openssl.arguments = ["openssl"] + arguments
-            openssl.standardError = FileHandle.nullDevice
-            try openssl.run()
-            openssl.waitUntilExit()
-            try #require(openssl.terminationStatus == 0, "openssl is needed to make a key")
+            let openssl = try ChildProcess("openssl", arguments, output: .inherit)
+            try #require(openssl.waitForExit() == 0, "openssl is needed to make a key")
         }
         let (created, keyID) = try Self.run(["keys", "create", "iCloud.com.example.Keys", publicKey, "--role", "Admin", "--data", folder])
         let id = keyID.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -46,7 +46,7 @@ import FoundationNetworking
         #expect(serverErrors.isEmpty, "\(serverErrors.count) answers were 5xx")
         let throttled = statuses.filter { $0 == 429 }.count
         #expect(throttled > 0, "large bodies beyond the budget are refused with THROTTLED")
-        let peak = ProcessMemory.read(server.process.processIdentifier).peak
+        let peak = ProcessMemory.read(server.identifier).peak
         #expect(peak < 200 * 1024 * 1024, "the server peaked at \(peak / 1_048_576) MB")
         let (health, _) = try await server.send("GET", "/healthz")
         #expect(health == 200)
@@ -72,7 +72,7 @@ import FoundationNetworking
         }
         #expect(statuses.allSatisfy { $0 == 200 || $0 == 429 }, "\(statuses)")
         #expect(statuses.contains(200) && statuses.contains(429), "\(statuses)")
-        let peak = ProcessMemory.read(server.process.processIdentifier).peak
+        let peak = ProcessMemory.read(server.identifier).peak
         #expect(peak < 200 * 1024 * 1024, "the server peaked at \(peak / 1_048_576) MB")
     }
 

@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import StratusStoreTesting
+import Synchronization
 import StratusAdminClient
 import StratusTestSupport
 #if canImport(FoundationNetworking)
@@ -10,7 +12,7 @@ import FoundationNetworking
 /// (``StoreFactory/current``).
 final class ServerProcess: @unchecked Sendable {
     static let adminKey = "e2e-admin-key"
-    let process = Process()
+    private let started = Mutex<ChildProcess?>(nil)
     let dataFolder: String
     private(set) var baseURL = ""
 
@@ -34,17 +36,14 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Starts the server and waits for its "listening" line.
     func start() throws {
-        process.executableURL = Self.executable
-        process.arguments = ["serve", "--port", "0", "--data", dataFolder, "--admin-key", Self.adminKey, "--password-rounds", "1000"]
+        let arguments = ["serve", "--port", "0", "--data", dataFolder, "--admin-key", Self.adminKey, "--password-rounds", "1000"]
             + StoreFactory.current.serveArguments(dataFolder) + extraArguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let child = try ChildProcess(Self.executable.path, arguments, output: .pipe)
+        started.withLock { $0 = child }
         var buffer = ""
         let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
-            let data = output.fileHandleForReading.availableData
+        while Date() < deadline, let output = child.output {
+            let data = output.availableData
             if data.isEmpty { break }
             buffer += String(decoding: data, as: UTF8.self)
             if let range = buffer.range(of: "listening on "), let end = buffer[range.upperBound...].firstIndex(where: { $0 == " " || $0 == "\n" }) {
@@ -52,21 +51,21 @@ final class ServerProcess: @unchecked Sendable {
                 return
             }
         }
-        process.terminate()
+        child.terminate()
         throw E2EFailure("the server did not start: \(buffer)")
     }
 
+    /// The server's process ID (0 before ``start()``).
+    var identifier: pid_t { started.withLock { $0?.identifier ?? 0 } }
+
     /// Kills the process at once, as a crash would (SIGKILL).
     func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        started.withLock { $0 }?.killNow()
     }
 
+    /// Stops the process gracefully (SIGTERM) and waits for it.
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        started.withLock { $0 }?.terminate()
     }
 
     /// The server's admin API.

@@ -1,4 +1,5 @@
 import Foundation
+import StratusStoreTesting
 import Testing
 
 /// Server-to-server signatures checked against an independent signer: a Python client using the
@@ -16,18 +17,10 @@ import Testing
         defer { server.stop() }
         _ = try await server.createContainer("iCloud.com.example.Signed")
 
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Self.signer, server.baseURL, ServerProcess.adminKey, "iCloud.com.example.Signed"]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "the signer failed (is the Python package cryptography installed? .ci/run installs it): \(errorText)")
+        let signer = try ChildProcess("python3", [Self.signer, server.baseURL, ServerProcess.adminKey, "iCloud.com.example.Signed"], output: .pipe, errors: .pipe)
+        let data = signer.output?.readDataToEndOfFile() ?? Data()
+        let errorText = String(decoding: signer.errors?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+        try #require(signer.waitForExit() == 0, "the signer failed (is the Python package cryptography installed? .ci/run installs it): \(errorText)")
         let results = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         func status(_ name: String) -> Int? { results[name] as? Int }
 

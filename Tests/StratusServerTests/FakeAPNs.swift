@@ -1,4 +1,5 @@
 import Foundation
+import StratusStoreTesting
 import NIOCore
 import NIOHTTP1
 import NIOHTTP2
@@ -24,17 +25,12 @@ final class FakeAPNs: Sendable {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fake-apns-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
+        let openssl = try ChildProcess("openssl", [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
             "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost",
             "-keyout", folder.appendingPathComponent("key.pem").path, "-out", folder.appendingPathComponent("cert.pem").path,
-        ]
-        openssl.standardOutput = FileHandle.nullDevice
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
+        ])
+        openssl.waitForExit()
         let certificatePEM = try String(contentsOf: folder.appendingPathComponent("cert.pem"), encoding: .utf8)
         let keyPEM = try String(contentsOf: folder.appendingPathComponent("key.pem"), encoding: .utf8)
         var tls = TLSConfiguration.makeServerConfiguration(

@@ -1,9 +1,10 @@
 import Foundation
+import StratusStoreTesting
 
 /// A headless Chromium driven through `chromedriver` with the W3C WebDriver protocol (the protocol Selenium
 /// speaks), for the console's browser tests.
 final class WebDriver: @unchecked Sendable {
-    private let driver = Process()
+    private let driver: ChildProcess
     private let driverPort: Int
     private var sessionID = ""
     /// Where ``screenshot(_:)`` saves pages.
@@ -24,11 +25,7 @@ final class WebDriver: @unchecked Sendable {
         }
         let port = Int.random(in: 20_000...60_000)
         driverPort = port
-        driver.executableURL = URL(fileURLWithPath: driverPath)
-        driver.arguments = ["--port=\(port)"]
-        driver.standardOutput = FileHandle.nullDevice
-        driver.standardError = FileHandle.nullDevice
-        try driver.run()
+        driver = try ChildProcess(driverPath, ["--port=\(port)"])
         try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
         let capabilities: [String: Any] = [
             "capabilities": ["alwaysMatch": [
@@ -58,8 +55,7 @@ final class WebDriver: @unchecked Sendable {
     func quit() async {
         _ = try? await command("DELETE", "/session/\(sessionID)")
         // chromedriver ignores SIGTERM.
-        kill(driver.processIdentifier, SIGKILL)
-        driver.waitUntilExit()
+        driver.killNow()
     }
 
     func open(_ url: String) async throws {
