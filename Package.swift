@@ -147,6 +147,8 @@ let package = Package(
                 "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusModel", "StratusBench", "StratusAdminClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

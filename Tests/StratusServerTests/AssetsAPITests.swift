@@ -62,8 +62,10 @@ import Testing
 
     @Test("forged, misused and expired URLs get 403")
     func forgedAndExpiredURLs() async throws {
-        // Lifetimes of a few seconds: long enough for the steps below on a loaded machine, short enough to wait out.
-        try await TestServer.run(configure: { $0.assetUploadLifetime = 4; $0.assetDownloadLifetime = 4 }) { client in
+        // Lifetimes long enough for the steps below on a loaded machine; the test then waits them out, counted
+        // from when each URL was issued.
+        let lifetime = 15
+        try await TestServer.run(configure: { $0.assetUploadLifetime = lifetime; $0.assetDownloadLifetime = lifetime }) { client in
             let token = try await client.createContainer()
             let alice = try await client.signUp("alice@example.com", token: token)
             let path = try await alice.uploadPath(recordType: "Message", field: "image")
@@ -77,14 +79,17 @@ import Testing
             #expect(garbage.status == 403)
 
             let file = try await alice.upload(AssetTestSupport.png(), recordType: "Message", field: "image")
-            try await alice.create("m1", type: "Message", fields: #"{"image":{"value":\#(file)}}"#)
+            let created = try await alice.create("m1", type: "Message", fields: #"{"image":{"value":\#(file)}}"#)
+            try #require(created["serverErrorCode"] == nil, "\(created)")
             let download = try await alice.downloadPath(of: "m1", field: "image")
+            let downloadIssued = ContinuousClock.now  // at or after the server issued it
             let (fresh, _) = try await client.sendBytes(.get, download)
             #expect(fresh.status == 200)
             let (forgedDownload, _) = try await client.sendBytes(.get, AssetTestSupport.tamper(download))
             #expect(forgedDownload.status == 403)
 
-            try await Task.sleep(for: .milliseconds(4_100))
+            // The upload URL was issued before the download URL, so both have expired by then.
+            try await Task.sleep(until: downloadIssued + .seconds(lifetime) + .milliseconds(100))
             let (expiredUpload, _) = try await client.sendBytes(.post, path, [1, 2, 3])
             #expect(expiredUpload.status == 403)
             #expect(expiredUpload.errorCode == "ACCESS_DENIED")

@@ -25,7 +25,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var readingRequest = false
     /// A request's head arrived and the end of its response has not been written.
     private var responding = false
-    private var deadline: Scheduled<Void>?
+    /// When the connection is closed unless it moves on (nil: no deadline, a response is being made).
+    private var deadline: NIODeadline?
+    /// The timer that checks ``deadline``, and when it fires.
+    private var timer: Scheduled<Void>?
+    private var timerDeadline: NIODeadline?
 
     init(limits: ConnectionLimits, connections: ConnectionCounter) {
         self.limits = limits
@@ -42,7 +46,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        deadline?.cancel()
+        timer?.cancel()
         if let address = countedAddress {
             connections.close(address)
             countedAddress = nil
@@ -51,7 +55,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        deadline?.cancel()
+        timer?.cancel()
     }
 
     private func opened(_ context: ChannelHandlerContext) {
@@ -104,21 +108,39 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Sets the deadline that fits the connection's state: the next head, the next body bytes, or none
     /// while a response is being made (long polls and event streams wait as long as they need).
+    ///
+    /// Moving a deadline only stores it: one timer per connection fires at the earliest deadline set since
+    /// it was armed and re-arms itself for the current one, so a request costs no timer of its own.
     private func schedule(_ context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
         let timeout: Duration
         if readingRequest {
             timeout = limits.bodyIdleTimeout
         } else if !responding {
             timeout = limits.requestHeadTimeout
         } else {
+            deadline = nil
             return
         }
-        // Closed without an answer: between requests, a `408` could cross a client's next request on the
-        // wire and be taken for its answer; while a route reads a body, closing ends its read.
-        deadline = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(timeout)) {
-            context.close(promise: nil)
+        let next = NIODeadline.now() + TimeAmount(timeout)
+        deadline = next
+        if let armedFor = timerDeadline, armedFor <= next { return }
+        arm(context, at: next)
+    }
+
+    private func arm(_ context: ChannelHandlerContext, at when: NIODeadline) {
+        timer?.cancel()
+        timerDeadline = when
+        timer = context.eventLoop.assumeIsolated().scheduleTask(deadline: when) { [self] in
+            timer = nil
+            timerDeadline = nil
+            guard let deadline else { return }
+            if deadline <= .now() {
+                // Closed without an answer: between requests, a `408` could cross a client's next request on
+                // the wire and be taken for its answer; while a route reads a body, closing ends its read.
+                context.close(promise: nil)
+            } else {
+                arm(context, at: deadline)
+            }
         }
     }
 
