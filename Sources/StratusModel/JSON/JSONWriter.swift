@@ -57,31 +57,52 @@ public struct JSONWriter: Sendable {
 
     public mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
-        let utf8 = value.utf8
-        // Most strings need no escaping and are copied whole.
-        if !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-            bytes.append(contentsOf: utf8)
-            bytes.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in utf8 {
+        var value = value
+        // Native strings are contiguous UTF-8 already; others are made so once.
+        value.withUTF8 { appendEscaped($0) }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends string bytes, escaped; runs that need no escaping (nearly all text) are copied whole.
+    private mutating func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>) {
+        var runStart = 0
+        for index in 0..<utf8.count {
+            let byte = utf8[index]
+            guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+            runStart = index + 1
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
             case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
             case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
             case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
             case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: bytes.append(byte)
+            default:
+                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, Self.hexDigit(byte >> 4), Self.hexDigit(byte & 0xF)])
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? 0x30 + nibble : UInt8(ascii: "a") + nibble - 10
     }
 
     public mutating func integer(_ value: Int64) {
-        bytes.append(contentsOf: String(value).utf8)
+        guard value != 0 else { return bytes.append(UInt8(ascii: "0")) }
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        // Digits from the last, into a fixed buffer: no string is made.
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var count = 0
+        var rest = value.magnitude
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while rest > 0 {
+                count += 1
+                buffer[buffer.count - count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            }
+            bytes.append(contentsOf: buffer[(buffer.count - count)...])
+        }
     }
 
     /// Writes a finite double in its shortest round-trip form; non-finite values are written as `null`.
