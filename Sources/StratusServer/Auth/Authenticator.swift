@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import StratusModel
 import StratusStore
 import Synchronization
@@ -72,11 +73,14 @@ final class Authenticator: Sendable {
 
     /// Establishes the caller of a container-scoped request.
     /// - Throws: `AUTHENTICATION_FAILED` for a missing or wrong API token or a bad web auth token.
-    func authenticate(_ request: Request, containerID: String, environment: String) async throws -> Authentication {
+    /// - Parameter query: the request's query parameters, when the caller has them parsed already.
+    func authenticate(
+        _ request: Request, containerID: String, environment: String, query: FlatDictionary<Substring, Substring>? = nil
+    ) async throws -> Authentication {
         let environment = try Self.environment(named: environment)
         try await store.catchUpEvents()
         let container = try await container(containerID)
-        let query = request.uri.queryParameters
+        let query = query ?? request.uri.queryParameters
         guard let apiToken = query["ckAPIToken"].map(String.init), !apiToken.isEmpty else {
             throw APIError(.authenticationFailed, "ckAPIToken is required")
         }

@@ -42,10 +42,11 @@ struct DatabaseCall: Sendable {
         if ServerKeyVerifier.isSigned(request) {
             return try await resolveSigned(request, containerID: containerID, environment: environment, scope: scope, using: server)
         }
-        if request.uri.queryParameters["ckAPIToken"] == nil, try await server.consoleSessions.session(of: request) != nil {
+        let query = request.uri.queryParameters
+        if query["ckAPIToken"] == nil, try await server.consoleSessions.session(of: request) != nil {
             return try await resolveOperator(request, containerID: containerID, environment: environment, scope: scope, using: server)
         }
-        let authentication = try await server.authenticator.authenticate(request, containerID: containerID, environment: environment)
+        let authentication = try await server.authenticator.authenticate(request, containerID: containerID, environment: environment, query: query)
         var roles: Set<String> = []
         if scope == .public, let user = authentication.userRecordName {
             roles = try await server.authenticator.roles(of: user, containerID: containerID, environment: authentication.environment)
