@@ -53,8 +53,7 @@ import FoundationNetworking
     /// and returns its exit status and everything it printed.
     static func run(_ arguments: [String], executable: String = "stratus", environment: [String: String] = [:]) throws -> (Int32, String) {
         let path = ServerProcess.executable.deletingLastPathComponent().appendingPathComponent(executable).path
-        let (status, output) = try ChildProcess.run(path, arguments, environment: environment)
-        return (status, output)
+        return try ChildProcess.run(path, arguments, environment: environment)
     }
 
     @Test("stratus container create prints the new container's API token, and refuses a duplicate")
