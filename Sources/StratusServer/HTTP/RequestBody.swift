@@ -18,7 +18,7 @@ enum RequestBody {
     /// Decodes the body as `T`. An empty body decodes as `{}`.
     static func decode<T: Decodable>(_ type: T.Type, from request: Request, limit: Int) async throws -> T {
         try await reading(request, limit: limit) { buffer in
-            try decode(type, from: buffer.readableBytes == 0 ? Data("{}".utf8) : Data(buffer.readableBytesView))
+            buffer.readableBytes == 0 ? try decode(type, from: Array("{}".utf8)) : try decode(type, from: buffer.readableBytesView)
         }
     }
 
@@ -58,13 +58,9 @@ enum RequestBody {
         return try use(collected)
     }
 
-    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
-        try decode(type, from: Data(bytes))
-    }
-
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: some Collection<UInt8>) throws -> T {
         do {
-            return try JSONDecoder().decode(type, from: data)
+            return try JSONValueDecoder().decode(type, from: bytes)
         } catch let error as DecodingError {
             throw APIError.badRequest(describe(error))
         } catch {

@@ -58,7 +58,7 @@ struct SubscriptionsController {
         for (index, operation) in body.operations.enumerated() {
             let input: SubscriptionInput
             do {
-                input = try JSONValueDecoder.decode(SubscriptionInput.self, from: operation.subscription)
+                input = try JSONValueDecoder().decode(SubscriptionInput.self, from: operation.subscription)
             } catch {
                 outcomes.append(("", .failure(APIError.badRequest("operations[\(index)].subscription is not a subscription: \(error)"))))
                 continue
