@@ -16,7 +16,7 @@ final class ChangeSequence: Sendable {
 
     /// Continues from the number stored in the file. Called at the start of each write transaction.
     func resume(_ db: Database) throws {
-        let stored = try Int64.fetchOne(db, sql: "SELECT value FROM meta WHERE key = ?", arguments: [Self.metaKey]) ?? 0
+        let stored = try Int64.fetchOne(db.cachedStatement(sql: "SELECT value FROM meta WHERE key = ?"), arguments: [Self.metaKey]) ?? 0
         last.withLock { $0 = stored }
     }
 
@@ -40,9 +40,8 @@ final class ChangeSequence: Sendable {
 
     /// Stores the last number handed out, in the transaction about to commit.
     func persist(_ db: Database) throws {
-        try db.execute(
-            sql: "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            arguments: [Self.metaKey, last.withLock { $0 }]
-        )
+        // Cached: every group commit runs it, and parsing it each time cost as much as running it.
+        try db.cachedStatement(sql: "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+            .execute(arguments: [Self.metaKey, last.withLock { $0 }])
     }
 }

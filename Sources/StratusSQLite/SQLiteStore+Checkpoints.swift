@@ -44,7 +44,7 @@ extension SQLiteStore: Service {
                     }
                 }
                 do {
-                    try await checkpointer.writeWithoutTransaction { db in
+                    _ = try await checkpointer.writeWithoutTransaction { db in
                         try db.checkpoint(.passive)
                     }
                 } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
