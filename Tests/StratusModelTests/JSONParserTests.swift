@@ -54,6 +54,29 @@ import Testing
         _ = try JSONParser.parse(Array(allowed.utf8))
     }
 
+    @Test("mutated documents never crash the parser, and what it accepts reads back the same after writing", arguments: [7, 8])
+    func mutations(seed: UInt64) {
+        var generator = SeededGenerator(seed: seed)
+        let interesting: [UInt8] = Array(#"{}[]",:\-+.0123456789eEtrufalsn u"#.utf8) + [0x00, 0x1F, 0x7F, 0x80, 0xC3, 0xED, 0xF0, 0xFF]
+        for _ in 0..<2_000 {
+            var writer = JSONWriter()
+            Self.randomValue(depth: 0, using: &generator).write(to: &writer)
+            var bytes = writer.bytes
+            for _ in 0..<Int.random(in: 1...4, using: &generator) where !bytes.isEmpty {
+                let position = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0...2, using: &generator) {
+                case 0: bytes[position] = interesting.randomElement(using: &generator)!
+                case 1: bytes.remove(at: position)
+                default: bytes.insert(interesting.randomElement(using: &generator)!, at: position)
+                }
+            }
+            guard let parsed = try? JSONParser.parse(bytes) else { continue }
+            var rewriter = JSONWriter()
+            parsed.write(to: &rewriter)
+            #expect((try? JSONParser.parse(rewriter.bytes)) == parsed, "\(String(decoding: bytes, as: UTF8.self))")
+        }
+    }
+
     static func randomValue(depth: Int, using generator: inout SeededGenerator) -> JSONValue {
         let alphabet: [Character] = ["a", "Z", "0", " ", "\"", "\\", "\n", "\u{1}", "é", "漢", "😀", "/"]
         func text() -> String {
