@@ -68,24 +68,25 @@ extension SQLiteStore: RecordStore {
 
     public func lookupRecords(_ recordNames: [String], in zone: ZoneRef) async throws -> [String: StratusModel.Record] {
         try await read { db in
-            guard let zoneRow = try Self.liveZone(zone, db: db) else {
-                if zone.isDefault { return [:] }
-                throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
-            }
-            // One statement for up to 500 names.
+            // The zone and its records in one statement (one read of the file's state, one snapshot), for up to
+            // 500 names. Only when nothing is found does it matter whether the zone exists.
             var found: [String: Record] = [:]
             for chunk in SQLList.chunks(Array(Set(recordNames))) {
                 let rows = try Row.fetchAll(
                     db.cachedStatement(sql: """
-                        SELECT \(RecordRow.columns) FROM records r
-                        WHERE r.zone_id = ? AND r.deleted = 0 AND r.name IN (\(SQLList.placeholders(chunk.count)))
+                        SELECT \(RecordRow.columns) FROM zones z JOIN records r ON r.zone_id = z.id
+                        WHERE z.container_id = ? AND z.environment = ? AND z.scope = ? AND z.owner = ? AND z.name = ? AND z.deleted = 0
+                            AND r.deleted = 0 AND r.name IN (\(SQLList.placeholders(chunk.count)))
                         """),
-                    arguments: StatementArguments([zoneRow.id.databaseValue] + chunk.map(\.databaseValue))
+                    arguments: Self.arguments(zone.database) + StatementArguments([zone.zoneName] + chunk)
                 )
                 for row in rows {
                     let record = RecordRow(row: row)
                     found[record.name] = try record.record(in: zone.wireZoneID, db: db)
                 }
+            }
+            if found.isEmpty, !zone.isDefault, try Self.liveZone(zone, db: db) == nil {
+                throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
             }
             return found
         }
