@@ -68,6 +68,33 @@ import Testing
         #expect(signature(of: { try JSONValueDecoder().decode(ModifyRecordsRequest.self, from: Array("{\"operations\":[".utf8)) }) == "dataCorrupted@")
     }
 
+    @Test("member names with escapes, repeated names and objects of many members read as JSONDecoder reads them")
+    func memberLookup() throws {
+        try expectSameDecoding(ModifyRecordsRequest.self, #"{"operations":[{"operation\u0054ype":"create","record":{"recordType":"A","recordType":"B"}}]}"#)
+        let members = [#""k\u0031":11"#] + (0..<300).map { #""k\#($0)":\#($0)"# } + [#""k7":-1"#]
+        let text = "{" + members.joined(separator: ",") + "}"
+        let expected = try JSONDecoder().decode([String: Int].self, from: Data(text.utf8))
+        #expect(try JSONValueDecoder().decode([String: Int].self, from: Array(text.utf8)) == expected)
+        #expect(expected["k7"] == 7 && expected["k1"] == 11)
+        // Small objects are searched in place, large ones through an index: both find the first of a repeated name.
+        struct Pair: Decodable { var a: Int }
+        #expect(try JSONValueDecoder().decode(Pair.self, from: Array(#"{"a":1,"a":2}"#.utf8)).a == 1)
+        let large = "{" + (0..<40).map { #""f\#($0)":0"# }.joined(separator: ",") + #","a":1,"a":2}"#
+        #expect(try JSONValueDecoder().decode(Pair.self, from: Array(large.utf8)).a == 1)
+    }
+
+    @Test("an array longer than the limit is refused at its path before its elements are read; field values are not limited")
+    func arrayLimit() throws {
+        let decoder = JSONValueDecoder(maximumArrayCount: 3)
+        let operation = #"{"operationType":"create","record":{"recordType":"T"}}"#
+        let four = #"{"operations":["# + Array(repeating: operation, count: 4).joined(separator: ",") + "]}"
+        #expect(signature(of: { try decoder.decode(ModifyRecordsRequest.self, from: Array(four.utf8)) }) == "dataCorrupted@operations")
+        let three = #"{"operations":["# + Array(repeating: operation, count: 3).joined(separator: ",") + "]}"
+        #expect(try decoder.decode(ModifyRecordsRequest.self, from: Array(three.utf8)).operations.count == 3)
+        let longList = #"{"operations":[{"operationType":"create","record":{"recordType":"T","fields":{"l":{"value":[1,2,3,4,5,6]}}}}]}"#
+        #expect(try decoder.decode(ModifyRecordsRequest.self, from: Array(longList.utf8)) == JSONDecoder().decode(ModifyRecordsRequest.self, from: Data(longList.utf8)))
+    }
+
     private func expectSameDecoding<T: Decodable & Equatable>(_ type: T.Type, _ body: String) throws {
         let expected = try JSONDecoder().decode(type, from: Data(body.utf8))
         let decoded = try JSONValueDecoder().decode(type, from: Array(body.utf8))

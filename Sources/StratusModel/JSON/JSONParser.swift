@@ -1,8 +1,9 @@
-/// Parses UTF-8 JSON text into a ``JSONValue``, byte by byte (RFC 8259).
+/// Reads UTF-8 JSON text (RFC 8259) in one pass over the bytes.
 ///
-/// Request bodies are read with it: it does one pass over the bytes and builds the values directly, where
-/// `JSONDecoder` builds a map first and then boxes a container per object. Numbers follow `JSONValue`'s rule:
-/// an integral number that fits in 64 bits is ``JSONValue/integer(_:)``, any other is ``JSONValue/double(_:)``.
+/// Request bodies are read with it: the scan checks the whole text and records one small node per value
+/// (``JSONDocument``), and ``JSONValueDecoder`` decodes from those nodes, making strings only for what it
+/// reads. Numbers follow `JSONValue`'s rule: an integral number that fits in 64 bits is an integer, any other
+/// a double.
 ///
 /// ```swift
 /// let value = try JSONParser.parse(Array(#"{"a": [1, 2.5, "x"]}"#.utf8))
@@ -19,6 +20,7 @@ public struct JSONParser {
     public static let maximumDepth = 512
 
     private let bytes: UnsafeBufferPointer<UInt8>
+    private var nodes: [JSONNode] = []
     private var index = 0
     private var depth = 0
 
@@ -29,85 +31,84 @@ public struct JSONParser {
     /// Parses one JSON value, with nothing but whitespace after it.
     public static func parse(_ bytes: some Collection<UInt8>) throws(Failure) -> JSONValue {
         let result: Result<JSONValue, Failure>? = bytes.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(Failure) in try parse(buffer: buffer) }
+            Result { () throws(Failure) in try scanDocument(buffer).value(at: 0) }
         }
         if let result { return try result.get() }
-        return try Array(bytes).withUnsafeBufferPointer { buffer throws(Failure) in try parse(buffer: buffer) }
+        return try Array(bytes).withUnsafeBufferPointer { buffer throws(Failure) in try scanDocument(buffer).value(at: 0) }
     }
 
-    private static func parse(buffer: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONValue {
+    /// Scans the text and hands its document to `read`; the document must not be kept after the call.
+    /// Throws ``Failure`` when the text is not JSON, and whatever `read` throws.
+    static func withDocument<T>(_ bytes: some Collection<UInt8>, _ read: (JSONDocument) throws -> T) throws -> T {
+        if let result = try bytes.withContiguousStorageIfAvailable({ buffer in try read(try scanDocument(buffer)) }) {
+            return result
+        }
+        return try Array(bytes).withUnsafeBufferPointer { buffer in try read(try scanDocument(buffer)) }
+    }
+
+    private static func scanDocument(_ buffer: UnsafeBufferPointer<UInt8>) throws(Failure) -> JSONDocument {
         var parser = JSONParser(bytes: buffer)
+        guard buffer.count < Int(UInt32.max) else { throw parser.failure("the text is longer than 4 GiB") }
+        // Request bodies hold about one value per eight bytes; reserving that saves most regrowth.
+        parser.nodes.reserveCapacity(max(4, buffer.count / 8))
         parser.skipWhitespace()
-        let value = try parser.value()
+        try parser.value()
         parser.skipWhitespace()
         guard parser.index == buffer.count else { throw parser.failure("unexpected text after the value") }
-        return value
+        return JSONDocument(bytes: buffer, nodes: parser.nodes)
     }
 
     // MARK: - Values
 
-    private mutating func value() throws(Failure) -> JSONValue {
+    private mutating func value() throws(Failure) {
         guard index < bytes.count else { throw failure("unexpected end of text") }
         switch bytes[index] {
-        case UInt8(ascii: "{"): return try object()
-        case UInt8(ascii: "["): return try array()
-        case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try number()
+        case UInt8(ascii: "{"): try container(closing: UInt8(ascii: "}"), kind: .object)
+        case UInt8(ascii: "["): try container(closing: UInt8(ascii: "]"), kind: .array)
+        case UInt8(ascii: "\""): try string()
+        case UInt8(ascii: "t"): try literal("true"); append(.bool, payload: 1)
+        case UInt8(ascii: "f"): try literal("false"); append(.bool, payload: 0)
+        case UInt8(ascii: "n"): try literal("null"); append(.null, payload: 0)
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): try number()
         default: throw failure("unexpected character")
         }
     }
 
-    private mutating func object() throws(Failure) -> JSONValue {
-        try enter()
-        index += 1
-        var members: [String: JSONValue] = [:]
-        skipWhitespace()
-        if try consume(UInt8(ascii: "}")) {
-            depth -= 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a member name") }
-            let key = try string()
-            skipWhitespace()
-            guard try consume(UInt8(ascii: ":")) else { throw failure("expected ':'") }
-            skipWhitespace()
-            members[key] = try value()
-            skipWhitespace()
-            if try consume(UInt8(ascii: ",")) { continue }
-            guard try consume(UInt8(ascii: "}")) else { throw failure("expected ',' or '}'") }
-            depth -= 1
-            return .object(members)
-        }
-    }
-
-    private mutating func array() throws(Failure) -> JSONValue {
-        try enter()
-        index += 1
-        var elements: [JSONValue] = []
-        skipWhitespace()
-        if try consume(UInt8(ascii: "]")) {
-            depth -= 1
-            return .array(elements)
-        }
-        while true {
-            skipWhitespace()
-            elements.append(try value())
-            skipWhitespace()
-            if try consume(UInt8(ascii: ",")) { continue }
-            guard try consume(UInt8(ascii: "]")) else { throw failure("expected ',' or ']'") }
-            depth -= 1
-            return .array(elements)
-        }
-    }
-
-    private mutating func enter() throws(Failure) {
+    /// An object or an array; its node is written first and completed once its contents are read.
+    private mutating func container(closing: UInt8, kind: JSONNode.Kind) throws(Failure) {
         depth += 1
         guard depth <= Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
+        let position = nodes.count
+        nodes.append(JSONNode(kind: kind, offset: index, payload: 0))
+        index += 1
+        var count = 0
+        skipWhitespace()
+        if try !consume(closing) {
+            while true {
+                skipWhitespace()
+                if kind == .object {
+                    guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw failure("expected a member name") }
+                    try string()
+                    skipWhitespace()
+                    guard try consume(UInt8(ascii: ":")) else { throw failure("expected ':'") }
+                    skipWhitespace()
+                }
+                try value()
+                count += 1
+                skipWhitespace()
+                if try consume(UInt8(ascii: ",")) { continue }
+                guard try consume(closing) else {
+                    throw failure(kind == .object ? "expected ',' or '}'" : "expected ',' or ']'")
+                }
+                break
+            }
+        }
+        nodes[position].payload = JSONNode.container(count: count, end: nodes.count)
+        depth -= 1
+    }
+
+    private mutating func append(_ kind: JSONNode.Kind, payload: UInt64, at offset: Int? = nil) {
+        nodes.append(JSONNode(kind: kind, offset: offset ?? index, payload: payload))
     }
 
     private mutating func literal(_ word: StaticString) throws(Failure) {
@@ -121,119 +122,100 @@ public struct JSONParser {
 
     // MARK: - Strings
 
-    /// A string; `index` is at its opening quote. Runs without escapes are copied whole.
-    private mutating func string() throws(Failure) -> String {
+    /// A string; `index` is at its opening quote. Its escapes and its UTF-8 are checked here, and it is
+    /// recorded by where it lies in the text.
+    private mutating func string() throws(Failure) {
         index += 1
         let start = index
+        var escaped = false
+        var ascii = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = try decodeUTF8(from: start, to: index)
+                if !ascii, !Self.isValidUTF8(UnsafeBufferPointer(rebasing: bytes[start..<index])) {
+                    throw failure("a string is not valid UTF-8")
+                }
+                append(escaped ? .escapedString : .string, payload: UInt64(index), at: start)
                 index += 1
-                return text
+                return
             }
-            if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
+            if byte == UInt8(ascii: "\\") {
+                escaped = true
+                try escape()
+                continue
+            }
             guard byte >= 0x20 else { throw failure("control character in a string") }
+            if byte >= 0x80 { ascii = false }
             index += 1
         }
         throw failure("unterminated string")
     }
 
-    /// The rest of a string that holds escapes, from its first byte at `start`.
-    private mutating func escapedString(from start: Int) throws(Failure) -> String {
-        var scalars: [UInt8] = Array(bytes[start..<index])
-        while index < bytes.count {
-            let byte = bytes[index]
-            switch byte {
-            case UInt8(ascii: "\""):
-                index += 1
-                guard let text = String(validating: scalars, as: UTF8.self) else { throw failure("a string is not valid UTF-8") }
-                return text
-            case UInt8(ascii: "\\"):
-                index += 1
-                guard index < bytes.count else { break }
-                let escape = bytes[index]
-                index += 1
-                switch escape {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): scalars.append(escape)
-                case UInt8(ascii: "b"): scalars.append(0x08)
-                case UInt8(ascii: "f"): scalars.append(0x0C)
-                case UInt8(ascii: "n"): scalars.append(0x0A)
-                case UInt8(ascii: "r"): scalars.append(0x0D)
-                case UInt8(ascii: "t"): scalars.append(0x09)
-                case UInt8(ascii: "u"): scalars.append(contentsOf: try unicodeEscape().utf8)
-                default: throw failure("unknown escape")
+    /// Checks one escape; `index` is at its backslash.
+    private mutating func escape() throws(Failure) {
+        index += 1
+        guard index < bytes.count else { throw failure("unterminated string") }
+        let escape = bytes[index]
+        index += 1
+        switch escape {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            return
+        case UInt8(ascii: "u"):
+            let first = try hexQuad()
+            if (0xD800..<0xDC00).contains(first) {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                    throw failure("a lone surrogate in a \\u escape")
                 }
-            default:
-                guard byte >= 0x20 else { throw failure("control character in a string") }
-                scalars.append(byte)
-                index += 1
-            }
-        }
-        throw failure("unterminated string")
-    }
-
-    /// `\uXXXX`, or a surrogate pair of two; `index` is after the `u`.
-    private mutating func unicodeEscape() throws(Failure) -> String {
-        let first = try hexQuad()
-        var scalarValue = UInt32(first)
-        if (0xD800..<0xDC00).contains(first) {
-            guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                index += 2
+                guard (0xDC00..<0xE000).contains(try hexQuad()) else { throw failure("a lone surrogate in a \\u escape") }
+            } else if (0xDC00..<0xE000).contains(first) {
                 throw failure("a lone surrogate in a \\u escape")
             }
-            index += 2
-            let second = try hexQuad()
-            guard (0xDC00..<0xE000).contains(second) else { throw failure("a lone surrogate in a \\u escape") }
-            scalarValue = 0x10000 + ((UInt32(first) - 0xD800) << 10) + (UInt32(second) - 0xDC00)
+        default:
+            throw failure("unknown escape")
         }
-        guard let scalar = Unicode.Scalar(scalarValue) else { throw failure("a lone surrogate in a \\u escape") }
-        return String(Character(scalar))
     }
 
     private mutating func hexQuad() throws(Failure) -> UInt16 {
         guard index + 4 <= bytes.count else { throw failure("unexpected end of text") }
         var value: UInt16 = 0
         for _ in 0..<4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw failure("a \\u escape needs four hex digits")
-            }
+            guard let digit = JSONStringEscapes.hexDigit(bytes[index]) else { throw failure("a \\u escape needs four hex digits") }
             value = value << 4 | UInt16(digit)
             index += 1
         }
         return value
     }
 
-    private func decodeUTF8(from start: Int, to end: Int) throws(Failure) -> String {
-        let slice = UnsafeBufferPointer(rebasing: bytes[start..<end])
-        // ASCII, the common case, needs no validation beyond the control characters already refused.
-        var ascii = true
-        for byte in slice where byte >= 0x80 {
-            ascii = false
-            break
+    private static func isValidUTF8(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        var iterator = text.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
         }
-        if ascii { return String(decoding: slice, as: UTF8.self) }
-        guard let text = String(validating: slice, as: UTF8.self) else { throw failure("a string is not valid UTF-8") }
-        return text
     }
 
     // MARK: - Numbers
 
-    private mutating func number() throws(Failure) -> JSONValue {
+    private mutating func number() throws(Failure) {
         let start = index
         var integral = true
-        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
         guard index < bytes.count, isDigit(bytes[index]) else { throw failure("a number needs digits") }
+        let digitsStart = index
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
             if index < bytes.count, isDigit(bytes[index]) { throw failure("a number must not start with 0") }
         } else {
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
+        let digitsEnd = index
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             integral = false
             index += 1
@@ -247,12 +229,25 @@ public struct JSONParser {
             guard index < bytes.count, isDigit(bytes[index]) else { throw failure("a number needs digits in its exponent") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
+        // Up to 18 digits always fit in 64 bits: the common case needs no text.
+        if integral, digitsEnd - digitsStart <= 18 {
+            var magnitude: Int64 = 0
+            for position in digitsStart..<digitsEnd { magnitude = magnitude * 10 + Int64(bytes[position] - UInt8(ascii: "0")) }
+            append(.integer, payload: UInt64(bitPattern: negative ? -magnitude : magnitude), at: start)
+            return
+        }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-        if integral, let integer = Int64(text) { return .integer(integer) }
+        if integral, let integer = Int64(text) {
+            append(.integer, payload: UInt64(bitPattern: integer), at: start)
+            return
+        }
         guard let double = Double(text), double.isFinite else { throw failure("a number is out of range") }
         // As JSONDecoder reads them: 1.0 and 1e3 are integers when they are whole and fit.
-        if double == double.rounded(), double >= -0x1p63, double < 0x1p63 { return .integer(Int64(double)) }
-        return .double(double)
+        if double == double.rounded(), double >= -0x1p63, double < 0x1p63 {
+            append(.integer, payload: UInt64(bitPattern: Int64(double)), at: start)
+        } else {
+            append(.double, payload: double.bitPattern, at: start)
+        }
     }
 
     private func isDigit(_ byte: UInt8) -> Bool {

@@ -1,44 +1,59 @@
-/// Decodes `Decodable` types from JSON text or from a parsed ``JSONValue``, throwing `DecodingError`s with
-/// their coding paths as `JSONDecoder` does.
+/// Decodes `Decodable` types from JSON text or from a ``JSONValue``, throwing `DecodingError`s with their
+/// coding paths as `JSONDecoder` does.
 ///
-/// The server reads every request body with it: ``JSONParser`` makes one pass over the bytes, and the
-/// containers here look keys up in the parsed objects without copying them or tracking paths until an error
-/// needs one.
+/// The server reads every request body with it: ``JSONParser`` scans the bytes once into a compact
+/// ``JSONDocument``, and the containers here find keys in place, make strings only for what is decoded, and
+/// build coding paths only when an error needs one.
 ///
 /// ```swift
 /// let request = try JSONValueDecoder().decode(ModifyRecordsRequest.self, from: bodyBytes)
 /// ```
 public struct JSONValueDecoder: Sendable {
-    public init() {}
+    /// The most elements an array decoded as a Swift array may hold. A longer one is refused with
+    /// `DecodingError.dataCorrupted` at its path before any element is decoded, so a body of a million small
+    /// operations costs its scan, not a million decoded values. Values decoded as ``JSONValue`` (a field's
+    /// value) are not limited by it.
+    public var maximumArrayCount: Int
+
+    public init(maximumArrayCount: Int = .max) {
+        self.maximumArrayCount = maximumArrayCount
+    }
 
     /// Decodes `type` from JSON text. Text that is not JSON throws `DecodingError.dataCorrupted` with an
     /// empty coding path.
     public func decode<T: Decodable>(_ type: T.Type, from bytes: some Collection<UInt8>) throws -> T {
-        let value: JSONValue
         do {
-            value = try JSONParser.parse(bytes)
-        } catch {
-            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not valid JSON: \(error)", underlyingError: error))
+            return try JSONParser.withDocument(bytes) { document in
+                try ValueDecoder(document: document, index: 0, parent: nil, key: nil, maximumArrayCount: maximumArrayCount).decodeValue(type)
+            }
+        } catch let failure as JSONParser.Failure {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "not valid JSON: \(failure)", underlyingError: failure))
         }
-        return try decode(type, from: value)
     }
 
     /// Decodes `type` from a parsed value.
     public func decode<T: Decodable>(_ type: T.Type, from value: JSONValue) throws -> T {
-        try ValueDecoder(value: value, parent: nil, key: nil).decodeValue(type)
+        var writer = JSONWriter()
+        value.write(to: &writer)
+        return try decode(type, from: writer.bytes)
     }
 }
 
-/// A decoder for one value of the document; its coding path is found through its parents when asked.
+/// A decoder for one value of a document; its coding path is found through its parents when asked.
 final class ValueDecoder: Decoder {
-    let value: JSONValue
+    let document: JSONDocument
+    /// The index of the value's node in the document.
+    let index: Int
     private let parent: ValueDecoder?
     private let key: (any CodingKey)?
+    private let maximumArrayCount: Int
 
-    init(value: JSONValue, parent: ValueDecoder?, key: (any CodingKey)?) {
-        self.value = value
+    init(document: JSONDocument, index: Int, parent: ValueDecoder?, key: (any CodingKey)?, maximumArrayCount: Int) {
+        self.document = document
+        self.index = index
         self.parent = parent
         self.key = key
+        self.maximumArrayCount = maximumArrayCount
     }
 
     var codingPath: [any CodingKey] {
@@ -52,28 +67,29 @@ final class ValueDecoder: Decoder {
     }
 
     var userInfo: [CodingUserInfoKey: Any] { [:] }
+    var kind: JSONNode.Kind { document.nodes[index].kind }
 
-    func child(_ value: JSONValue, key: any CodingKey) -> ValueDecoder {
-        ValueDecoder(value: value, parent: self, key: key)
+    func child(at index: Int, key: any CodingKey) -> ValueDecoder {
+        ValueDecoder(document: document, index: index, parent: self, key: key, maximumArrayCount: maximumArrayCount)
     }
 
     func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
-        if T.self == JSONValue.self { return value as! T }
+        if T.self == JSONValue.self { return document.value(at: index) as! T }
         return try T(from: self)
     }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case .object(let object) = value else {
-            throw Self.mismatch([String: Any].self, path: codingPath, found: value)
-        }
-        return KeyedDecodingContainer(KeyedValueContainer<Key>(decoder: self, object: object))
+        guard kind == .object else { throw Self.mismatch([String: Any].self, path: codingPath, found: kind) }
+        return KeyedDecodingContainer(KeyedValueContainer<Key>(decoder: self))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard case .array(let elements) = value else {
-            throw Self.mismatch([Any].self, path: codingPath, found: value)
+        guard kind == .array else { throw Self.mismatch([Any].self, path: codingPath, found: kind) }
+        let count = document.nodes[index].count
+        guard count <= maximumArrayCount else {
+            throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "\(count) elements are more than the \(maximumArrayCount) allowed"))
         }
-        return UnkeyedValueContainer(decoder: self, elements: elements)
+        return UnkeyedValueContainer(decoder: self)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer {
@@ -84,30 +100,34 @@ final class ValueDecoder: Decoder {
 // MARK: - Reading primitives
 
 extension ValueDecoder {
-    /// The value as `T`, one of the standard library's primitive types, or the error `JSONDecoder` gives.
-    static func primitive<T>(_ type: T.Type, from value: JSONValue, path: @autoclosure () -> [any CodingKey]) throws -> T {
-        switch value {
+    /// The value at `index` as `T`, one of the standard library's primitive types, or the error `JSONDecoder`
+    /// gives.
+    func primitive<T>(_ type: T.Type, at index: Int, path: @autoclosure () -> [any CodingKey]) throws -> T {
+        let node = document.nodes[index]
+        switch node.kind {
         case .null:
             throw DecodingError.valueNotFound(type, .init(codingPath: path(), debugDescription: "expected \(type), found null"))
-        case .string(let string) where T.self == String.self:
-            return string as! T
-        case .bool(let bool) where T.self == Bool.self:
-            return bool as! T
-        case .integer(let integer):
-            if let number = convert(integer, to: type) { return number }
-            if isNumeric(type) {
+        case .string, .escapedString:
+            if T.self == String.self { return document.string(at: index) as! T }
+        case .bool:
+            if T.self == Bool.self { return (node.payload != 0) as! T }
+        case .integer:
+            let integer = Int64(bitPattern: node.payload)
+            if let number = Self.convert(integer, to: type) { return number }
+            if Self.isNumeric(type) {
                 throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "\(integer) does not fit in \(type)"))
             }
-        case .double(let double):
+        case .double:
+            let double = Double(bitPattern: node.payload)
             if T.self == Double.self { return double as! T }
             if T.self == Float.self { return Float(double) as! T }
-            if isNumeric(type) {
+            if Self.isNumeric(type) {
                 throw DecodingError.dataCorrupted(.init(codingPath: path(), debugDescription: "\(double) is not a whole number"))
             }
-        default:
+        case .array, .object:
             break
         }
-        throw mismatch(type, path: path(), found: value)
+        throw Self.mismatch(type, path: path(), found: node.kind)
     }
 
     private static func convert<T>(_ integer: Int64, to type: T.Type) -> T? {
@@ -133,35 +153,86 @@ extension ValueDecoder {
     }
 
     /// A value of the wrong kind; `null` where a value is needed is `valueNotFound`, as `JSONDecoder` has it.
-    static func mismatch(_ type: Any.Type, path: [any CodingKey], found value: JSONValue) -> DecodingError {
-        if case .null = value {
+    static func mismatch(_ type: Any.Type, path: [any CodingKey], found kind: JSONNode.Kind) -> DecodingError {
+        if kind == .null {
             return DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: "expected \(type), found null"))
         }
-        return DecodingError.typeMismatch(type, .init(codingPath: path, debugDescription: "expected \(type), found \(value.kindName)"))
+        return DecodingError.typeMismatch(type, .init(codingPath: path, debugDescription: "expected \(type), found \(kind.name)"))
     }
 }
 
 // MARK: - Containers
 
 struct KeyedValueContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    /// Objects with more members than this are looked up through a dictionary, so that hostile bodies with
+    /// huge objects cost linear time; smaller ones are searched in place.
+    static var indexedMemberCount: Int { 16 }
+
     let decoder: ValueDecoder
-    let object: [String: JSONValue]
+    private let memberCount: Int
+    /// The value index of each member name, for large objects; the first of repeated names wins.
+    private let index: [String: Int]?
+
+    init(decoder: ValueDecoder) {
+        self.decoder = decoder
+        memberCount = decoder.document.nodes[decoder.index].count
+        guard memberCount > Self.indexedMemberCount else {
+            index = nil
+            return
+        }
+        var index: [String: Int] = [:]
+        index.reserveCapacity(memberCount)
+        var member = decoder.index + 1
+        for _ in 0..<memberCount {
+            let name = decoder.document.string(at: member)
+            if index[name] == nil { index[name] = member + 1 }
+            member = decoder.document.next(after: member + 1)
+        }
+        self.index = index
+    }
 
     var codingPath: [any CodingKey] { decoder.codingPath }
-    var allKeys: [Key] { object.keys.compactMap(Key.init(stringValue:)) }
 
-    func contains(_ key: Key) -> Bool { object[key.stringValue] != nil }
+    var allKeys: [Key] {
+        var keys: [Key] = []
+        var member = decoder.index + 1
+        for _ in 0..<memberCount {
+            if let key = Key(stringValue: decoder.document.string(at: member)) { keys.append(key) }
+            member = decoder.document.next(after: member + 1)
+        }
+        return keys
+    }
 
-    private func value(for key: Key) throws -> JSONValue {
-        guard let value = object[key.stringValue] else {
+    func contains(_ key: Key) -> Bool { valueIndex(for: key) != nil }
+
+    /// The node index of the member's value, if the object has it; the first of repeated names wins, as
+    /// `JSONDecoder` has it.
+    private func valueIndex(for key: Key) -> Int? {
+        let name = key.stringValue
+        if let index { return index[name] }
+        var member = decoder.index + 1
+        for _ in 0..<memberCount {
+            if decoder.document.string(at: member, equals: name) { return member + 1 }
+            member = decoder.document.next(after: member + 1)
+        }
+        return nil
+    }
+
+    private func requiredIndex(for key: Key) throws -> Int {
+        guard let index = valueIndex(for: key) else {
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no value for \(key.stringValue)"))
         }
-        return value
+        return index
+    }
+
+    /// The member's value index, or nil when it is missing or null.
+    private func presentIndex(for key: Key) -> Int? {
+        guard let index = valueIndex(for: key), decoder.document.nodes[index].kind != .null else { return nil }
+        return index
     }
 
     func decodeNil(forKey key: Key) throws -> Bool {
-        if case .null = try value(for: key) { return true }
-        return false
+        decoder.document.nodes[try requiredIndex(for: key)].kind == .null
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try primitive(type, key) }
@@ -180,7 +251,7 @@ struct KeyedValueContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try primitive(type, key) }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder.child(try value(for: key), key: key).decodeValue(type)
+        try decoder.child(at: try requiredIndex(for: key), key: key).decodeValue(type)
     }
 
     // One lookup each, where the protocol's defaults make three.
@@ -191,68 +262,71 @@ struct KeyedValueContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try optionalPrimitive(type, key) }
 
     func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
-        guard let value = object[key.stringValue] else { return nil }
-        if case .null = value { return nil }
-        return try decoder.child(value, key: key).decodeValue(type)
+        guard let index = presentIndex(for: key) else { return nil }
+        return try decoder.child(at: index, key: key).decodeValue(type)
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        try decoder.child(try value(for: key), key: key).container(keyedBy: type)
+        try decoder.child(at: try requiredIndex(for: key), key: key).container(keyedBy: type)
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        try decoder.child(try value(for: key), key: key).unkeyedContainer()
+        try decoder.child(at: try requiredIndex(for: key), key: key).unkeyedContainer()
     }
 
     func superDecoder() throws -> any Decoder {
-        decoder.child(object["super"] ?? .null, key: SuperKey())
+        guard let superKey = Key(stringValue: "super"), let index = valueIndex(for: superKey) else {
+            throw DecodingError.keyNotFound(SuperKey(), .init(codingPath: codingPath, debugDescription: "no value for super"))
+        }
+        return decoder.child(at: index, key: SuperKey())
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        decoder.child(object[key.stringValue] ?? .null, key: key)
+        decoder.child(at: try requiredIndex(for: key), key: key)
     }
 
     private func primitive<T>(_ type: T.Type, _ key: Key) throws -> T {
-        try ValueDecoder.primitive(type, from: try value(for: key), path: codingPath + [key])
+        try decoder.primitive(type, at: try requiredIndex(for: key), path: codingPath + [key])
     }
 
     private func optionalPrimitive<T>(_ type: T.Type, _ key: Key) throws -> T? {
-        guard let value = object[key.stringValue] else { return nil }
-        if case .null = value { return nil }
-        return try ValueDecoder.primitive(type, from: value, path: codingPath + [key])
+        guard let index = presentIndex(for: key) else { return nil }
+        return try decoder.primitive(type, at: index, path: codingPath + [key])
     }
 }
 
 struct UnkeyedValueContainer: UnkeyedDecodingContainer {
     let decoder: ValueDecoder
-    let elements: [JSONValue]
+    private let elementCount: Int
+    /// The node of the next element.
+    private var element: Int
     private(set) var currentIndex = 0
 
-    init(decoder: ValueDecoder, elements: [JSONValue]) {
+    init(decoder: ValueDecoder) {
         self.decoder = decoder
-        self.elements = elements
+        elementCount = decoder.document.nodes[decoder.index].count
+        element = decoder.index + 1
     }
 
     var codingPath: [any CodingKey] { decoder.codingPath }
-    var count: Int? { elements.count }
-    var isAtEnd: Bool { currentIndex >= elements.count }
+    var count: Int? { elementCount }
+    var isAtEnd: Bool { currentIndex >= elementCount }
 
-    private mutating func next(_ type: Any.Type) throws -> (JSONValue, ElementKey) {
+    private mutating func next(_ type: Any.Type) throws -> (Int, ElementKey) {
         let key = ElementKey(intValue: currentIndex)
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(type, .init(codingPath: codingPath + [key], debugDescription: "the array has no more elements"))
         }
+        let index = element
+        element = decoder.document.next(after: index)
         currentIndex += 1
-        return (elements[key.intValue!], key)
+        return (index, key)
     }
 
     mutating func decodeNil() throws -> Bool {
-        guard !isAtEnd else { return false }
-        if case .null = elements[currentIndex] {
-            currentIndex += 1
-            return true
-        }
-        return false
+        guard !isAtEnd, decoder.document.nodes[element].kind == .null else { return false }
+        _ = try next(Any.self)
+        return true
     }
 
     mutating func decode(_ type: Bool.Type) throws -> Bool { try primitive(type) }
@@ -271,28 +345,28 @@ struct UnkeyedValueContainer: UnkeyedDecodingContainer {
     mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try primitive(type) }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        let (value, key) = try next(type)
-        return try decoder.child(value, key: key).decodeValue(type)
+        let (index, key) = try next(type)
+        return try decoder.child(at: index, key: key).decodeValue(type)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-        let (value, key) = try next([String: Any].self)
-        return try decoder.child(value, key: key).container(keyedBy: type)
+        let (index, key) = try next([String: Any].self)
+        return try decoder.child(at: index, key: key).container(keyedBy: type)
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        let (value, key) = try next([Any].self)
-        return try decoder.child(value, key: key).unkeyedContainer()
+        let (index, key) = try next([Any].self)
+        return try decoder.child(at: index, key: key).unkeyedContainer()
     }
 
     mutating func superDecoder() throws -> any Decoder {
-        let (value, key) = try next(Any.self)
-        return decoder.child(value, key: key)
+        let (index, key) = try next(Any.self)
+        return decoder.child(at: index, key: key)
     }
 
     private mutating func primitive<T>(_ type: T.Type) throws -> T {
-        let (value, key) = try next(type)
-        return try ValueDecoder.primitive(type, from: value, path: codingPath + [key])
+        let (index, key) = try next(type)
+        return try decoder.primitive(type, at: index, path: codingPath + [key])
     }
 }
 
@@ -301,10 +375,7 @@ struct SingleValueContainer: SingleValueDecodingContainer {
 
     var codingPath: [any CodingKey] { decoder.codingPath }
 
-    func decodeNil() -> Bool {
-        if case .null = decoder.value { return true }
-        return false
-    }
+    func decodeNil() -> Bool { decoder.kind == .null }
 
     func decode(_ type: Bool.Type) throws -> Bool { try primitive(type) }
     func decode(_ type: String.Type) throws -> String { try primitive(type) }
@@ -326,7 +397,7 @@ struct SingleValueContainer: SingleValueDecodingContainer {
     }
 
     private func primitive<T>(_ type: T.Type) throws -> T {
-        try ValueDecoder.primitive(type, from: decoder.value, path: codingPath)
+        try decoder.primitive(type, at: decoder.index, path: codingPath)
     }
 }
 

@@ -58,9 +58,13 @@ enum RequestBody {
         return try use(collected)
     }
 
+    /// Request bodies name at most a few hundred operations, records or zones; an array of many more is
+    /// refused before its elements are decoded.
+    private static let decoder = JSONValueDecoder(maximumArrayCount: 10_000)
+
     static func decode<T: Decodable>(_ type: T.Type, from bytes: some Collection<UInt8>) throws -> T {
         do {
-            return try JSONValueDecoder().decode(type, from: bytes)
+            return try decoder.decode(type, from: bytes)
         } catch let error as DecodingError {
             throw APIError.badRequest(describe(error))
         } catch {

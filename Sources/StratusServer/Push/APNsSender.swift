@@ -78,7 +78,9 @@ final class APNsSender: Sendable {
             let body = String(buffer: try await response.body.collect(upTo: 64 * 1024))
             switch response.status.code {
             case 200: break
-            case 410, 400 where body.contains("BadDeviceToken") || body.contains("DeviceTokenNotForTopic"):
+            case 410:
+                try await store.deletePushDevice(token: device.token)
+            case 400 where body.contains("BadDeviceToken") || body.contains("DeviceTokenNotForTopic"):
                 try await store.deletePushDevice(token: device.token)
             default:
                 logger.warning("APNs refused a notification", metadata: ["stratus.status": "\(response.status.code)", "stratus.reason": "\(body)"])
