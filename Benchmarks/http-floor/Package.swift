@@ -1,0 +1,25 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+/// The HTTP floor: how many trivial requests per second raw SwiftNIO channel handlers and a bare Hummingbird
+/// application answer on this machine, beside Stratus's `/healthz`. See run.sh.
+let package = Package(
+    name: "http-floor",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "http-floor",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            path: "Sources/HTTPFloor"
+        ),
+    ]
+)
