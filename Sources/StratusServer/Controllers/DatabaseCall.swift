@@ -177,9 +177,8 @@ struct DatabaseCall: Sendable {
 
     /// Decodes the request body (read already when a signature had to be checked).
     func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
-        guard var body else { return try await RequestBody.decode(type, from: request, limit: maximumRequestBytes) }
-        let bytes = body.readBytes(length: body.readableBytes) ?? []
-        return try RequestBody.decode(type, from: bytes.isEmpty ? Array("{}".utf8) : bytes)
+        guard let body else { return try await RequestBody.decode(type, from: request, limit: maximumRequestBytes) }
+        return try body.readableBytes == 0 ? RequestBody.decode(type, from: Array("{}".utf8)) : RequestBody.decode(type, from: body.readableBytesView)
     }
 }
 
