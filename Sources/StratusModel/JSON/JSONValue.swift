@@ -19,14 +19,18 @@ public enum JSONValue: Sendable, Hashable {
     }
 
     /// A short name for the JSON kind, used in error messages.
-    public var kindName: String {
+    public var kindName: String { kind.name }
+
+    /// The kind of a scanned value this is; the names of kinds live there.
+    var kind: JSONNode.Kind {
         switch self {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .integer, .double: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
+        case .null: .null
+        case .bool: .bool
+        case .integer: .integer
+        case .double: .double
+        case .string: .string
+        case .array: .array
+        case .object: .object
         }
     }
 }
