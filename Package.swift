@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "StratusModel", targets: ["StratusModel"]),
         .library(name: "StratusStore", targets: ["StratusStore"]),
         .library(name: "StratusSQLite", targets: ["StratusSQLite"]),
+        .library(name: "StratusPostgres", targets: ["StratusPostgres"]),
         .library(name: "StratusBlobs", targets: ["StratusBlobs"]),
         .library(name: "StratusServer", targets: ["StratusServer"]),
         .library(name: "StratusKit", targets: ["StratusKit"]),
@@ -34,6 +35,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // Wire format and domain values. No I/O.
@@ -56,6 +58,18 @@ let package = Package(
             dependencies: [
                 "StratusStore", "StratusModel",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The backend for apps that outgrow one machine: PostgreSQL, through postgres-nio.
+        .target(
+            name: "StratusPostgres",
+            dependencies: [
+                "StratusStore", "StratusModel",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -177,6 +191,11 @@ let package = Package(
         .testTarget(
             name: "StratusSQLiteTests",
             dependencies: ["StratusSQLite", "StratusStoreTesting", "StratusStore", "StratusModel"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StratusPostgresTests",
+            dependencies: ["StratusPostgres", "StratusStoreTesting", "StratusStore", "StratusModel"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

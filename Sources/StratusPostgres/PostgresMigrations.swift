@@ -1,0 +1,382 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StratusStore
+
+/// The PostgreSQL database's tables, as numbered migrations applied in order on start.
+///
+/// Servers starting at once against one database take turns: the migrations run in one transaction that
+/// first takes an advisory lock, so the second server finds the tables made and applies nothing. A database
+/// migrated by a newer version is refused, saying why, rather than written in a shape this one does not know.
+enum PostgresMigrations {
+    /// One step of the schema.
+    struct Migration: Sendable {
+        let version: Int
+        let name: String
+        let sql: String
+    }
+
+    /// The advisory lock key held while migrating ("stratus" in ASCII).
+    static let lockKey: Int64 = 0x7374_7261_7475_73
+
+    /// Every migration, oldest first; versions are consecutive from 1.
+    static let all: [Migration] = [
+        Migration(version: 1, name: "core", sql: coreSchema),
+    ]
+
+    /// The newest version this build knows.
+    static var latestVersion: Int { all.last?.version ?? 0 }
+
+    /// Brings the database up to ``latestVersion``.
+    /// - Returns: the versions applied (empty when the database was up to date).
+    /// - Throws: ``StorageError/Code/internalFailure`` for a database migrated by a newer version.
+    /// - Parameter started: called once a connection is had.
+    static func migrate(_ client: PostgresClient, logger: Logger, started: @Sendable () -> Void = {}) async throws -> [Int] {
+        try await client.withTransaction(logger: logger) { connection in
+            started()
+            try await connection.run("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+            try await connection.run(
+                """
+                CREATE TABLE IF NOT EXISTS stratus_migrations (
+                    version INTEGER PRIMARY KEY,
+                    name TEXT NOT NULL,
+                    applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+                )
+                """,
+                logger: logger
+            )
+            let current = try await connection.all("SELECT COALESCE(MAX(version), 0) FROM stratus_migrations", as: Int.self, logger: logger)
+                .first ?? 0
+            guard current <= latestVersion else {
+                throw StorageError(
+                    .internalFailure,
+                    "the database was migrated by a newer version of Stratus (schema version \(current); this version knows up to \(latestVersion)): run that version or a newer one"
+                )
+            }
+            var applied: [Int] = []
+            for migration in all where migration.version > current {
+                for statement in statements(of: migration.sql) {
+                    try await connection.run(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.run(
+                    "INSERT INTO stratus_migrations (version, name) VALUES (\(migration.version), \(migration.name))", logger: logger
+                )
+                applied.append(migration.version)
+            }
+            return applied
+        }
+    }
+
+    /// The statements of a migration's SQL, one at a time (a prepared statement holds one): split at each `;`
+    /// outside `$$` bodies and `--` comments.
+    static func statements(of sql: String) -> [String] {
+        var statements: [String] = []
+        var current = ""
+        var inBody = false
+        var inComment = false
+        var previous: Character = " "
+        for character in sql {
+            if inComment {
+                if character == "\n" { inComment = false }
+                current.append(character)
+            } else if character == "-" && previous == "-" && !inBody {
+                inComment = true
+                current.append(character)
+            } else if character == "$" && previous == "$" {
+                inBody.toggle()
+                current.append(character)
+            } else if character == ";" && !inBody {
+                let statement = current.trimmingCharacters(in: .whitespacesAndNewlines)
+                if !statement.isEmpty { statements.append(statement) }
+                current = ""
+            } else {
+                current.append(character)
+            }
+            previous = character
+        }
+        let last = current.trimmingCharacters(in: .whitespacesAndNewlines)
+        if !last.isEmpty { statements.append(last) }
+        return statements
+    }
+
+    /// Version 1: every table. Change positions (`seq`, `position`) come from ``ChangePosition``: a
+    /// transaction's id shifted left, plus a counter, so that readers can tell which changes are settled.
+    static let coreSchema = """
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value BYTEA NOT NULL);
+
+        CREATE TABLE containers (
+            id TEXT PRIMARY KEY,
+            api_token TEXT NOT NULL UNIQUE,
+            created_at BIGINT NOT NULL
+        );
+
+        CREATE TABLE accounts (
+            container_id TEXT NOT NULL,
+            user_record_name TEXT NOT NULL,
+            email TEXT NOT NULL,
+            password_hash TEXT NOT NULL,
+            given_name TEXT,
+            family_name TEXT,
+            phone_number TEXT,
+            discoverable BOOLEAN NOT NULL DEFAULT false,
+            created_at BIGINT NOT NULL,
+            PRIMARY KEY (container_id, user_record_name),
+            UNIQUE (container_id, email)
+        );
+        CREATE INDEX accounts_phone ON accounts (container_id, phone_number) WHERE phone_number IS NOT NULL;
+
+        CREATE TABLE sessions (
+            id TEXT PRIMARY KEY,
+            container_id TEXT NOT NULL,
+            user_record_name TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL
+        );
+        CREATE INDEX sessions_expiry ON sessions (expires_at);
+
+        CREATE TABLE user_roles (
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            user_record_name TEXT NOT NULL,
+            roles TEXT NOT NULL,
+            PRIMARY KEY (container_id, environment, user_record_name)
+        );
+
+        CREATE TABLE server_keys (
+            id TEXT PRIMARY KEY,
+            container_id TEXT NOT NULL,
+            public_key TEXT NOT NULL,
+            role TEXT,
+            created_at BIGINT NOT NULL,
+            revoked BOOLEAN NOT NULL DEFAULT false
+        );
+        CREATE INDEX server_keys_container ON server_keys (container_id);
+
+        -- Signatures of server-to-server requests seen while their date is acceptable (replay protection).
+        CREATE TABLE seen_signatures (
+            id TEXT PRIMARY KEY,
+            expires_at BIGINT NOT NULL
+        );
+        CREATE INDEX seen_signatures_expiry ON seen_signatures (expires_at);
+
+        -- The schema of each container environment, as the schema language's text; version grows on each change.
+        CREATE TABLE schemas (
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            body TEXT NOT NULL,
+            version BIGINT NOT NULL DEFAULT 1,
+            PRIMARY KEY (container_id, environment)
+        );
+
+        -- A deleted zone keeps its row (deleted) so that database change feeds report it.
+        CREATE TABLE zones (
+            id BIGSERIAL PRIMARY KEY,
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            name TEXT NOT NULL,
+            seq BIGINT NOT NULL,
+            deleted BOOLEAN NOT NULL DEFAULT false
+        );
+        CREATE UNIQUE INDEX zones_live ON zones (container_id, environment, scope, owner, name) WHERE NOT deleted;
+        CREATE INDEX zones_database ON zones (container_id, environment, scope, owner, seq);
+
+        -- One row per record name; a deleted record keeps a tombstone row for change feeds.
+        CREATE TABLE records (
+            id BIGSERIAL PRIMARY KEY,
+            zone_id BIGINT NOT NULL,
+            name TEXT NOT NULL,
+            type TEXT NOT NULL,
+            change_tag TEXT NOT NULL,
+            seq BIGINT NOT NULL,
+            deleted BOOLEAN NOT NULL DEFAULT false,
+            fields TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            created_by TEXT NOT NULL,
+            created_device TEXT NOT NULL,
+            modified_at BIGINT NOT NULL,
+            modified_by TEXT NOT NULL,
+            modified_device TEXT NOT NULL,
+            parent TEXT,
+            share_name TEXT,
+            short_guid TEXT
+        );
+        CREATE UNIQUE INDEX records_name ON records (zone_id, name);
+        CREATE INDEX records_seq ON records (zone_id, seq);
+        CREATE INDEX records_type_created ON records (zone_id, type, created_at, id) WHERE NOT deleted;
+        CREATE INDEX records_type_modified ON records (zone_id, type, modified_at, id) WHERE NOT deleted;
+        CREATE UNIQUE INDEX records_short_guid ON records (short_guid) WHERE short_guid IS NOT NULL;
+        CREATE INDEX records_parent ON records (zone_id, parent) WHERE parent IS NOT NULL;
+
+        -- Searchable keys of live records: IndexKey bytes, compared bytewise (the engine's one sort order).
+        CREATE TABLE field_index (
+            zone_id BIGINT NOT NULL,
+            type TEXT NOT NULL,
+            field TEXT NOT NULL,
+            kind SMALLINT NOT NULL,
+            value BYTEA NOT NULL,
+            extra DOUBLE PRECISION NOT NULL DEFAULT 0,
+            record_id BIGINT NOT NULL,
+            PRIMARY KEY (zone_id, type, field, kind, value, record_id, extra)
+        );
+        CREATE INDEX field_index_record ON field_index (record_id, field, kind);
+
+        -- DELETE_SELF and VALIDATE references, looked up from their target.
+        CREATE TABLE record_refs (
+            target_zone_id BIGINT NOT NULL,
+            target_name TEXT NOT NULL,
+            source_id BIGINT NOT NULL,
+            action SMALLINT NOT NULL,
+            PRIMARY KEY (target_zone_id, target_name, source_id, action)
+        );
+        CREATE INDEX record_refs_source ON record_refs (source_id);
+
+        -- Indexes declared on types that held records, still being built over them.
+        CREATE TABLE index_builds (
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            record_type TEXT NOT NULL,
+            field TEXT NOT NULL,
+            next_record_id BIGINT NOT NULL DEFAULT 0,
+            PRIMARY KEY (container_id, environment, record_type, field)
+        );
+
+        -- Asset files (bytes in the blob store under id). state: 0 uploading, 1 stored, 2 being collected.
+        CREATE TABLE assets (
+            id TEXT PRIMARY KEY,
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            state SMALLINT NOT NULL DEFAULT 0,
+            size BIGINT NOT NULL DEFAULT 0,
+            checksum TEXT NOT NULL DEFAULT '',
+            content_type TEXT NOT NULL DEFAULT 'application/octet-stream',
+            hold_until BIGINT NOT NULL,
+            ref_count BIGINT NOT NULL DEFAULT 0
+        );
+        CREATE INDEX assets_unreferenced ON assets (hold_until) WHERE ref_count = 0;
+
+        CREATE TABLE asset_receipts (
+            receipt TEXT PRIMARY KEY,
+            asset_id TEXT NOT NULL,
+            field TEXT,
+            expires_at BIGINT NOT NULL,
+            used_record_id BIGINT,
+            used_field TEXT
+        );
+        CREATE INDEX asset_receipts_asset ON asset_receipts (asset_id);
+        CREATE INDEX asset_receipts_expiry ON asset_receipts (expires_at);
+
+        -- Which live record fields hold which assets; the triggers keep assets.ref_count.
+        CREATE TABLE asset_refs (
+            record_id BIGINT NOT NULL,
+            field TEXT NOT NULL,
+            asset_id TEXT NOT NULL,
+            PRIMARY KEY (record_id, field, asset_id)
+        );
+        CREATE INDEX asset_refs_asset ON asset_refs (asset_id);
+        CREATE FUNCTION asset_refs_count() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF TG_OP = 'INSERT' THEN
+                UPDATE assets SET ref_count = ref_count + 1 WHERE id = NEW.asset_id;
+            ELSE
+                UPDATE assets SET ref_count = ref_count - 1 WHERE id = OLD.asset_id;
+            END IF;
+            RETURN NULL;
+        END $$;
+        CREATE TRIGGER asset_refs_counted AFTER INSERT OR DELETE ON asset_refs FOR EACH ROW EXECUTE FUNCTION asset_refs_count();
+
+        CREATE TABLE subscriptions (
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            db_owner TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            id TEXT NOT NULL,
+            body TEXT NOT NULL,
+            created_at BIGINT NOT NULL,
+            PRIMARY KEY (container_id, environment, scope, db_owner, owner, id)
+        );
+
+        -- Notifications, one stream per user, ordered by their change position.
+        CREATE TABLE notifications (
+            id BIGINT PRIMARY KEY,
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            recipient TEXT NOT NULL,
+            subscription_id TEXT NOT NULL,
+            payload TEXT NOT NULL,
+            created_at BIGINT NOT NULL
+        );
+        CREATE INDEX notifications_recipient ON notifications (container_id, environment, recipient, id);
+        CREATE INDEX notifications_created ON notifications (created_at);
+
+        CREATE TABLE push_tokens (
+            token TEXT PRIMARY KEY,
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            user_record_name TEXT NOT NULL,
+            apns_environment TEXT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            cursor BIGINT NOT NULL
+        );
+
+        CREATE TABLE push_devices (
+            token TEXT PRIMARY KEY,
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            user_record_name TEXT NOT NULL,
+            apns_environment TEXT NOT NULL
+        );
+        CREATE INDEX push_devices_user ON push_devices (container_id, environment, user_record_name);
+
+        -- One row per live share record; root_name is NULL for a zone-wide share.
+        CREATE TABLE shares (
+            record_id BIGINT PRIMARY KEY,
+            zone_id BIGINT NOT NULL,
+            root_name TEXT,
+            public_permission TEXT NOT NULL
+        );
+        CREATE INDEX shares_zone ON shares (zone_id);
+
+        -- Participants, the owner aside; a removed one keeps its row (status REMOVED) for the shared feed.
+        CREATE TABLE share_participants (
+            share_record_id BIGINT NOT NULL,
+            zone_id BIGINT NOT NULL,
+            participant_id TEXT NOT NULL,
+            user_record_name TEXT,
+            email TEXT,
+            phone TEXT,
+            permission TEXT NOT NULL,
+            type TEXT NOT NULL,
+            status TEXT NOT NULL,
+            seq BIGINT NOT NULL,
+            PRIMARY KEY (share_record_id, participant_id)
+        );
+        CREATE INDEX share_participants_user ON share_participants (user_record_name, zone_id);
+        CREATE INDEX share_participants_zone ON share_participants (zone_id);
+
+        -- Store events (StoreEvent, JSON), written with the change they describe; every node reads them in
+        -- position order once settled, woken by NOTIFY stratus_events.
+        CREATE TABLE store_events (
+            position BIGINT PRIMARY KEY,
+            body TEXT NOT NULL,
+            created_at BIGINT NOT NULL
+        );
+
+        -- Committed record changes waiting to be matched against subscriptions (RecordEvent, JSON).
+        CREATE TABLE record_outbox (
+            position BIGINT PRIMARY KEY,
+            body TEXT NOT NULL
+        );
+
+        -- Background jobs that must run on one node at a time.
+        CREATE TABLE leases (
+            name TEXT PRIMARY KEY,
+            holder TEXT NOT NULL,
+            expires_at BIGINT NOT NULL
+        );
+        """
+}

@@ -1,0 +1,114 @@
+import Foundation
+import NIOSSL
+import PostgresNIO
+import StratusStore
+
+extension PostgresStore {
+    /// Where the PostgreSQL store's database is and how it connects, read from a URL:
+    /// `postgres://USER:PASSWORD@HOST:PORT/DBNAME?sslmode=require` (or `postgresql://`).
+    public struct Configuration: Sendable, Equatable {
+        /// How the connection uses TLS, as libpq's `sslmode` names it.
+        public enum TLSMode: String, Sendable, CaseIterable {
+            /// Plain TCP.
+            case disable
+            /// TLS when the server offers it, plain TCP otherwise. The default, as in libpq.
+            case prefer
+            /// TLS, without checking the server's certificate.
+            case require
+            /// TLS, checking the certificate against the system's roots and the host name.
+            case verifyFull = "verify-full"
+        }
+
+        public var host: String
+        public var port: Int
+        public var username: String
+        public var password: String?
+        public var database: String
+        public var tls: TLSMode
+        /// The most connections the store opens at once for requests and background work. Default 10. One more
+        /// connection listens for other nodes' events.
+        public var poolSize: Int
+
+        public init(
+            host: String, port: Int = 5432, username: String, password: String? = nil, database: String,
+            tls: TLSMode = .prefer, poolSize: Int = 10
+        ) {
+            self.host = host
+            self.port = port
+            self.username = username
+            self.password = password
+            self.database = database
+            self.tls = tls
+            self.poolSize = poolSize
+        }
+
+        /// Reads a `postgres://` or `postgresql://` URL. The database defaults to the user's name, the port to 5432;
+        /// user and password may be percent-encoded. `sslmode` is the only query parameter understood.
+        /// - Throws: ``StorageError/Code/invalidArgument``, saying what is wrong with the URL.
+        public init(url text: String, poolSize: Int = 10) throws(StorageError) {
+            guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
+                ["postgres", "postgresql"].contains(scheme)
+            else {
+                throw StorageError(.invalidArgument, "the database URL must look like postgres://USER:PASSWORD@HOST:PORT/DBNAME")
+            }
+            guard let host = components.host, !host.isEmpty else {
+                throw StorageError(.invalidArgument, "the database URL names no host")
+            }
+            guard let username = components.percentEncodedUser.flatMap({ $0.removingPercentEncoding }), !username.isEmpty else {
+                throw StorageError(.invalidArgument, "the database URL names no user (postgres://USER@HOST/DBNAME)")
+            }
+            guard poolSize > 0 else {
+                throw StorageError(.invalidArgument, "the database pool size must be at least 1")
+            }
+            var database = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+            if database.isEmpty { database = username }
+            var tls = TLSMode.prefer
+            for item in components.queryItems ?? [] {
+                guard item.name == "sslmode" else {
+                    throw StorageError(.invalidArgument, "the database URL's parameter \(item.name) is not supported (only sslmode)")
+                }
+                guard let mode = TLSMode(rawValue: item.value ?? "") else {
+                    throw StorageError(
+                        .invalidArgument, "sslmode must be one of \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
+                }
+                tls = mode
+            }
+            self.init(
+                host: host, port: components.port ?? 5432, username: username,
+                password: components.percentEncodedPassword?.removingPercentEncoding, database: database, tls: tls, poolSize: poolSize
+            )
+        }
+
+        /// The URL without its password, for logs and messages.
+        public var redactedDescription: String {
+            "postgres://\(username)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)?sslmode=\(tls.rawValue)"
+        }
+
+        /// postgres-nio's configuration of the client's pool.
+        func clientConfiguration() -> PostgresClient.Configuration {
+            let clientTLS: PostgresClient.Configuration.TLS
+            switch tls {
+            case .disable:
+                clientTLS = .disable
+            case .prefer:
+                var context = TLSConfiguration.makeClientConfiguration()
+                context.certificateVerification = .none
+                clientTLS = .prefer(context)
+            case .require:
+                var context = TLSConfiguration.makeClientConfiguration()
+                context.certificateVerification = .none
+                clientTLS = .require(context)
+            case .verifyFull:
+                clientTLS = .require(TLSConfiguration.makeClientConfiguration())
+            }
+            var configuration = PostgresClient.Configuration(
+                host: host, port: port, username: username, password: password, database: database, tls: clientTLS
+            )
+            configuration.options.maximumConnections = poolSize + 1
+            configuration.options.minimumConnections = 1
+            configuration.options.connectTimeout = .seconds(4)
+            return configuration
+        }
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import PostgresNIO
+import StratusStore
+
+extension PostgresStore: EventStore {
+    public func observeEvents(_ observer: @escaping @Sendable (StoreEventDelivery) -> Void) {
+        events.observe(observer)
+    }
+
+    public func catchUpEvents() async throws {
+        do {
+            try await events.catchUp()
+        } catch {
+            throw StorageError.translating(error)
+        }
+    }
+
+    public func acquireLease(_ name: String, holder: String, now: Int64, duration: Int64) async throws -> Bool {
+        try await write { write in
+            try await write.connection.count(
+                """
+                INSERT INTO leases (name, holder, expires_at) VALUES (\(name), \(holder), \(now + duration))
+                ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+                WHERE leases.holder = excluded.holder OR leases.expires_at <= \(now)
+                RETURNING 1
+                """,
+                logger: write.logger
+            ) > 0
+        }
+    }
+
+    public func releaseLease(_ name: String, holder: String) async throws {
+        try await write { write in
+            try await write.connection.run("DELETE FROM leases WHERE name = \(name) AND holder = \(holder)", logger: write.logger)
+        }
+    }
+
+    /// How long events are kept for nodes that read them late; one that falls further behind is told it
+    /// missed some (``StoreEventDelivery/missed``).
+    static let eventRetention: Int64 = 10 * 60 * 1000
+
+    /// Removes events older than ``eventRetention`` and records the newest position removed.
+    func pruneEvents(now: Int64) async throws {
+        try await write { write in
+            try await write.connection.run(
+                """
+                WITH removed AS (DELETE FROM store_events WHERE created_at < \(now - Self.eventRetention) RETURNING position)
+                INSERT INTO meta (key, value)
+                SELECT 'events_pruned_through', convert_to(MAX(position)::text, 'UTF8') FROM removed HAVING COUNT(*) > 0
+                ON CONFLICT (key) DO UPDATE SET value = convert_to(
+                    GREATEST(convert_from(meta.value, 'UTF8')::bigint, convert_from(excluded.value, 'UTF8')::bigint)::text, 'UTF8')
+                """,
+                logger: write.logger
+            )
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import Logging
+import PostgresNIO
+import ServiceLifecycle
+import StratusModel
+import StratusStore
+import Synchronization
+
+/// The store for apps that outgrow one machine: PostgreSQL, through a pool of postgres-nio connections.
+///
+/// Several servers (nodes) may share one database: writers never wait on a shared counter row (positions
+/// come from ``ChangePosition``), and every node learns of the others' changes through the store events
+/// (`NOTIFY stratus_events`, then a read of the settled events).
+///
+/// ```swift
+/// let store = try await PostgresStore.connect(configuration: .init(url: "postgres://stratus:secret@db:5432/stratus"))
+/// let zones = try await store.zones(in: .publicDatabase("iCloud.com.example.App", .development))
+/// await store.close()
+/// ```
+public final class PostgresStore: Sendable {
+    let client: PostgresClient
+    public let configuration: Configuration
+    let logger: Logger
+    /// Added to transaction ids in change positions (see ``ChangePosition``); fixed while the store is open.
+    let positionOffset: Int64
+    /// Delivers store events, this node's and other nodes' (PostgresStore+Events).
+    let events: PostgresEventLog
+    private let clientTask: Task<Void, Never>
+    private let eventsTask: Task<Void, Never>
+
+    private init(client: PostgresClient, clientTask: Task<Void, Never>, configuration: Configuration, logger: Logger, positionOffset: Int64, events: PostgresEventLog) {
+        self.client = client
+        self.clientTask = clientTask
+        self.configuration = configuration
+        self.logger = logger
+        self.positionOffset = positionOffset
+        self.events = events
+        eventsTask = Task { await events.run() }
+    }
+
+    /// Connects, and creates or brings the tables up to date.
+    /// - Throws: ``StorageError/Code/unavailable`` when the database cannot be reached;
+    ///   ``StorageError/Code/internalFailure`` when it was migrated by a newer version, or refuses the user.
+    public static func connect(configuration: Configuration, logger: Logger = Logger(label: "stratus.postgres")) async throws -> PostgresStore {
+        let client = PostgresClient(configuration: configuration.clientConfiguration(), backgroundLogger: logger)
+        let clientTask = Task { await client.run() }
+        do {
+            let applied = try await withConnectionDeadline { started in
+                try await PostgresMigrations.migrate(client, logger: logger, started: started)
+            }
+            if !applied.isEmpty {
+                logger.info("database migrated", metadata: ["stratus.versions": "\(applied)", "stratus.database": "\(configuration.redactedDescription)"])
+            }
+            let offset = try await Self.readPositionOffset(client, logger: logger)
+            let events = try await PostgresEventLog(client: client, logger: logger, positionOffset: offset)
+            return PostgresStore(
+                client: client, clientTask: clientTask, configuration: configuration, logger: logger, positionOffset: offset, events: events
+            )
+        } catch {
+            clientTask.cancel()
+            await clientTask.value
+            throw StorageError.translating(error)
+        }
+    }
+
+    /// Closes every connection. The store must not be used afterwards.
+    public func close() async {
+        eventsTask.cancel()
+        await eventsTask.value
+        clientTask.cancel()
+        await clientTask.value
+    }
+
+    private static func readPositionOffset(_ client: PostgresClient, logger: Logger) async throws -> Int64 {
+        let rows = try await client.query("SELECT convert_from(value, 'UTF8') FROM meta WHERE key = 'position_offset'", logger: logger)
+        for try await text in rows.decode(String.self) {
+            guard let offset = Int64(text), offset >= 0 else {
+                throw StorageError(.internalFailure, "the database's position_offset is not a number: \(text)")
+            }
+            return offset
+        }
+        return 0
+    }
+
+    /// How long a request waits for a connection before it is told the database is unavailable.
+    static let connectionWait = Duration.seconds(5)
+
+    /// Runs reads outside a transaction: each statement sees the latest commit.
+    func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        do {
+            return try await Self.withConnectionDeadline { started in
+                try await self.client.withConnection { connection in
+                    started()
+                    return try await body(connection)
+                }
+            }
+        } catch {
+            throw StorageError.translating(error)
+        }
+    }
+
+    /// Runs `body` in a transaction with the write's positions and events, and commits.
+    ///
+    /// The store events `body` emits are stored with the change and announced (`NOTIFY`) at commit.
+    func write<T: Sendable>(_ body: @escaping @Sendable (PostgresWrite) async throws -> T) async throws -> T {
+        do {
+            let (value, emitted) = try await Self.withConnectionDeadline { started in
+                try await self.client.withTransaction(logger: self.logger) { connection in
+                    started()
+                    let write = PostgresWrite(connection: connection, logger: self.logger, positionOffset: self.positionOffset)
+                    let value = try await body(write)
+                    try await write.storeEvents()
+                    return (value, !write.events.isEmpty)
+                }
+            }
+            // This node's observers learn of its own events before the caller goes on.
+            if emitted { try? await events.catchUp() }
+            return value
+        } catch {
+            throw StorageError.translating(error)
+        }
+    }
+
+    /// Runs `operation`, giving up with ``StorageError/Code/unavailable`` when it has not got a connection
+    /// (it calls `started`) within ``connectionWait``: the database is down or every connection is busy. Once
+    /// started, the operation runs to its end.
+    static func withConnectionDeadline<T: Sendable>(
+        _ operation: @escaping @Sendable (_ started: @escaping @Sendable () -> Void) async throws -> T
+    ) async throws -> T {
+        let started = StartedFlag()
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                try await operation { started.value.store(true, ordering: .relaxed) }
+            }
+            group.addTask {
+                try await Task.sleep(for: Self.connectionWait)
+                if started.value.load(ordering: .relaxed) { return nil }
+                throw StorageError(.unavailable, "the database cannot be reached (no connection within \(Self.connectionWait))")
+            }
+            while let result = try await group.next() {
+                if let value = result {
+                    group.cancelAll()
+                    return value
+                }
+            }
+            throw StorageError(.internalFailure, "a database operation ended without a result")
+        }
+    }
+}
+
+/// Whether an operation has its connection.
+private final class StartedFlag: Sendable {
+    let value = Atomic<Bool>(false)
+}
+
+extension PostgresStore: Service {
+    /// Keeps the store open until the service group shuts down, then closes it.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        await close()
+    }
+}
+
+// Foundation has a type of this name too; inside this module the model's is meant.
+typealias Record = StratusModel.Record

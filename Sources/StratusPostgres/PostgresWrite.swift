@@ -1,0 +1,92 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StratusStore
+
+/// One write transaction: its connection, the change positions it hands out, and the store events it emits.
+///
+/// Used by one task at a time, inside ``PostgresStore/write(_:)``.
+final class PostgresWrite {
+    let connection: PostgresConnection
+    let logger: Logger
+    private let positionOffset: Int64
+    /// The next position to hand out, once the transaction's id is known.
+    private var nextPosition: Int64?
+    private var lastPosition: Int64 = 0
+    /// Events to store with the commit (``emit(_:)``), each once, in order.
+    private(set) var events: [StoreEvent] = []
+
+    init(connection: PostgresConnection, logger: Logger, positionOffset: Int64) {
+        self.connection = connection
+        self.logger = logger
+        self.positionOffset = positionOffset
+    }
+
+    /// Hands out `count` consecutive change positions and returns the first.
+    /// - Throws: ``StorageError/Code/limitExceeded`` past ``ChangePosition/maximumPerTransaction`` in one transaction.
+    func positions(_ count: Int64 = 1) async throws -> Int64 {
+        if nextPosition == nil {
+            let base = try await connection.all(
+                PostgresQuery(unsafeSQL: ChangePosition.transactionBaseSQL, binds: bindings(positionOffset)), as: Int64.self, logger: logger
+            ).first ?? 0
+            nextPosition = base
+            lastPosition = base - 1 + ChangePosition.maximumPerTransaction
+        }
+        let first = nextPosition!
+        guard first + count - 1 <= lastPosition else {
+            throw StorageError(.limitExceeded, "one write may change at most \(ChangePosition.maximumPerTransaction) records, zones and participants")
+        }
+        nextPosition = first + count
+        return first
+    }
+
+    /// Stores an event with this transaction's commit; one emitted already is not repeated.
+    func emit(_ event: StoreEvent) {
+        if !events.contains(event) { events.append(event) }
+    }
+
+    /// Writes the emitted events and announces them to every node, at commit.
+    func storeEvents() async throws {
+        guard !events.isEmpty else { return }
+        let first = try await positions(Int64(events.count))
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let positions = (0..<Int64(events.count)).map { first + $0 }
+        try await connection.run(
+            """
+            INSERT INTO store_events (position, body, created_at)
+            SELECT p, b, \(now) FROM unnest(\(positions)::bigint[], \(events.map(\.encoded))::text[]) AS e(p, b)
+            """,
+            logger: logger
+        )
+        try await connection.run("SELECT pg_notify('stratus_events', '')", logger: logger)
+    }
+}
+
+private func bindings(_ values: Int64...) -> PostgresBindings {
+    var bindings = PostgresBindings()
+    for value in values { bindings.append(value) }
+    return bindings
+}
+
+extension PostgresConnection {
+    /// Runs a statement and reads every row it returns, discarding them.
+    func run(_ query: PostgresQuery, logger: Logger) async throws {
+        for try await _ in try await self.query(query, logger: logger) {}
+    }
+
+    /// Every row of a one-column result.
+    func all<T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as type: T.Type, logger: Logger) async throws -> [T] {
+        var values: [T] = []
+        for try await value in try await self.query(query, logger: logger).decode(T.self) {
+            values.append(value)
+        }
+        return values
+    }
+
+    /// How many rows a statement returns (an `UPDATE ... RETURNING 1` says how many rows it changed).
+    func count(_ query: PostgresQuery, logger: Logger) async throws -> Int {
+        var count = 0
+        for try await _ in try await self.query(query, logger: logger) { count += 1 }
+        return count
+    }
+}

@@ -1,0 +1,99 @@
+import Foundation
+
+/// A real PostgreSQL server for tests, and a fresh database in it per test.
+///
+/// The server is `STRATUS_POSTGRES_URL` when set (`.ci/run` starts a throwaway cluster and sets it). Elsewhere,
+/// when Debian's `postgresql` is installed or installable, the first test that needs one starts a throwaway
+/// cluster with `.ci/postgres-cluster`, stopped when the test process ends.
+public enum PostgreSQLServer {
+    /// The server's URL (its `postgres` database), or why there is none.
+    public static let shared: Result<String, PostgreSQLUnavailable> = locate()
+
+    /// A fresh, empty database for a test. Under CI (`CI=true`) a missing server fails the test; elsewhere the
+    /// test does not run, and says why.
+    /// - Throws: ``PostgreSQLUnavailable`` under CI when there is no server, or when the database cannot be made.
+    public static func databaseForTest() throws -> TestDatabase? {
+        switch shared {
+        case .success(let url):
+            return try TestDatabase(server: url)
+        case .failure(let reason):
+            if ProcessInfo.processInfo.environment["CI"] == "true" { throw reason }
+            print("not run: \(reason)")
+            return nil
+        }
+    }
+
+    /// A database made for one test; ``remove()`` drops it.
+    public struct TestDatabase: Sendable {
+        /// `postgres://...` of the database.
+        public let url: String
+        let server: String
+        let name: String
+
+        init(server: String) throws {
+            self.server = server
+            name = "stratus_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+            try PostgreSQLServer.psql(server, "CREATE DATABASE \(name)")
+            url = PostgreSQLServer.replacingDatabase(in: server, with: name)
+        }
+
+        /// Drops the database, closing whatever connections are left.
+        public func remove() {
+            try? PostgreSQLServer.psql(server, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        }
+    }
+
+    public struct PostgreSQLUnavailable: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Runs one SQL command with `psql`.
+    public static func psql(_ url: String, _ command: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", url, "-v", "ON_ERROR_STOP=1", "-qAtc", command]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            throw PostgreSQLUnavailable(description: "psql failed on \(command): \(message)")
+        }
+    }
+
+    /// The URL with its path (database name) replaced.
+    public static func replacingDatabase(in url: String, with database: String) -> String {
+        guard var components = URLComponents(string: url) else { return url }
+        components.path = "/" + database
+        return components.string ?? url
+    }
+
+    private static func locate() -> Result<String, PostgreSQLUnavailable> {
+        if let url = ProcessInfo.processInfo.environment["STRATUS_POSTGRES_URL"], !url.isEmpty { return .success(url) }
+        if ProcessInfo.processInfo.environment["CI"] == "true" {
+            return .failure(PostgreSQLUnavailable(description: "STRATUS_POSTGRES_URL is not set (.ci/run starts a cluster and sets it)"))
+        }
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent(".ci/postgres-cluster").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [script, "--until-pid", String(ProcessInfo.processInfo.processIdentifier)]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            return .failure(PostgreSQLUnavailable(description: "cannot run \(script): \(error)"))
+        }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let url = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard process.terminationStatus == 0, url.hasPrefix("postgres://") else {
+            return .failure(PostgreSQLUnavailable(description: "no PostgreSQL: \(script) failed (install Debian's postgresql)"))
+        }
+        return .success(url)
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import StratusPostgres
+import StratusStore
+import StratusStoreTesting
+import Testing
+
+@Suite struct PostgresMigrationTests {
+    @Test("servers starting at once against an empty database migrate it once, without racing")
+    func concurrentStarts() async throws {
+        guard let database = try PostgreSQLServer.databaseForTest() else { return }
+        defer { database.remove() }
+        let configuration = try PostgresStore.Configuration(url: database.url, poolSize: 2)
+        let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
+            for _ in 0..<4 {
+                group.addTask { try await PostgresStore.connect(configuration: configuration, logger: quietLogger) }
+            }
+            var stores: [PostgresStore] = []
+            for try await store in group { stores.append(store) }
+            return stores
+        }
+        #expect(stores.count == 4)
+        for store in stores { await store.close() }
+        let versions = try psqlRows(database.url, "SELECT version FROM stratus_migrations ORDER BY version")
+        #expect(versions == ["1"])
+    }
+
+    @Test("a database migrated by a newer version is refused, saying why")
+    func newerDatabase() async throws {
+        guard let database = try PostgreSQLServer.databaseForTest() else { return }
+        defer { database.remove() }
+        let configuration = try PostgresStore.Configuration(url: database.url, poolSize: 2)
+        await try PostgresStore.connect(configuration: configuration, logger: quietLogger).close()
+        try PostgreSQLServer.psql(database.url, "INSERT INTO stratus_migrations (version, name) VALUES (999, 'from the future')")
+        await #expect {
+            try await PostgresStore.connect(configuration: configuration, logger: quietLogger)
+        } throws: { error in
+            (error as? StorageError)?.message.contains("migrated by a newer version of Stratus (schema version 999") == true
+        }
+    }
+
+    @Test("a database that cannot be reached is unavailable, within seconds")
+    func unreachable() async throws {
+        let start = ContinuousClock.now
+        await #expect {
+            try await PostgresStore.connect(configuration: .init(url: "postgres://nobody:x@127.0.0.1:9/none?sslmode=disable"), logger: quietLogger)
+        } throws: { error in
+            (error as? StorageError)?.code == .unavailable
+        }
+        #expect(ContinuousClock.now - start < .seconds(15))
+    }
+}
+
+/// The rows of a query, one column each, through `psql`.
+func psqlRows(_ url: String, _ query: String) throws -> [String] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["psql", url, "-v", "ON_ERROR_STOP=1", "-qAtc", query]
+    let output = Pipe()
+    process.standardOutput = output
+    try process.run()
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return text.split(separator: "\n").map(String.init)
+}

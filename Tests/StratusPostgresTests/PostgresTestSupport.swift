@@ -1,0 +1,25 @@
+import Logging
+import StratusPostgres
+import StratusStoreTesting
+
+/// A store on a fresh database of the test server, or `nil` when there is no server outside CI (see
+/// ``PostgreSQLServer``). `body` gets the store; the database is dropped afterwards.
+func withPostgresStore(_ body: (PostgresStore, PostgreSQLServer.TestDatabase) async throws -> Void) async throws {
+    guard let database = try PostgreSQLServer.databaseForTest() else { return }
+    defer { database.remove() }
+    let store = try await PostgresStore.connect(configuration: .init(url: database.url, poolSize: 4), logger: quietLogger)
+    do {
+        try await body(store, database)
+    } catch {
+        await store.close()
+        throw error
+    }
+    await store.close()
+}
+
+let quietLogger: Logger = {
+    var logger = Logger(label: "stratus.postgres.tests")
+    logger.logLevel = .critical
+    return logger
+}()
+
