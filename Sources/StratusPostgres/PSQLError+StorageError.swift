@@ -40,3 +40,24 @@ extension StorageError {
         return StorageError(.internalFailure, "the store failed", underlying: error)
     }
 }
+
+extension StorageError {
+    /// Whether PostgreSQL refused the write because of a concurrent one, so that running it again can succeed.
+    var isWriteConflict: Bool {
+        if underlying is ConcurrentChange { return true }
+        guard let psql = underlying as? PSQLError, let state = psql.serverInfo?[.sqlState] else { return false }
+        return ["40001", "40P01", "23505"].contains(state)
+    }
+}
+
+/// A row a write read changed before the write could lock it: the write runs again.
+struct ConcurrentChange: Error {
+    var what: String
+}
+
+extension StorageError {
+    /// The error for a ``ConcurrentChange``; it is retried, and reaches a client only after many attempts.
+    static func concurrentChange(_ what: String) -> StorageError {
+        StorageError(.unavailable, "\(what) changed while this write ran; send it again", underlying: ConcurrentChange(what: what))
+    }
+}

@@ -209,6 +209,15 @@ enum PostgresMigrations {
         CREATE UNIQUE INDEX records_short_guid ON records (short_guid) WHERE short_guid IS NOT NULL;
         CREATE INDEX records_parent ON records (zone_id, parent) WHERE parent IS NOT NULL;
 
+        -- The distance in metres between two points on the Earth, as the model's Location.distance computes it.
+        CREATE FUNCTION stratus_distance(lat1 double precision, lon1 double precision, lat2 double precision, lon2 double precision)
+        RETURNS double precision LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+            SELECT 2 * 6371008.8 * asin(least(1, sqrt(
+                sin(radians(lat2 - lat1) / 2) * sin(radians(lat2 - lat1) / 2)
+                + cos(radians(lat1)) * cos(radians(lat2)) * sin(radians(lon2 - lon1) / 2) * sin(radians(lon2 - lon1) / 2)
+            )))
+        $$;
+
         -- Searchable keys of live records: IndexKey bytes, compared bytewise (the engine's one sort order).
         CREATE TABLE field_index (
             zone_id BIGINT NOT NULL,
@@ -218,6 +227,8 @@ enum PostgresMigrations {
             value BYTEA NOT NULL,
             extra DOUBLE PRECISION NOT NULL DEFAULT 0,
             record_id BIGINT NOT NULL,
+            -- The key as a number, when it is one (a LOCATION's latitude, for distances).
+            number DOUBLE PRECISION,
             PRIMARY KEY (zone_id, type, field, kind, value, record_id, extra)
         );
         CREATE INDEX field_index_record ON field_index (record_id, field, kind);
@@ -343,6 +354,7 @@ enum PostgresMigrations {
 
         -- Participants, the owner aside; a removed one keeps its row (status REMOVED) for the shared feed.
         CREATE TABLE share_participants (
+            ordinal BIGSERIAL,
             share_record_id BIGINT NOT NULL,
             zone_id BIGINT NOT NULL,
             participant_id TEXT NOT NULL,

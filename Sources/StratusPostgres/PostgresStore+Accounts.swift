@@ -4,7 +4,7 @@ import StratusModel
 import StratusStore
 
 /// Containers, accounts, sessions and the server's secrets.
-extension PostgresStore {
+extension PostgresStore: AccountStore {
     public func createContainer(_ container: ContainerInfo) async throws {
         try await write { write in
             let inserted = try await write.connection.count(
@@ -46,6 +46,40 @@ extension PostgresStore {
             )
             guard updated == 1 else { throw StorageError(.notFound, "container \(containerID) does not exist") }
             write.emit(.containerChanged(containerID: containerID))
+        }
+    }
+
+    public func createAccount(_ account: Account) async throws {
+        try await writeRetryingConflicts { write in
+            let inserted = try await write.connection.count(
+                """
+                INSERT INTO accounts (container_id, user_record_name, email, password_hash, given_name, family_name, phone_number,
+                    discoverable, created_at)
+                VALUES (\(account.containerID), \(account.userRecordName), \(account.emailAddress), \(account.passwordHash),
+                    \(account.givenName), \(account.familyName), \(account.phoneNumber), \(account.isDiscoverable), \(account.createdAt))
+                ON CONFLICT (container_id, email) DO NOTHING
+                RETURNING 1
+                """,
+                logger: write.logger
+            )
+            if inserted == 0 { throw StorageError(.alreadyExists, "an account with this email address exists already") }
+            // Every user has a record of the built-in Users type in each environment's public database.
+            for environment in Environment.allCases {
+                let zone = DatabaseRef.publicDatabase(account.containerID, environment).zone(ZoneID.defaultZoneName)
+                let zoneRow = try await Self.ensureZone(zone, write: write)
+                let key = SchemaKey(containerID: account.containerID, environment: environment)
+                let existing = try await write.connection.count(
+                    "SELECT 1 FROM records WHERE zone_id = \(zoneRow.id) AND name = \(account.userRecordName)", logger: write.logger
+                ) > 0
+                guard let plan = try RecordEngine.userRecord(
+                    named: account.userRecordName, in: zone.database, existing: existing, schema: try await write.schema(key, cache: self.schemas),
+                    timestamp: account.createdAt, sequence: try await write.upcomingPosition()
+                ) else { continue }
+                _ = try await write.positions(plan.sequencesUsed)
+                let loader = PostgresSnapshotLoader(connection: write.connection, logger: write.logger, zone: zoneRow, caller: .anonymous)
+                try await PostgresPlanApplier(write: write, loader: loader).apply(plan)
+                if let schema = plan.schema { write.setSchema(schema, for: key) }
+            }
         }
     }
 

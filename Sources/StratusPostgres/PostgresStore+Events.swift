@@ -55,3 +55,31 @@ extension PostgresStore: EventStore {
         }
     }
 }
+
+extension PostgresStore {
+    /// Keeps what this node caches in step with every node's changes.
+    func observeOwnEvents() {
+        let schemas = schemas
+        events.observe { [weak self] delivery in
+            switch delivery {
+            case .missed:
+                schemas.forgetAll()
+                self?.reloadBuildingIndexes()
+            case .committed(let events):
+                if events.contains(where: { if case .schemaChanged = $0 { true } else { false } }) { schemas.forgetAll() }
+                if events.contains(where: { if case .indexBuildsChanged = $0 { true } else { false } }) { self?.reloadBuildingIndexes() }
+            }
+        }
+    }
+
+    private func reloadBuildingIndexes() {
+        Task {
+            do {
+                let building = try await read { connection in try await Self.loadBuildingIndexes(connection: connection, logger: self.logger) }
+                buildingIndexes.withLock { $0 = building }
+            } catch {
+                logger.warning("reading index builds failed", metadata: ["stratus.error": "\(error)"])
+            }
+        }
+    }
+}

@@ -25,10 +25,18 @@ public final class PostgresStore: Sendable {
     let positionOffset: Int64
     /// Delivers store events, this node's and other nodes' (PostgresStore+Events).
     let events: PostgresEventLog
+    /// The committed schemas, forgotten when any node changes one.
+    let schemas = PostgresSchemaCache()
+    /// Keys of the indexes being built (see PostgresStore+IndexBuilds), refreshed by store events.
+    let buildingIndexes: Mutex<Set<String>>
     private let clientTask: Task<Void, Never>
     private let eventsTask: Task<Void, Never>
 
-    private init(client: PostgresClient, clientTask: Task<Void, Never>, configuration: Configuration, logger: Logger, positionOffset: Int64, events: PostgresEventLog) {
+    private init(
+        client: PostgresClient, clientTask: Task<Void, Never>, configuration: Configuration, logger: Logger, positionOffset: Int64,
+        events: PostgresEventLog, buildingIndexes: Set<String>
+    ) {
+        self.buildingIndexes = Mutex(buildingIndexes)
         self.client = client
         self.clientTask = clientTask
         self.configuration = configuration
@@ -36,6 +44,7 @@ public final class PostgresStore: Sendable {
         self.positionOffset = positionOffset
         self.events = events
         eventsTask = Task { await events.run() }
+        observeOwnEvents()
     }
 
     /// Connects, and creates or brings the tables up to date.
@@ -53,8 +62,12 @@ public final class PostgresStore: Sendable {
             }
             let offset = try await Self.readPositionOffset(client, logger: logger)
             let events = try await PostgresEventLog(client: client, logger: logger, positionOffset: offset)
+            let building = try await client.withConnection { connection in
+                try await Self.loadBuildingIndexes(connection: connection, logger: logger)
+            }
             return PostgresStore(
-                client: client, clientTask: clientTask, configuration: configuration, logger: logger, positionOffset: offset, events: events
+                client: client, clientTask: clientTask, configuration: configuration, logger: logger, positionOffset: offset, events: events,
+                buildingIndexes: building
             )
         } catch {
             clientTask.cancel()
@@ -109,6 +122,7 @@ public final class PostgresStore: Sendable {
                     started()
                     let write = PostgresWrite(connection: connection, logger: self.logger, positionOffset: self.positionOffset)
                     let value = try await body(write)
+                    try await write.storeSchemas(cache: self.schemas)
                     try await write.storeEvents()
                     return (value, !write.events.isEmpty)
                 }
@@ -118,6 +132,30 @@ public final class PostgresStore: Sendable {
             return value
         } catch {
             throw StorageError.translating(error)
+        }
+    }
+
+    /// The most times a write is tried when a concurrent writer got in its way.
+    static let writeAttempts = 12
+
+    /// Runs `body` like ``write(_:)``, and runs it again, after a short random pause, when a concurrent writer
+    /// got in its way: a row it meant to insert was inserted first (a unique index), a deadlock, or a row it read
+    /// without a lock changed before it could lock it (``ConcurrentChange``).
+    ///
+    /// The record engine decides from a snapshot it loads in the transaction. Its rows are locked as they are
+    /// loaded (the batch's own records `FOR UPDATE`, the rest `FOR SHARE`), rows found by a recursive walk are
+    /// locked and checked afterwards, unique values are guarded by advisory locks, and the schema is changed
+    /// only at the version the plan was made with, so that each write decides as if it ran alone, while writers
+    /// of different records never wait for each other.
+    func writeRetryingConflicts<T: Sendable>(_ body: @escaping @Sendable (PostgresWrite) async throws -> T) async throws -> T {
+        var attempt = 1
+        while true {
+            do {
+                return try await write(body)
+            } catch let error as StorageError where error.isWriteConflict && attempt < Self.writeAttempts {
+                try await Task.sleep(for: .microseconds(Int.random(in: 50...(200 << min(attempt, 7)))))
+                attempt += 1
+            }
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import StratusModel
 import StratusStore
 
 /// One write transaction: its connection, the change positions it hands out, and the store events it emits.
@@ -22,6 +23,12 @@ final class PostgresWrite {
         self.positionOffset = positionOffset
     }
 
+    /// The position ``positions(_:)`` would hand out next, for a plan that takes several at once.
+    func upcomingPosition() async throws -> Int64 {
+        let first = try await positions(0)
+        return first
+    }
+
     /// Hands out `count` consecutive change positions and returns the first.
     /// - Throws: ``StorageError/Code/limitExceeded`` past ``ChangePosition/maximumPerTransaction`` in one transaction.
     func positions(_ count: Int64 = 1) async throws -> Int64 {
@@ -39,6 +46,11 @@ final class PostgresWrite {
         nextPosition = first + count
         return first
     }
+
+    /// Working copies of the schemas this transaction read or changed, with the version each was read at.
+    var schemas: [SchemaKey: (schema: Schema, version: Int64)] = [:]
+    /// The schemas this transaction changed.
+    var changedSchemas: Set<SchemaKey> = []
 
     /// Stores an event with this transaction's commit; one emitted already is not repeated.
     func emit(_ event: StoreEvent) {
@@ -81,6 +93,17 @@ extension PostgresConnection {
             values.append(value)
         }
         return values
+    }
+
+    /// Every row of a result, as tuples.
+    func rows<each Column: PostgresDecodable & Sendable>(
+        _ query: PostgresQuery, as types: (repeat each Column).Type, logger: Logger
+    ) async throws -> [(repeat each Column)] {
+        var rows: [(repeat each Column)] = []
+        for try await row in try await self.query(query, logger: logger).decode((repeat each Column).self) {
+            rows.append(row)
+        }
+        return rows
     }
 
     /// How many rows a statement returns (an `UPDATE ... RETURNING 1` says how many rows it changed).

@@ -1,0 +1,102 @@
+import Logging
+import PostgresNIO
+import StratusModel
+import StratusStore
+
+/// Change feeds read settled positions only (see ``ChangePosition``), so a token never moves past a change
+/// that a writer still in its transaction will commit.
+extension PostgresStore {
+    public func databaseChanges(in database: DatabaseRef, since syncToken: String?, limit: Int) async throws -> DatabaseChanges {
+        let since = try DatabaseSyncToken.read(syncToken).sequence
+        let bound = ChangePosition.settledBoundSQL(offset: positionOffset)
+        return try await read { connection in
+            let rows = try await connection.rows(
+                PostgresQuery(
+                    unsafeSQL: """
+                        WITH b AS (SELECT \(bound) AS bound)
+                        SELECT z.name, z.deleted,
+                            GREATEST(z.seq, COALESCE((SELECT MAX(seq) FROM records WHERE zone_id = z.id AND seq < b.bound), 0))
+                        FROM zones z, b
+                        WHERE z.container_id = $1 AND z.environment = $2 AND z.scope = $3 AND z.owner = $4 AND z.seq < b.bound
+                        """,
+                    binds: try binds(database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName)
+                ),
+                as: (String, Bool, Int64).self, logger: self.logger
+            )
+            var changed = rows.filter { $0.2 > since }.map { (name: $0.0, deleted: $0.1, last: $0.2) }
+            changed.sort { $0.last < $1.last }
+            // A zone deleted and created again under its name reports only its latest state.
+            var latest: [String: Int64] = [:]
+            for zone in changed { latest[zone.name] = zone.last }
+            let ordered = changed.filter { latest[$0.name] == $0.last }
+            let page = ordered.prefix(limit)
+            let token = page.last?.last ?? since
+            return DatabaseChanges(
+                zones: page.map { ZoneChange(zoneID: database.wireZoneID($0.name), deleted: $0.deleted) },
+                syncToken: DatabaseSyncToken(sequence: max(token, since)).text,
+                moreComing: ordered.count > page.count
+            )
+        }
+    }
+
+    public func zoneChanges(_ query: ZoneChangesQuery) async throws -> ZoneChanges {
+        let token = try query.syncToken.map { token throws(StorageError) in try ZoneSyncToken.read(token) }
+        let bound = ChangePosition.settledBoundSQL(offset: positionOffset)
+        return try await read { connection in
+            guard let zone = try await Self.liveZone(query.zone, connection: connection, logger: self.logger) else {
+                guard query.zone.isDefault else { throw StorageError(.zoneNotFound, "zone \(query.zone.zoneName) does not exist") }
+                return ZoneChanges(changes: [], syncToken: ZoneSyncToken(zone: 0, sequence: 0).text, moreComing: false)
+            }
+            var since: Int64 = 0
+            if let token, token.zone != 0 || token.sequence != 0 {
+                guard token.zone == zone.id else {
+                    throw StorageError(.invalidArgument, "syncToken belongs to another zone, or to a zone that was deleted; sync again from no token")
+                }
+                since = token.sequence
+            }
+            // Rows of types not asked for still advance the token; the scan stops after a bounded number of rows.
+            let scanLimit = query.limit * 20
+            // One statement: the rows, and the zone's last settled change, from one snapshot.
+            let statement = PostgresQuery(
+                unsafeSQL: """
+                    WITH b AS (SELECT \(bound) AS bound)
+                    SELECT \(PostgresRecordRow.columns), r.seq,
+                        GREATEST((SELECT seq FROM zones WHERE id = $1 AND seq < b.bound),
+                            (SELECT MAX(seq) FROM records WHERE zone_id = $1 AND seq < b.bound))
+                    FROM b LEFT JOIN LATERAL (
+                        SELECT * FROM records WHERE zone_id = $1 AND seq > $2 AND seq < b.bound ORDER BY seq LIMIT $3
+                    ) r ON true
+                    """,
+                binds: try binds(zone.id, since, Int64(scanLimit + 1))
+            )
+            var rows: [(PostgresRecordRow, Int64)] = []
+            var lastSettled: Int64 = 0
+            for try await row in try await connection.query(statement, logger: self.logger) {
+                let cells = Array(row)
+                lastSettled = try cells[17].decode(Int64?.self) ?? 0
+                guard try cells[0].decode(Int64?.self) != nil else { continue }
+                rows.append((try PostgresRecordRow(row: row), try cells[16].decode(Int64.self)))
+            }
+            var changes: [RecordChange] = []
+            var last = since
+            var moreComing = false
+            var scanned = 0
+            for (record, seq) in rows {
+                if changes.count == query.limit || scanned == scanLimit {
+                    moreComing = true
+                    break
+                }
+                scanned += 1
+                last = seq
+                if let types = query.recordTypes, !types.contains(record.type) { continue }
+                if record.deleted {
+                    changes.append(.deleted(DeletedRecord(recordName: record.name, recordType: record.type, zoneID: query.zone.wireZoneID)))
+                } else {
+                    changes.append(.saved(try await record.record(in: query.zone.wireZoneID, connection: connection, logger: self.logger)))
+                }
+            }
+            if !moreComing { last = max(last, lastSettled) }
+            return ZoneChanges(changes: changes, syncToken: ZoneSyncToken(zone: zone.id, sequence: last).text, moreComing: moreComing)
+        }
+    }
+}

@@ -1,0 +1,219 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StratusModel
+import StratusStore
+
+/// Builds indexes declared on types that already hold records, as the SQLite store does: a type with few
+/// records is indexed in the schema change's own transaction; a larger one is recorded in `index_builds` and
+/// indexed by the store's background work, a chunk per transaction, on the one node that holds the lease.
+/// Until then queries that need the index are answered `TRY_AGAIN_LATER`.
+extension PostgresStore {
+    /// Types with at most this many records are indexed in the schema change itself.
+    static let synchronousIndexBuildLimit = 5_000
+    /// Records indexed per background transaction.
+    static let indexBuildChunk = 2_000
+
+    public func indexesBeingBuilt(containerID: String, environment: Environment) async throws -> Set<String> {
+        let prefix = "\(containerID)|\(environment.rawValue)|"
+        return Set(buildingIndexes.withLock { $0 }.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+    }
+
+    static func buildKey(_ containerID: String, _ environment: String, _ type: String, _ field: String) -> String {
+        "\(containerID)|\(environment)|\(type).\(field)"
+    }
+
+    static func loadBuildingIndexes(connection: PostgresConnection, logger: Logger) async throws -> Set<String> {
+        Set(try await connection.rows(
+            "SELECT container_id, environment, record_type, field FROM index_builds", as: (String, String, String, String).self, logger: logger
+        ).map { buildKey($0.0, $0.1, $0.2, $0.3) })
+    }
+
+    /// What one build indexes: a field's values or words, or a compound index.
+    enum IndexTarget {
+        case field(String, FieldIndexing)
+        case compound(CompoundIndex)
+
+        var name: String {
+            switch self {
+            case .field(let name, _): name
+            case .compound(let index): index.name
+            }
+        }
+
+        init?(name: String, in type: RecordTypeSchema?) {
+            if let index = type?.compoundIndexes.first(where: { $0.name == name }) {
+                self = .compound(index)
+                return
+            }
+            guard let kept = type?.indexing(of: name), !kept.isNone else { return nil }
+            self = .field(name, kept)
+        }
+    }
+
+    /// Every live zone of a container environment, as a subquery on `$1` (container) and `$2` (environment).
+    private static let zoneSet = "(SELECT id FROM zones WHERE container_id = $1 AND environment = $2 AND NOT deleted)"
+
+    /// Indexes, or schedules the indexing of, every field the schema change made searchable and every compound
+    /// index it added; returns the build keys it scheduled.
+    func indexNewlySearchableFields(
+        containerID: String, environment: Environment, from old: Schema, to new: Schema, write: PostgresWrite
+    ) async throws -> Set<String> {
+        var scheduled = Set<String>()
+        for (typeName, type) in new.recordTypes {
+            var targets: [IndexTarget] = []
+            for field in type.fields.keys {
+                let before = old.recordTypes[typeName]?.indexing(of: field) ?? FieldIndexing()
+                let after = type.indexing(of: field)
+                guard (after.values && !before.values) || (after.words && !before.words) else { continue }
+                targets.append(.field(field, after))
+            }
+            for index in type.compoundIndexes where !(old.recordTypes[typeName]?.compoundIndexes.contains(index) ?? false) {
+                targets.append(.compound(index))
+            }
+            for index in old.recordTypes[typeName]?.compoundIndexes ?? [] where !type.compoundIndexes.contains(index) {
+                // A compound index taken out of the schema takes its entries along.
+                try await write.connection.run(
+                    PostgresQuery(
+                        unsafeSQL: "DELETE FROM field_index WHERE zone_id IN \(Self.zoneSet) AND type = $3 AND field = $4 AND kind = \(IndexEntry.Kind.compound.rawValue)",
+                        binds: try binds(containerID, environment.rawValue, typeName, index.name)
+                    ),
+                    logger: write.logger
+                )
+            }
+            for target in targets {
+                let count = try await write.connection.all(
+                    PostgresQuery(
+                        unsafeSQL: "SELECT COUNT(*) FROM records WHERE zone_id IN \(Self.zoneSet) AND type = $3 AND NOT deleted",
+                        binds: try binds(containerID, environment.rawValue, typeName)
+                    ),
+                    as: Int64.self, logger: write.logger
+                ).first ?? 0
+                if count == 0 { continue }
+                if count <= Self.synchronousIndexBuildLimit {
+                    _ = try await indexRecords(of: typeName, target, type: type, containerID: containerID, environment: environment, after: 0, limit: Int(count), write: write)
+                } else {
+                    try await write.connection.run(
+                        """
+                        INSERT INTO index_builds (container_id, environment, record_type, field)
+                        VALUES (\(containerID), \(environment.rawValue), \(typeName), \(target.name))
+                        ON CONFLICT (container_id, environment, record_type, field) DO UPDATE SET next_record_id = 0
+                        """,
+                        logger: write.logger
+                    )
+                    scheduled.insert(Self.buildKey(containerID, environment.rawValue, typeName, target.name))
+                    write.emit(.indexBuildsChanged(containerID: containerID, environment: environment))
+                }
+            }
+        }
+        return scheduled
+    }
+
+    /// Indexes one target of up to `limit` records of a type with ids above `after`; returns the last id, or
+    /// `nil` when no record was left.
+    private func indexRecords(
+        of typeName: String, _ target: IndexTarget, type: RecordTypeSchema, containerID: String, environment: Environment,
+        after: Int64, limit: Int, write: PostgresWrite
+    ) async throws -> Int64? {
+        let rows = try await write.connection.rows(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT id, zone_id, name, fields, created_at, created_by, modified_at, modified_by FROM records
+                    WHERE zone_id IN \(Self.zoneSet) AND type = $3 AND NOT deleted AND id > $4 ORDER BY id LIMIT $5
+                    """,
+                binds: try binds(containerID, environment.rawValue, typeName, after, Int64(limit))
+            ),
+            as: (Int64, Int64, String, String, Int64, String, Int64, String).self, logger: write.logger
+        )
+        var entries = JSONWriter()
+        entries.beginArray()
+        var count = 0
+        for (id, zoneID, name, fieldsJSON, createdAt, createdBy, modifiedAt, modifiedBy) in rows {
+            let fields = try EncodedFields(json: fieldsJSON).decode()
+            let recordEntries: [IndexEntry]
+            switch target {
+            case .field(let field, let kept):
+                guard let value = fields[field] else { continue }
+                recordEntries = IndexEntry.entries(field: field, value: value, kept: kept)
+            case .compound(let index):
+                let system = SystemFieldValues(
+                    recordName: name,
+                    created: RecordStamp(timestamp: createdAt, userRecordName: createdBy, deviceID: ""),
+                    modified: RecordStamp(timestamp: modifiedAt, userRecordName: modifiedBy, deviceID: "")
+                )
+                var indexOnly = type
+                indexOnly.compoundIndexes = [index]
+                recordEntries = IndexEntry.compoundEntries(for: fields, system: system, of: indexOnly)
+            }
+            for entry in recordEntries {
+                entries.arrayElement()
+                entries.beginObject()
+                entries.key("zone_id"); entries.integer(zoneID)
+                entries.key("field"); entries.string(entry.field)
+                entries.key("kind"); entries.integer(Int64(entry.kind.rawValue))
+                entries.key("value"); entries.string(entry.key.hex)
+                entries.key("extra"); entries.double(entry.extra)
+                entries.key("number"); if let number = entry.key.number { entries.double(number) } else { entries.null() }
+                entries.key("record_id"); entries.integer(id)
+                entries.endObject()
+                count += 1
+            }
+        }
+        entries.endArray()
+        if count > 0 {
+            try await write.connection.run(
+                """
+                INSERT INTO field_index (zone_id, type, field, kind, value, extra, record_id, number)
+                SELECT zone_id, \(typeName), field, kind, decode(value, 'hex'), extra, record_id, number
+                FROM jsonb_to_recordset(\(entries.text)::jsonb)
+                    AS v(zone_id bigint, field text, kind smallint, value text, extra double precision, record_id bigint, number double precision)
+                ON CONFLICT DO NOTHING
+                """,
+                logger: write.logger
+            )
+        }
+        return rows.last?.0
+    }
+
+    /// Runs one chunk of one pending build; returns whether any build is left.
+    func continueIndexBuild() async throws -> Bool {
+        let (left, finished) = try await writeRetryingConflicts { write -> (Bool, String?) in
+            let builds = try await write.connection.rows(
+                "SELECT container_id, environment, record_type, field, next_record_id FROM index_builds LIMIT 1",
+                as: (String, String, String, String, Int64).self, logger: write.logger
+            )
+            guard let (containerID, environmentName, typeName, field, next) = builds.first else { return (false, nil) }
+            let environment = Environment(rawValue: environmentName) ?? .development
+            let recordType = try await write.schema(SchemaKey(containerID: containerID, environment: environment), cache: self.schemas)
+                .recordTypes[typeName]
+            var last: Int64?
+            if let recordType, let target = IndexTarget(name: field, in: recordType) {
+                last = try await self.indexRecords(
+                    of: typeName, target, type: recordType, containerID: containerID, environment: environment, after: next,
+                    limit: Self.indexBuildChunk, write: write
+                )
+            }
+            if let last {
+                try await write.connection.run(
+                    """
+                    UPDATE index_builds SET next_record_id = \(last)
+                    WHERE container_id = \(containerID) AND environment = \(environmentName) AND record_type = \(typeName) AND field = \(field)
+                    """,
+                    logger: write.logger
+                )
+                return (true, nil)
+            }
+            try await write.connection.run(
+                """
+                DELETE FROM index_builds
+                WHERE container_id = \(containerID) AND environment = \(environmentName) AND record_type = \(typeName) AND field = \(field)
+                """,
+                logger: write.logger
+            )
+            write.emit(.indexBuildsChanged(containerID: containerID, environment: environment))
+            return (true, Self.buildKey(containerID, environmentName, typeName, field))
+        }
+        if let finished { buildingIndexes.withLock { _ = $0.remove(finished) } }
+        return left
+    }
+}

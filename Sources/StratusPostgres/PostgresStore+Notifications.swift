@@ -1,0 +1,220 @@
+import Foundation
+import PostgresNIO
+import StratusModel
+import StratusStore
+
+/// The outbox of record changes, notifications and their delivery queues. Outbox entries and notifications
+/// carry change positions, and are read only once settled (see ``ChangePosition``): a reader that moves past
+/// a position never misses an entry that commits later.
+extension PostgresStore: NotificationStore {
+    private var settledBound: String { ChangePosition.settledBoundSQL(offset: positionOffset) }
+
+    public func pendingRecordEvents(limit: Int) async throws -> [PendingRecordEvent] {
+        let rows = try await read { connection in
+            try await connection.rows(
+                PostgresQuery(
+                    unsafeSQL: "SELECT position, body FROM record_outbox WHERE position < \(self.settledBound) ORDER BY position LIMIT $1",
+                    binds: try binds(Int64(limit))
+                ),
+                as: (Int64, String).self, logger: self.logger
+            )
+        }
+        return try rows.map { PendingRecordEvent(id: $0.0, event: try RecordEvent(encoded: $0.1)) }
+    }
+
+    public func completeRecordEvents(through lastID: Int64, count: Int, outcome: EventOutcome) async throws -> [StoredNotification]? {
+        do {
+            return try await storeOutcome(through: lastID, count: count, outcome: outcome)
+        } catch let error as StorageError where error.code == .conflict {
+            return nil
+        }
+    }
+
+    private func storeOutcome(through lastID: Int64, count: Int, outcome: EventOutcome) async throws -> [StoredNotification] {
+        try await write { write in
+            let removed = try await write.connection.count("DELETE FROM record_outbox WHERE position <= \(lastID) RETURNING 1", logger: write.logger)
+            // Another matcher took some of these changes first: its outcome stands, this one is rolled back.
+            guard removed == count else { throw StorageError(.conflict, "these record changes were matched already") }
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            var stored: [StoredNotification] = []
+            if !outcome.notifications.isEmpty {
+                let first = try await write.positions(Int64(outcome.notifications.count))
+                for (offset, notification) in outcome.notifications.enumerated() {
+                    stored.append(StoredNotification(id: first + Int64(offset), notification: notification, createdAt: now))
+                }
+                try await write.connection.run(
+                    """
+                    INSERT INTO notifications (id, container_id, environment, recipient, subscription_id, payload, created_at)
+                    SELECT id, container_id, environment, recipient, subscription_id, payload, \(now)
+                    FROM unnest(\(stored.map(\.id))::bigint[], \(stored.map(\.notification.containerID))::text[],
+                        \(stored.map(\.notification.environment.rawValue))::text[], \(stored.map(\.notification.recipient))::text[],
+                        \(stored.map(\.notification.subscriptionID))::text[], \(stored.map(\.notification.payload))::text[])
+                        AS n(id, container_id, environment, recipient, subscription_id, payload)
+                    """,
+                    logger: write.logger
+                )
+            }
+            for fired in outcome.firedOnce {
+                let database = fired.database
+                let deleted = try await write.connection.count(
+                    """
+                    DELETE FROM subscriptions
+                    WHERE container_id = \(database.containerID) AND environment = \(database.environment.rawValue) AND scope = \(database.scope.rawValue)
+                        AND db_owner = \(database.ownerRecordName) AND owner = \(fired.owner) AND id = \(fired.id)
+                    RETURNING 1
+                    """,
+                    logger: write.logger
+                )
+                if deleted > 0 { write.emit(.subscriptionDeleted(database: database, owner: fired.owner, id: fired.id)) }
+            }
+            let byAudience = Dictionary(grouping: stored) { "\($0.notification.containerID)\u{0}\($0.notification.environment.rawValue)" }
+            for (_, notifications) in byAudience.sorted(by: { $0.key < $1.key }) {
+                guard let first = notifications.first else { continue }
+                write.emit(.notificationsAdded(
+                    containerID: first.notification.containerID, environment: first.notification.environment,
+                    recipients: Set(notifications.map(\.notification.recipient)).sorted(), latestID: notifications.map(\.id).max() ?? 0
+                ))
+            }
+            return stored
+        }
+    }
+
+    private static let notificationColumns = "id, container_id, environment, recipient, subscription_id, payload, created_at"
+    private typealias NotificationColumns = (Int64, String, String, String, String, String, Int64)
+
+    private static func notification(_ columns: NotificationColumns) -> StoredNotification {
+        StoredNotification(
+            id: columns.0,
+            notification: PendingNotification(
+                containerID: columns.1, environment: Environment(rawValue: columns.2) ?? .development, recipient: columns.3,
+                subscriptionID: columns.4, payload: columns.5
+            ),
+            createdAt: columns.6
+        )
+    }
+
+    public func notifications(for user: String, containerID: String, environment: Environment, after id: Int64, limit: Int) async throws -> [StoredNotification] {
+        try await read { connection in
+            try await connection.rows(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT \(Self.notificationColumns) FROM notifications
+                        WHERE container_id = $1 AND environment = $2 AND recipient = $3 AND id > $4 AND id < \(self.settledBound)
+                        ORDER BY id LIMIT $5
+                        """,
+                    binds: try binds(containerID, environment.rawValue, user, id, Int64(limit))
+                ),
+                as: NotificationColumns.self, logger: self.logger
+            ).map(Self.notification)
+        }
+    }
+
+    public func latestNotificationID() async throws -> Int64 {
+        try await read { connection in
+            try await connection.all(
+                PostgresQuery(unsafeSQL: "SELECT COALESCE(MAX(id), 0) FROM notifications WHERE id < \(self.settledBound)"), as: Int64.self, logger: self.logger
+            ).first ?? 0
+        }
+    }
+
+    public func savePushToken(_ token: PushToken) async throws {
+        try await write { write in
+            try await write.connection.run(
+                """
+                INSERT INTO push_tokens (token, container_id, environment, user_record_name, apns_environment, expires_at, cursor)
+                VALUES (\(token.token), \(token.containerID), \(token.environment.rawValue), \(token.user), \(token.apnsEnvironment), \(token.expiresAt), \(token.cursor))
+                ON CONFLICT (token) DO UPDATE SET container_id = excluded.container_id, environment = excluded.environment,
+                    user_record_name = excluded.user_record_name, apns_environment = excluded.apns_environment,
+                    expires_at = excluded.expires_at, cursor = excluded.cursor
+                """,
+                logger: write.logger
+            )
+        }
+    }
+
+    private static let tokenColumns = "token, container_id, environment, user_record_name, apns_environment, expires_at, cursor"
+
+    private static func pushToken(_ columns: (String, String, String, String, String, Int64, Int64)) -> PushToken {
+        PushToken(
+            token: columns.0, containerID: columns.1, environment: Environment(rawValue: columns.2) ?? .development, user: columns.3,
+            apnsEnvironment: columns.4, expiresAt: columns.5, cursor: columns.6
+        )
+    }
+
+    public func pushToken(_ token: String, now: Int64) async throws -> PushToken? {
+        try await read { connection in
+            try await connection.rows(
+                PostgresQuery(unsafeSQL: "SELECT \(Self.tokenColumns) FROM push_tokens WHERE token = $1 AND expires_at > $2", binds: try binds(token, now)),
+                as: (String, String, String, String, String, Int64, Int64).self, logger: self.logger
+            ).first.map(Self.pushToken)
+        }
+    }
+
+    public func takeNotification(forToken token: String, now: Int64) async throws -> StoredNotification? {
+        try await write { write in
+            let queues = try await write.connection.rows(
+                PostgresQuery(
+                    unsafeSQL: "SELECT \(Self.tokenColumns) FROM push_tokens WHERE token = $1 AND expires_at > $2 FOR UPDATE",
+                    binds: try binds(token, now)
+                ),
+                as: (String, String, String, String, String, Int64, Int64).self, logger: write.logger
+            )
+            guard let queue = queues.first.map(Self.pushToken) else {
+                throw StorageError(.notFound, "the courier token does not exist or expired")
+            }
+            let next = try await write.connection.rows(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT \(Self.notificationColumns) FROM notifications
+                        WHERE container_id = $1 AND environment = $2 AND recipient = $3 AND id > $4 AND id < \(self.settledBound)
+                        ORDER BY id LIMIT 1
+                        """,
+                    binds: try binds(queue.containerID, queue.environment.rawValue, queue.user, queue.cursor)
+                ),
+                as: NotificationColumns.self, logger: write.logger
+            ).first.map(Self.notification)
+            guard let next else { return nil }
+            try await write.connection.run("UPDATE push_tokens SET cursor = \(next.id) WHERE token = \(token)", logger: write.logger)
+            return next
+        }
+    }
+
+    public func savePushDevice(_ device: PushDevice) async throws {
+        try await write { write in
+            try await write.connection.run(
+                """
+                INSERT INTO push_devices (token, container_id, environment, user_record_name, apns_environment)
+                VALUES (\(device.token), \(device.containerID), \(device.environment.rawValue), \(device.user), \(device.apnsEnvironment))
+                ON CONFLICT (token) DO UPDATE SET container_id = excluded.container_id, environment = excluded.environment,
+                    user_record_name = excluded.user_record_name, apns_environment = excluded.apns_environment
+                """,
+                logger: write.logger
+            )
+        }
+    }
+
+    public func pushDevices(for user: String, containerID: String, environment: Environment) async throws -> [PushDevice] {
+        try await read { connection in
+            try await connection.rows(
+                """
+                SELECT token, container_id, environment, user_record_name, apns_environment FROM push_devices
+                WHERE container_id = \(containerID) AND environment = \(environment.rawValue) AND user_record_name = \(user)
+                """,
+                as: (String, String, String, String, String).self, logger: self.logger
+            ).map { token, container, environment, user, apns in
+                PushDevice(token: token, containerID: container, environment: Environment(rawValue: environment) ?? .development, user: user, apnsEnvironment: apns)
+            }
+        }
+    }
+
+    public func deletePushDevice(token: String) async throws {
+        try await write { write in try await write.connection.run("DELETE FROM push_devices WHERE token = \(token)", logger: write.logger) }
+    }
+
+    public func removeExpiredNotifications(now: Int64, createdBefore cutoff: Int64) async throws {
+        try await write { write in
+            try await write.connection.run("DELETE FROM push_tokens WHERE expires_at <= \(now)", logger: write.logger)
+            try await write.connection.run("DELETE FROM notifications WHERE created_at < \(cutoff)", logger: write.logger)
+        }
+    }
+}

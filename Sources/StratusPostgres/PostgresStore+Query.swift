@@ -1,0 +1,132 @@
+import Foundation
+import PostgresNIO
+import StratusModel
+import StratusStore
+
+extension PostgresStore {
+    /// A query checked against the schema, with its cursor decoded.
+    private struct TypedQuery: Sendable {
+        var query: Query
+        var zoneName: String?
+        var cursor: QueryCursor?
+        var limit: Int
+        var plan: QueryPlan
+        var sharedRoots: [String]?
+        var fingerprint: UInt64 { QueryCursor.fingerprint(of: query, zoneName: zoneName, sharedRoots: sharedRoots) }
+    }
+
+    public func queryRecords(_ query: RecordQuery) async throws -> QueryPage {
+        guard let typed = try await typedQuery(query) else {
+            // No record of this type exists yet; a missing zone is still an error.
+            if let zoneName = query.zoneName, zoneName != ZoneID.defaultZoneName {
+                let exists = try await read { connection in
+                    try await Self.liveZone(query.database.zone(zoneName), connection: connection, logger: self.logger) != nil
+                }
+                if !exists { throw StorageError(.zoneNotFound, "zone \(zoneName) does not exist") }
+            }
+            return QueryPage(records: [], continuationMarker: nil)
+        }
+        return try await read { connection in
+            guard let (statement, zones, sortKeys) = try await self.pageStatement(for: query, typed, connection: connection) else {
+                return QueryPage(records: [], continuationMarker: nil)
+            }
+            let zoneIDs = Dictionary(uniqueKeysWithValues: zones.map { ($0.id, $0.zone.wireZoneID) })
+            var rows: [(PostgresRecordRow, [JSONValue])] = []
+            for try await row in try await connection.query(statement, logger: self.logger) {
+                let cells = Array(row)
+                var keys: [JSONValue] = []
+                for (index, key) in sortKeys.enumerated() {
+                    let cell = cells[16 + index]
+                    switch key.kind {
+                    case .encoded: keys.append(try cell.decode(ByteBuffer?.self).map { .string(Data(buffer: $0).base64EncodedString()) } ?? .null)
+                    case .integer: keys.append(try cell.decode(Int64?.self).map { .integer($0) } ?? .null)
+                    case .text: keys.append(try cell.decode(String?.self).map { .string($0) } ?? .null)
+                    case .distance: keys.append(try cell.decode(Double?.self).map { .double($0) } ?? .null)
+                    }
+                }
+                rows.append((try PostgresRecordRow(row: row), keys))
+            }
+            var records: [Record] = []
+            records.reserveCapacity(typed.limit)
+            // The statement reads one row past the page, which only says that more come.
+            for (record, _) in rows.prefix(typed.limit) {
+                let zoneID = zoneIDs[record.zoneID] ?? query.database.wireZoneID(ZoneID.defaultZoneName)
+                records.append(try await record.record(in: zoneID, connection: connection, logger: self.logger))
+            }
+            var marker: String?
+            if rows.count > typed.limit {
+                let (last, keys) = rows[typed.limit - 1]
+                marker = QueryCursor(fingerprint: typed.fingerprint, keys: keys, lastID: last.id).marker
+            }
+            return QueryPage(records: records, continuationMarker: marker)
+        }
+    }
+
+    /// How the first page of a query is read: the store's ``QueryPlan`` on the first line, then PostgreSQL's
+    /// plan of the statement (`EXPLAIN`), one line per step.
+    public func queryPlan(for query: RecordQuery) async throws -> [String] {
+        guard let typed = try await typedQuery(query) else { return [] }
+        return try await read { connection in
+            guard let (statement, _, _) = try await self.pageStatement(for: query, typed, connection: connection) else { return [] }
+            let explain = PostgresQuery(unsafeSQL: "EXPLAIN " + statement.sql, binds: statement.binds)
+            return [typed.plan.description] + (try await connection.all(explain, as: String.self, logger: self.logger))
+        }
+    }
+
+    private func typedQuery(_ query: RecordQuery) async throws -> TypedQuery? {
+        let database = query.database
+        let schema = try await self.schema(containerID: database.containerID, environment: database.environment)
+        guard let typed = try QueryTyper.typedQuery(query.query, schema: schema, environment: database.environment) else {
+            return nil
+        }
+        // In development, a query may add the index it needs; one added over existing records is built in the background.
+        try await IndexPolicy.ensureIndexes(for: typed, in: database, store: self)
+        let recordType = try await self.schema(containerID: database.containerID, environment: database.environment).recordTypes[typed.recordType]
+        let typePrefix = typed.recordType + "."
+        let building = Set(try await indexesBeingBuilt(containerID: database.containerID, environment: database.environment)
+            .filter { $0.hasPrefix(typePrefix) }.map { String($0.dropFirst(typePrefix.count)) })
+        var result = TypedQuery(
+            query: typed, zoneName: query.zoneName, cursor: nil, limit: max(1, min(query.limit, RecordLimits.maximumResults)),
+            plan: QueryPlanner.plan(typed, type: recordType, building: building), sharedRoots: query.sharedRoots
+        )
+        if let marker = query.continuationMarker {
+            let cursor = try QueryCursor.read(marker)
+            // The marker comes from the client: its shape must fit the query before the SQL uses it.
+            guard cursor.fingerprint == result.fingerprint, cursor.keys.count == typed.sort.count else {
+                throw StorageError(.invalidArgument, "continuationMarker belongs to another query; send it with the query that returned it")
+            }
+            result.cursor = cursor
+        }
+        return result
+    }
+
+    /// The statement of one page with its zones and sort keys, or `nil` when no zone can hold a match.
+    private func pageStatement(
+        for query: RecordQuery, _ typed: TypedQuery, connection: PostgresConnection
+    ) async throws -> (PostgresQuery, [ZoneRow], [PostgresQuerySQL.SortKey])? {
+        let zones: [ZoneRow]
+        if let zoneName = query.zoneName {
+            guard let zone = try await Self.liveZone(query.database.zone(zoneName), connection: connection, logger: logger) else {
+                if zoneName == ZoneID.defaultZoneName { return nil }
+                throw StorageError(.zoneNotFound, "zone \(zoneName) does not exist")
+            }
+            zones = [zone]
+        } else {
+            zones = try await Self.liveZones(in: query.database, connection: connection, logger: logger)
+        }
+        guard !zones.isEmpty else { return nil }
+        var builder = PostgresQuerySQL(zoneIDs: zones.map(\.id), recordType: typed.query.recordType, plan: typed.plan)
+        let filters: [Filter]
+        if case .walk(let walk) = typed.plan { filters = walk.residualFilters } else { filters = typed.query.filters }
+        for filter in filters { try builder.add(filter) }
+        if let creator = query.createdBy { builder.restrict(toCreator: creator) }
+        if let roots = query.sharedRoots, let zone = zones.first, zones.count == 1 {
+            builder.restrict(toTreesUnder: roots, zoneID: zone.id)
+        } else if query.sharedRoots != nil {
+            return nil
+        }
+        for sort in typed.query.sort { builder.add(sort) }
+        let statement = builder.statement(after: typed.cursor, limit: typed.limit + 1)
+        return (statement, zones, builder.sortKeys)
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StratusModel
+import StratusStore
+
+extension PostgresStore: RecordStore {
+    public func schema(containerID: String, environment: Environment) async throws -> Schema {
+        let key = SchemaKey(containerID: containerID, environment: environment)
+        if let cached = schemas.cached(key) { return cached.schema }
+        return try await read { connection in try await self.schemas.load(key, connection: connection, logger: self.logger).schema }
+    }
+
+    public func changeSchemas<T: Sendable>(
+        containerID: String, _ change: @escaping @Sendable (inout Schema, inout Schema) throws -> T
+    ) async throws -> T {
+        let (result, scheduled) = try await writeRetryingConflicts { write in
+            let developmentKey = SchemaKey(containerID: containerID, environment: .development)
+            let productionKey = SchemaKey(containerID: containerID, environment: .production)
+            let oldDevelopment = try await write.schema(developmentKey, cache: self.schemas)
+            let oldProduction = try await write.schema(productionKey, cache: self.schemas)
+            var development = oldDevelopment
+            var production = oldProduction
+            let result = try change(&development, &production)
+            write.setSchema(development, for: developmentKey)
+            write.setSchema(production, for: productionKey)
+            var scheduled = try await self.indexNewlySearchableFields(
+                containerID: containerID, environment: .development, from: oldDevelopment, to: development, write: write
+            )
+            scheduled.formUnion(try await self.indexNewlySearchableFields(
+                containerID: containerID, environment: .production, from: oldProduction, to: production, write: write
+            ))
+            return (result, scheduled)
+        }
+        if !scheduled.isEmpty { buildingIndexes.withLock { $0.formUnion(scheduled) } }
+        return result
+    }
+
+    public func modifyRecords(_ batch: RecordBatch) async throws -> [RecordOperationResult] {
+        // Typing, encoding and indexing happen before the transaction, so it holds its connection less long.
+        let database = batch.zone.database
+        let schema = try await self.schema(containerID: database.containerID, environment: database.environment)
+        let prepared = batch.operations.map { PreparedFields.prepare($0, schema: schema, environment: database.environment) }
+        return try await writeRetryingConflicts { write in
+            let zone = try await Self.ensureZone(batch.zone, write: write)
+            let key = SchemaKey(containerID: database.containerID, environment: database.environment)
+            let own = Set(batch.operations.map { RecordKey(zoneName: batch.zone.zoneName, recordName: $0.recordName) })
+            let loader = PostgresSnapshotLoader(
+                connection: write.connection, logger: write.logger, zone: zone, caller: batch.caller, exclusive: own
+            )
+            let input = RecordEngine.Input(batch: batch, prepared: prepared, firstSequence: try await write.upcomingPosition())
+            let plan = try await Self.decide(input, schema: try await write.schema(key, cache: self.schemas), loader: loader)
+            _ = try await write.positions(plan.sequencesUsed)
+            try await PostgresPlanApplier(write: write, loader: loader).apply(plan)
+            if let schema = plan.schema { write.setSchema(schema, for: key) }
+            try await Self.enqueue(plan.events, in: write, database: database)
+            return plan.results
+        }
+    }
+
+    /// Asks the engine for a batch's plan, loading what it needs until it has decided.
+    static func decide(_ input: RecordEngine.Input, schema: Schema, loader: PostgresSnapshotLoader) async throws -> WritePlan {
+        var snapshot = RecordSnapshot(schema: schema)
+        for _ in 0..<Self.maximumPlanningRounds {
+            switch RecordEngine.plan(input, snapshot: snapshot) {
+            case .load(let request):
+                snapshot.merge(try await loader.load(request, schema: snapshot.schema))
+            case .apply(let plan):
+                return plan
+            }
+        }
+        throw StorageError(.internalFailure, "the batch could not be planned in \(Self.maximumPlanningRounds) rounds")
+    }
+
+    static let maximumPlanningRounds = 64
+
+    public func lookupRecords(_ recordNames: [String], in zone: ZoneRef) async throws -> [String: StratusModel.Record] {
+        let database = zone.database
+        let names = Array(Set(recordNames))
+        return try await read { connection in
+            // The zone and its records in one statement. Only when nothing is found does it matter whether the
+            // zone exists.
+            let query = PostgresQuery(
+                unsafeSQL: """
+                    SELECT \(PostgresRecordRow.columns) FROM zones z JOIN records r ON r.zone_id = z.id
+                    WHERE z.container_id = $1 AND z.environment = $2 AND z.scope = $3 AND z.owner = $4 AND z.name = $5 AND NOT z.deleted
+                        AND NOT r.deleted AND r.name = ANY($6)
+                    """,
+                binds: try binds(
+                    database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName, zone.zoneName, names
+                )
+            )
+            var rows: [PostgresRecordRow] = []
+            for try await row in try await connection.query(query, logger: self.logger) {
+                rows.append(try PostgresRecordRow(row: row))
+            }
+            var found: [String: Record] = [:]
+            for row in rows {
+                found[row.name] = try await row.record(in: zone.wireZoneID, connection: connection, logger: self.logger)
+            }
+            if found.isEmpty, !zone.isDefault, try await Self.liveZone(zone, connection: connection, logger: self.logger) == nil {
+                throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
+            }
+            return found
+        }
+    }
+
+    /// Puts a batch's record events in the outbox for subscription matching, when the container environment
+    /// has any subscription.
+    static func enqueue(_ events: [RecordEvent], in write: PostgresWrite, database: DatabaseRef) async throws {
+        guard !events.isEmpty else { return }
+        let subscribed = try await write.connection.all(
+            """
+            SELECT EXISTS (SELECT 1 FROM subscriptions WHERE container_id = \(database.containerID) AND environment = \(database.environment.rawValue))
+            """,
+            as: Bool.self, logger: write.logger
+        ).first ?? false
+        guard subscribed else { return }
+        let first = try await write.positions(Int64(events.count))
+        try await write.connection.run(
+            """
+            INSERT INTO record_outbox (position, body)
+            SELECT p, b FROM unnest(\((0..<Int64(events.count)).map { first + $0 })::bigint[], \(events.map(\.encoded))::text[]) AS e(p, b)
+            """,
+            logger: write.logger
+        )
+        write.emit(.recordEventsPending)
+    }
+}

@@ -1,0 +1,155 @@
+import Logging
+import PostgresNIO
+import StratusModel
+import StratusStore
+
+extension PostgresStore: ShareStore {
+    public func share(shortGUID: String) async throws -> StoredShare? {
+        try await read { connection in try await self.share(shortGUID: shortGUID, connection: connection)?.share }
+    }
+
+    /// The live share a short GUID names, with its record's row id.
+    /// - Parameter lock: lock the share record `FOR UPDATE` (a write that changes its participants).
+    private func share(shortGUID: String, connection: PostgresConnection, lock: Bool = false) async throws -> (share: StoredShare, recordID: Int64)? {
+        let rows = try await connection.rows(
+            """
+            SELECT r.zone_id, r.name, r.type, r.share_name, z.container_id, z.environment, z.scope, z.owner, z.name
+            FROM records r JOIN zones z ON z.id = r.zone_id WHERE r.short_guid = \(shortGUID) AND NOT r.deleted AND NOT z.deleted
+            """,
+            as: (Int64, String, String, String?, String, String, String, String, String).self, logger: logger
+        )
+        guard let (zoneID, name, type, shareName, container, environment, scope, owner, zoneName) = rows.first else { return nil }
+        guard let shareName = type == ShareRecords.recordType ? name : shareName else { return nil }
+        var shareRow: PostgresRecordRow?
+        for try await row in try await connection.query(
+            PostgresQuery(
+                unsafeSQL: "SELECT \(PostgresRecordRow.columns) FROM records r WHERE r.zone_id = $1 AND r.name = $2\(lock ? " FOR UPDATE" : "")",
+                binds: try binds(zoneID, shareName)
+            ),
+            logger: logger
+        ) {
+            shareRow = try PostgresRecordRow(row: row)
+        }
+        guard let shareRow, !shareRow.deleted else { return nil }
+        let zone = Self.database(container, environment, scope, owner).zone(zoneName)
+        return (StoredShare(zone: zone, record: try await shareRow.record(in: zone.wireZoneID, connection: connection, logger: logger)), shareRow.id)
+    }
+
+    public func acceptShare(shortGUID: String, user: ShareUser) async throws -> StoredShare {
+        try await writeRetryingConflicts { write in
+            let connection = write.connection
+            guard let (share, recordID) = try await self.share(shortGUID: shortGUID, connection: connection, lock: true) else {
+                throw StorageError(.notFound, "no share has the short GUID \(shortGUID)")
+            }
+            let decision = try ShareAcceptance.decide(share.details, for: user)
+            switch decision {
+            case .nothing:
+                return share
+            case .accept(let participantID):
+                try await connection.run(
+                    """
+                    UPDATE share_participants SET user_record_name = \(user.userRecordName), status = 'ACCEPTED', seq = \(try await write.positions())
+                    WHERE share_record_id = \(recordID) AND participant_id = \(participantID)
+                    """,
+                    logger: write.logger
+                )
+            case .join(let permission):
+                try await connection.run(
+                    """
+                    INSERT INTO share_participants (share_record_id, zone_id, participant_id, user_record_name, email, phone, permission, type, status, seq)
+                    SELECT \(recordID), zone_id, \(ShortGUID.random()), \(user.userRecordName), \(user.emailAddress), \(user.phoneNumber),
+                        \(permission.rawValue), 'PUBLIC_USER', 'ACCEPTED', \(try await write.positions())
+                    FROM shares WHERE record_id = \(recordID)
+                    """,
+                    logger: write.logger
+                )
+            }
+            var accepted = share
+            accepted.record.shareDetails = try await PostgresShareRows.details(ofShareRecord: recordID, connection: connection, logger: write.logger)
+            return accepted
+        }
+    }
+
+    public func leaveShares(in zone: ZoneRef, user: String) async throws -> Bool {
+        try await writeRetryingConflicts { write in
+            guard let row = try await Self.liveZone(zone, connection: write.connection, logger: write.logger) else { return false }
+            return try await write.connection.count(
+                """
+                UPDATE share_participants SET status = 'REMOVED', seq = \(try await write.positions())
+                WHERE zone_id = \(row.id) AND user_record_name = \(user) AND status != 'REMOVED' RETURNING 1
+                """,
+                logger: write.logger
+            ) > 0
+        }
+    }
+
+    /// A participant's shares per zone: whether any still reaches the zone, and the latest settled change to
+    /// them and, for a zone they reach, to its records.
+    private func participation(of user: String, containerID: String, environment: Environment, connection: PostgresConnection)
+        async throws -> [(owner: String, name: String, reachable: Bool, last: Int64)]
+    {
+        try await connection.rows(
+            PostgresQuery(
+                unsafeSQL: """
+                    WITH b AS (SELECT \(ChangePosition.settledBoundSQL(offset: positionOffset)) AS bound),
+                    p AS (
+                        SELECT z.id, z.owner, z.name, z.deleted, MAX(p.seq) AS last_change,
+                            BOOL_OR(p.status = 'ACCEPTED' AND s.record_id IS NOT NULL
+                                AND (CASE WHEN p.type = 'PUBLIC_USER' THEN s.public_permission ELSE p.permission END) != 'NONE') AS reachable
+                        FROM share_participants p JOIN zones z ON z.id = p.zone_id LEFT JOIN shares s ON s.record_id = p.share_record_id, b
+                        WHERE p.user_record_name = $1 AND z.container_id = $2 AND z.environment = $3 AND z.scope = 'private' AND p.seq < b.bound
+                        GROUP BY z.id
+                    )
+                    SELECT p.owner, p.name, p.reachable AND NOT p.deleted,
+                        CASE WHEN p.reachable AND NOT p.deleted
+                            THEN GREATEST(p.last_change, COALESCE((SELECT MAX(seq) FROM records WHERE zone_id = p.id AND seq < b.bound), 0),
+                                (SELECT seq FROM zones WHERE id = p.id AND seq < b.bound))
+                            ELSE p.last_change END
+                    FROM p, b
+                    """,
+                binds: try binds(user, containerID, environment.rawValue)
+            ),
+            as: (String, String, Bool, Int64).self, logger: logger
+        ).map { (owner: $0.0, name: $0.1, reachable: $0.2, last: $0.3) }
+    }
+
+    public func sharedZones(of user: String, containerID: String, environment: Environment) async throws -> [ZoneRef] {
+        try await read { connection in
+            try await self.participation(of: user, containerID: containerID, environment: environment, connection: connection)
+                .filter(\.reachable)
+                .map { DatabaseRef.privateDatabase(containerID, environment, owner: $0.owner).zone($0.name) }
+                .sorted { ($0.database.ownerRecordName, $0.zoneName) < ($1.database.ownerRecordName, $1.zoneName) }
+        }
+    }
+
+    public func sharedDatabaseChanges(
+        of user: String, containerID: String, environment: Environment, since syncToken: String?, limit: Int
+    ) async throws -> DatabaseChanges {
+        let since = try DatabaseSyncToken.read(syncToken).sequence
+        return try await read { connection in
+            var changed = try await self.participation(of: user, containerID: containerID, environment: environment, connection: connection)
+                .filter { $0.last > since }
+            changed.sort { $0.last < $1.last }
+            let page = changed.prefix(limit)
+            return DatabaseChanges(
+                zones: page.map { ZoneChange(zoneID: ZoneID(zoneName: $0.name, ownerRecordName: $0.owner), deleted: !$0.reachable) },
+                syncToken: DatabaseSyncToken(sequence: max(page.last?.last ?? since, since)).text,
+                moreComing: changed.count > page.count
+            )
+        }
+    }
+
+    public func shareAccess(in zone: ZoneRef, user: String) async throws -> ShareAccess {
+        try await read { connection in
+            guard let row = try await Self.liveZone(zone, connection: connection, logger: self.logger) else { return ShareAccess(grants: []) }
+            return try await PostgresShareRows.access(ofZone: row.id, user: user, connection: connection, logger: self.logger)
+        }
+    }
+
+    public func coveringShares(of recordNames: [String], in zone: ZoneRef) async throws -> [String: String] {
+        try await read { connection in
+            guard let row = try await Self.liveZone(zone, connection: connection, logger: self.logger) else { return [:] }
+            return try await PostgresShareRows.coveringShares(of: recordNames, zoneID: row.id, connection: connection, logger: self.logger)
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import Logging
+import PostgresNIO
+import StratusModel
+import StratusStore
+
+/// A live zone's row.
+struct ZoneRow: Sendable {
+    var id: Int64
+    var zone: ZoneRef
+}
+
+extension PostgresStore {
+    /// The live zone's row, if the zone exists.
+    /// - Parameter lock: `FOR SHARE` (writers of its records: the zone is not deleted under them) or
+    ///   `FOR UPDATE` (its deletion), or nothing for readers.
+    static func liveZone(_ zone: ZoneRef, connection: PostgresConnection, logger: Logger, lock: String = "") async throws -> ZoneRow? {
+        let database = zone.database
+        var query: PostgresQuery = """
+            SELECT id FROM zones WHERE container_id = \(database.containerID) AND environment = \(database.environment.rawValue)
+                AND scope = \(database.scope.rawValue) AND owner = \(database.ownerRecordName) AND name = \(zone.zoneName) AND NOT deleted
+            """
+        if !lock.isEmpty { query.sql += " " + lock }
+        return try await connection.all(query, as: Int64.self, logger: logger).first.map { ZoneRow(id: $0, zone: zone) }
+    }
+
+    /// The live zones of a database, by name.
+    static func liveZones(in database: DatabaseRef, connection: PostgresConnection, logger: Logger) async throws -> [ZoneRow] {
+        try await connection.rows(
+            """
+            SELECT id, name FROM zones WHERE container_id = \(database.containerID) AND environment = \(database.environment.rawValue)
+                AND scope = \(database.scope.rawValue) AND owner = \(database.ownerRecordName) AND NOT deleted ORDER BY name
+            """,
+            as: (Int64, String).self, logger: logger
+        ).map { ZoneRow(id: $0.0, zone: database.zone($0.1)) }
+    }
+
+    /// The zone's row, creating it first if it is a default zone (which always exists for clients).
+    /// - Throws: ``StorageError/Code/zoneNotFound`` for a missing custom zone.
+    static func ensureZone(_ zone: ZoneRef, write: PostgresWrite) async throws -> ZoneRow {
+        if let row = try await liveZone(zone, connection: write.connection, logger: write.logger, lock: "FOR SHARE") { return row }
+        guard zone.isDefault else {
+            throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
+        }
+        return try await insertZone(zone, write: write)
+    }
+
+    /// Creates a zone; a concurrent creation of the same zone makes the transaction retry (unique index).
+    static func insertZone(_ zone: ZoneRef, write: PostgresWrite) async throws -> ZoneRow {
+        let database = zone.database
+        let position = try await write.positions()
+        let id = try await write.connection.all(
+            """
+            INSERT INTO zones (container_id, environment, scope, owner, name, seq)
+            VALUES (\(database.containerID), \(database.environment.rawValue), \(database.scope.rawValue), \(database.ownerRecordName),
+                \(zone.zoneName), \(position))
+            RETURNING id
+            """,
+            as: Int64.self, logger: write.logger
+        )
+        guard let id = id.first else { throw StorageError(.internalFailure, "a zone could not be created") }
+        return ZoneRow(id: id, zone: zone)
+    }
+
+    /// The zone with a token at its latest settled change (its creation, or a record change).
+    func zoneInfo(_ row: ZoneRow, connection: PostgresConnection) async throws -> ZoneInfo {
+        let last = try await connection.all(
+            PostgresQuery(
+                unsafeSQL: """
+                    WITH b AS (SELECT \(ChangePosition.settledBoundSQL(offset: positionOffset)) AS bound)
+                    SELECT COALESCE(GREATEST((SELECT seq FROM zones WHERE id = $1 AND seq < b.bound),
+                        (SELECT MAX(seq) FROM records WHERE zone_id = $1 AND seq < b.bound)), 0) FROM b
+                    """,
+                binds: try binds(row.id)
+            ),
+            as: Int64.self, logger: logger
+        ).first ?? 0
+        return ZoneInfo(zoneID: row.zone.wireZoneID, syncToken: ZoneSyncToken(zone: row.id, sequence: last).text, atomic: !row.zone.isDefault)
+    }
+
+    /// How a default zone that no write has created yet is described.
+    static func emptyDefaultZone(in database: DatabaseRef) -> ZoneInfo {
+        ZoneInfo(zoneID: database.wireZoneID(ZoneID.defaultZoneName), syncToken: ZoneSyncToken(zone: 0, sequence: 0).text, atomic: false)
+    }
+
+    public func zones(in database: DatabaseRef) async throws -> [ZoneInfo] {
+        try await read { connection in
+            var infos: [ZoneInfo] = []
+            for row in try await Self.liveZones(in: database, connection: connection, logger: self.logger) {
+                infos.append(try await self.zoneInfo(row, connection: connection))
+            }
+            if !infos.contains(where: { $0.zoneID.isDefault }) {
+                infos.insert(Self.emptyDefaultZone(in: database), at: 0)
+            }
+            return infos
+        }
+    }
+
+    public func lookupZones(_ zoneNames: [String], in database: DatabaseRef) async throws -> [String: ZoneInfo] {
+        try await read { connection in
+            var found: [String: ZoneInfo] = [:]
+            for name in Set(zoneNames) {
+                if let row = try await Self.liveZone(database.zone(name), connection: connection, logger: self.logger) {
+                    found[name] = try await self.zoneInfo(row, connection: connection)
+                } else if name == ZoneID.defaultZoneName {
+                    found[name] = Self.emptyDefaultZone(in: database)
+                }
+            }
+            return found
+        }
+    }
+
+    public func modifyZones(_ operations: [ZoneOperation], in database: DatabaseRef) async throws -> [ZoneOperationResult] {
+        try await writeRetryingConflicts { write in
+            var results: [ZoneOperationResult] = []
+            for (index, operation) in operations.enumerated() {
+                let zone = database.zone(operation.zoneName)
+                let savepoint = "zone_\(index)"
+                try await write.connection.run(PostgresQuery(unsafeSQL: "SAVEPOINT \(savepoint)"), logger: write.logger)
+                do {
+                    results.append(try await self.apply(operation, to: zone, write: write))
+                    try await write.connection.run(PostgresQuery(unsafeSQL: "RELEASE SAVEPOINT \(savepoint)"), logger: write.logger)
+                } catch let error as StorageError where error.code != .unavailable && error.code != .internalFailure {
+                    try await write.connection.run(PostgresQuery(unsafeSQL: "ROLLBACK TO SAVEPOINT \(savepoint)"), logger: write.logger)
+                    results.append(.failed(zoneID: zone.wireZoneID, error: error))
+                }
+            }
+            return results
+        }
+    }
+
+    private func apply(_ operation: ZoneOperation, to zone: ZoneRef, write: PostgresWrite) async throws -> ZoneOperationResult {
+        if zone.database.scope == .public && !zone.isDefault {
+            throw StorageError(.invalidArgument, "the public database has only the default zone")
+        }
+        let connection = write.connection
+        let logger = write.logger
+        switch operation {
+        case .create:
+            guard RecordNames.isValidName(zone.zoneName), zone.isDefault || !zone.zoneName.hasPrefix("_") else {
+                throw StorageError(.invalidArgument, "zone name '\(zone.zoneName)' is not valid")
+            }
+            let existing = try await Self.liveZone(zone, connection: connection, logger: logger)
+            let row: ZoneRow
+            if let existing { row = existing } else { row = try await Self.insertZone(zone, write: write) }
+            return .saved(try await self.zoneInfo(row, connection: connection))
+        case .delete:
+            if zone.isDefault { throw StorageError(.invalidArgument, "the default zone cannot be deleted") }
+            guard let row = try await Self.liveZone(zone, connection: connection, logger: logger, lock: "FOR UPDATE") else {
+                throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
+            }
+            try await connection.run("DELETE FROM field_index WHERE zone_id = \(row.id)", logger: logger)
+            try await connection.run("DELETE FROM record_refs WHERE source_id IN (SELECT id FROM records WHERE zone_id = \(row.id))", logger: logger)
+            try await connection.run("DELETE FROM asset_refs WHERE record_id IN (SELECT id FROM records WHERE zone_id = \(row.id))", logger: logger)
+            try await connection.run("DELETE FROM records WHERE zone_id = \(row.id)", logger: logger)
+            try await PostgresShareRows.removeShares(ofZone: row.id, position: try await write.positions(), connection: connection, logger: logger)
+            try await connection.run("UPDATE zones SET deleted = true, seq = \(try await write.positions()) WHERE id = \(row.id)", logger: logger)
+            return .deleted(zone.wireZoneID)
+        }
+    }
+}
