@@ -141,7 +141,7 @@ let package = Package(
         .target(
             name: "StratusTestSupport",
             dependencies: [
-                "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusAdminClient",
+                "StratusServer", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", "StratusStoreTesting", "StratusAdminClient",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -158,7 +158,7 @@ let package = Package(
         .executableTarget(
             name: "stratus",
             dependencies: [
-                "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusModel", "StratusBench", "StratusAdminClient",
+                "StratusServer", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", "StratusModel", "StratusBench", "StratusAdminClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

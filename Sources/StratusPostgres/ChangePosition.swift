@@ -5,11 +5,13 @@ import StratusStore
 ///
 /// A writing transaction's positions are its transaction id shifted left by ``counterBits``, plus a counter:
 /// `((xid + offset) << 20) + 1, + 2, ...`. No row is shared between writers, so none waits for another. A
-/// reader returns only *settled* positions: those below `xmin << 20`, where `xmin` is the oldest transaction
-/// still running when the reader's statement began (`pg_snapshot_xmin(pg_current_snapshot())`). Every
-/// transaction below `xmin` has ended, so everything settled is visible to the reader, and whatever commits
-/// later has a higher position. The order is the order in which transactions first wrote, which keeps each
-/// writer's own changes in order; a long-running writer holds readers back until it ends.
+/// reader returns only *settled* positions: those below the bound `B << 20`, where `B` is the oldest
+/// transaction still running in this database when the reader's statement began (from its snapshot, leaving out
+/// transactions that `pg_stat_activity` shows running in other databases of the cluster), or the snapshot's
+/// `xmax` when none is. Every transaction of this database below `B` has ended, so everything settled is
+/// visible to the reader, and whatever commits later has a higher position. The order is the order in which
+/// transactions first wrote, which keeps each writer's own changes in order; a long-running writer in this
+/// database holds readers back until it ends (see ``PostgresStore/readSettled(_:)``).
 ///
 /// `offset` (the `meta` row `position_offset`, 0 unless set) lifts positions above those of data copied from
 /// another store (`stratus migrate`), so that tokens issued there keep their meaning here.
@@ -23,8 +25,18 @@ enum ChangePosition {
     static let transactionBaseSQL = "SELECT ((pg_current_xact_id()::text::bigint + $1) << 20) + 1"
 
     /// SQL for the settled bound, with the offset as `offset`: positions below it are settled.
+    ///
+    /// A transaction in the snapshot's running list that has ended by the time `pg_stat_activity` is read counts
+    /// as this database's: the bound may then be lower than it could be, never higher.
     static func settledBoundSQL(offset: Int64) -> String {
-        "((pg_snapshot_xmin(pg_current_snapshot())::text::bigint + \(offset)) << 20)"
+        """
+        (SELECT (LEAST(pg_snapshot_xmax(snap.s)::text::bigint, COALESCE(
+            (SELECT MIN(x::text::bigint) FROM pg_snapshot_xip(snap.s) AS x WHERE x::text::bigint NOT IN (
+                SELECT backend_xid::text::bigint FROM pg_stat_activity
+                WHERE backend_xid IS NOT NULL AND datname IS DISTINCT FROM current_database())),
+            pg_snapshot_xmax(snap.s)::text::bigint)) + \(offset)) << 20
+        FROM (SELECT pg_current_snapshot() AS s) AS snap)
+        """
     }
 
     /// The lowest position a transaction whose id is `xid` can take, for tests and `stratus migrate`.

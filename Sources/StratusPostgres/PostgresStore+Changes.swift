@@ -9,20 +9,25 @@ extension PostgresStore {
     public func databaseChanges(in database: DatabaseRef, since syncToken: String?, limit: Int) async throws -> DatabaseChanges {
         let since = try DatabaseSyncToken.read(syncToken).sequence
         let bound = ChangePosition.settledBoundSQL(offset: positionOffset)
-        return try await read { connection in
-            let rows = try await connection.rows(
+        return try await readSettled { connection in
+            let all = try await connection.rows(
                 PostgresQuery(
                     unsafeSQL: """
                         WITH b AS (SELECT \(bound) AS bound)
                         SELECT z.name, z.deleted,
-                            GREATEST(z.seq, COALESCE((SELECT MAX(seq) FROM records WHERE zone_id = z.id AND seq < b.bound), 0))
+                            GREATEST(z.seq, COALESCE((SELECT MAX(seq) FROM records WHERE zone_id = z.id AND seq < b.bound), 0)),
+                            z.seq < b.bound,
+                            z.seq >= b.bound OR EXISTS (SELECT 1 FROM records WHERE zone_id = z.id AND seq >= b.bound)
                         FROM zones z, b
-                        WHERE z.container_id = $1 AND z.environment = $2 AND z.scope = $3 AND z.owner = $4 AND z.seq < b.bound
+                        WHERE z.container_id = $1 AND z.environment = $2 AND z.scope = $3 AND z.owner = $4
                         """,
                     binds: try binds(database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName)
                 ),
-                as: (String, Bool, Int64).self, logger: self.logger
+                as: (String, Bool, Int64, Bool, Bool).self, logger: self.logger
             )
+            let unsettled = all.contains { $0.4 }
+            // A zone whose own row's change is not settled yet is reported by a later sync.
+            let rows = all.filter(\.3).map { ($0.0, $0.1, $0.2) }
             var changed = rows.filter { $0.2 > since }.map { (name: $0.0, deleted: $0.1, last: $0.2) }
             changed.sort { $0.last < $1.last }
             // A zone deleted and created again under its name reports only its latest state.
@@ -31,21 +36,21 @@ extension PostgresStore {
             let ordered = changed.filter { latest[$0.name] == $0.last }
             let page = ordered.prefix(limit)
             let token = page.last?.last ?? since
-            return DatabaseChanges(
+            return (DatabaseChanges(
                 zones: page.map { ZoneChange(zoneID: database.wireZoneID($0.name), deleted: $0.deleted) },
                 syncToken: DatabaseSyncToken(sequence: max(token, since)).text,
                 moreComing: ordered.count > page.count
-            )
+            ), unsettled)
         }
     }
 
     public func zoneChanges(_ query: ZoneChangesQuery) async throws -> ZoneChanges {
         let token = try query.syncToken.map { token throws(StorageError) in try ZoneSyncToken.read(token) }
         let bound = ChangePosition.settledBoundSQL(offset: positionOffset)
-        return try await read { connection in
+        return try await readSettled { connection in
             guard let zone = try await Self.liveZone(query.zone, connection: connection, logger: self.logger) else {
                 guard query.zone.isDefault else { throw StorageError(.zoneNotFound, "zone \(query.zone.zoneName) does not exist") }
-                return ZoneChanges(changes: [], syncToken: ZoneSyncToken(zone: 0, sequence: 0).text, moreComing: false)
+                return (ZoneChanges(changes: [], syncToken: ZoneSyncToken(zone: 0, sequence: 0).text, moreComing: false), false)
             }
             var since: Int64 = 0
             if let token, token.zone != 0 || token.sequence != 0 {
@@ -62,7 +67,8 @@ extension PostgresStore {
                     WITH b AS (SELECT \(bound) AS bound)
                     SELECT \(PostgresRecordRow.columns), r.seq,
                         GREATEST((SELECT seq FROM zones WHERE id = $1 AND seq < b.bound),
-                            (SELECT MAX(seq) FROM records WHERE zone_id = $1 AND seq < b.bound))
+                            (SELECT MAX(seq) FROM records WHERE zone_id = $1 AND seq < b.bound)),
+                        EXISTS (SELECT 1 FROM records WHERE zone_id = $1 AND seq >= b.bound)
                     FROM b LEFT JOIN LATERAL (
                         SELECT * FROM records WHERE zone_id = $1 AND seq > $2 AND seq < b.bound ORDER BY seq LIMIT $3
                     ) r ON true
@@ -71,9 +77,11 @@ extension PostgresStore {
             )
             var rows: [(PostgresRecordRow, Int64)] = []
             var lastSettled: Int64 = 0
+            var unsettled = false
             for try await row in try await connection.query(statement, logger: self.logger) {
                 let cells = Array(row)
                 lastSettled = try cells[17].decode(Int64?.self) ?? 0
+                unsettled = try cells[18].decode(Bool.self)
                 guard try cells[0].decode(Int64?.self) != nil else { continue }
                 rows.append((try PostgresRecordRow(row: row), try cells[16].decode(Int64.self)))
             }
@@ -96,7 +104,7 @@ extension PostgresStore {
                 }
             }
             if !moreComing { last = max(last, lastSettled) }
-            return ZoneChanges(changes: changes, syncToken: ZoneSyncToken(zone: zone.id, sequence: last).text, moreComing: moreComing)
+            return (ZoneChanges(changes: changes, syncToken: ZoneSyncToken(zone: zone.id, sequence: last).text, moreComing: moreComing), unsettled)
         }
     }
 }

@@ -28,6 +28,9 @@ extension PostgresStore {
         /// The most connections the store opens at once for requests and background work. Default 10. One more
         /// connection listens for other nodes' events.
         public var poolSize: Int
+        /// How long a request waits for a connection before it is answered `503` with `retryAfter`: the database is
+        /// down, or every connection is busy. Default 5 seconds.
+        public var connectionWait: Duration = .seconds(5)
 
         public init(
             host: String, port: Int = 5432, username: String, password: String? = nil, database: String,

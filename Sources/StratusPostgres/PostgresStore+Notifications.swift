@@ -10,14 +10,20 @@ extension PostgresStore: NotificationStore {
     private var settledBound: String { ChangePosition.settledBoundSQL(offset: positionOffset) }
 
     public func pendingRecordEvents(limit: Int) async throws -> [PendingRecordEvent] {
-        let rows = try await read { connection in
-            try await connection.rows(
+        let rows = try await readSettled { connection in
+            let rows = try await connection.rows(
                 PostgresQuery(
-                    unsafeSQL: "SELECT position, body FROM record_outbox WHERE position < \(self.settledBound) ORDER BY position LIMIT $1",
+                    unsafeSQL: """
+                        WITH b AS (SELECT \(self.settledBound) AS bound)
+                        SELECT o.position, o.body, EXISTS (SELECT 1 FROM record_outbox WHERE position >= b.bound)
+                        FROM b LEFT JOIN LATERAL (SELECT position, body FROM record_outbox WHERE position < b.bound ORDER BY position LIMIT $1) o ON true
+                        """,
                     binds: try binds(Int64(limit))
                 ),
-                as: (Int64, String).self, logger: self.logger
+                as: (Int64?, String?, Bool).self, logger: self.logger
             )
+            let pending = rows.compactMap { row in row.0.flatMap { position in row.1.map { (position, $0) } } }
+            return (pending, rows.first?.2 ?? false)
         }
         return try rows.map { PendingRecordEvent(id: $0.0, event: try RecordEvent(encoded: $0.1)) }
     }
@@ -94,8 +100,9 @@ extension PostgresStore: NotificationStore {
     }
 
     public func notifications(for user: String, containerID: String, environment: Environment, after id: Int64, limit: Int) async throws -> [StoredNotification] {
-        try await read { connection in
-            try await connection.rows(
+        try await readSettled { connection in
+            let unsettled = try await self.unsettledNotifications(for: user, containerID: containerID, environment: environment, connection: connection)
+            let notifications = try await connection.rows(
                 PostgresQuery(
                     unsafeSQL: """
                         SELECT \(Self.notificationColumns) FROM notifications
@@ -106,14 +113,37 @@ extension PostgresStore: NotificationStore {
                 ),
                 as: NotificationColumns.self, logger: self.logger
             ).map(Self.notification)
+            return (notifications, unsettled)
         }
     }
 
+    /// Whether a user has notifications committed but not settled yet.
+    private func unsettledNotifications(for user: String, containerID: String, environment: Environment, connection: PostgresConnection) async throws -> Bool {
+        try await connection.all(
+            PostgresQuery(
+                unsafeSQL: """
+                    SELECT EXISTS (SELECT 1 FROM notifications
+                        WHERE container_id = $1 AND environment = $2 AND recipient = $3 AND id >= \(settledBound))
+                    """,
+                binds: try binds(containerID, environment.rawValue, user)
+            ),
+            as: Bool.self, logger: logger
+        ).first ?? false
+    }
+
     public func latestNotificationID() async throws -> Int64 {
-        try await read { connection in
-            try await connection.all(
-                PostgresQuery(unsafeSQL: "SELECT COALESCE(MAX(id), 0) FROM notifications WHERE id < \(self.settledBound)"), as: Int64.self, logger: self.logger
-            ).first ?? 0
+        try await readSettled { connection in
+            let rows = try await connection.rows(
+                PostgresQuery(
+                    unsafeSQL: """
+                        WITH b AS (SELECT \(self.settledBound) AS bound)
+                        SELECT COALESCE((SELECT MAX(id) FROM notifications WHERE id < b.bound), 0), EXISTS (SELECT 1 FROM notifications WHERE id >= b.bound)
+                        FROM b
+                        """
+                ),
+                as: (Int64, Bool).self, logger: self.logger
+            )
+            return (rows.first?.0 ?? 0, rows.first?.1 ?? false)
         }
     }
 
@@ -151,7 +181,18 @@ extension PostgresStore: NotificationStore {
     }
 
     public func takeNotification(forToken token: String, now: Int64) async throws -> StoredNotification? {
-        try await write { write in
+        // Wait for the token's user's committed notifications to settle first, outside the write, which would
+        // itself hold back settling while it waited.
+        _ = try await readSettled { connection in
+            let owners = try await connection.rows(
+                "SELECT container_id, environment, user_record_name FROM push_tokens WHERE token = \(token)", as: (String, String, String).self, logger: self.logger
+            )
+            guard let (container, environment, user) = owners.first else { return (false, false) }
+            return (true, try await self.unsettledNotifications(
+                for: user, containerID: container, environment: Environment(rawValue: environment) ?? .development, connection: connection
+            ))
+        }
+        return try await write { write in
             let queues = try await write.connection.rows(
                 PostgresQuery(
                     unsafeSQL: "SELECT \(Self.tokenColumns) FROM push_tokens WHERE token = $1 AND expires_at > $2 FOR UPDATE",

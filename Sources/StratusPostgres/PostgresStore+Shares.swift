@@ -86,9 +86,9 @@ extension PostgresStore: ShareStore {
     /// A participant's shares per zone: whether any still reaches the zone, and the latest settled change to
     /// them and, for a zone they reach, to its records.
     private func participation(of user: String, containerID: String, environment: Environment, connection: PostgresConnection)
-        async throws -> [(owner: String, name: String, reachable: Bool, last: Int64)]
+        async throws -> (zones: [(owner: String, name: String, reachable: Bool, last: Int64)], unsettled: Bool)
     {
-        try await connection.rows(
+        let rows = try await connection.rows(
             PostgresQuery(
                 unsafeSQL: """
                     WITH b AS (SELECT \(ChangePosition.settledBoundSQL(offset: positionOffset)) AS bound),
@@ -104,21 +104,24 @@ extension PostgresStore: ShareStore {
                         CASE WHEN p.reachable AND NOT p.deleted
                             THEN GREATEST(p.last_change, COALESCE((SELECT MAX(seq) FROM records WHERE zone_id = p.id AND seq < b.bound), 0),
                                 (SELECT seq FROM zones WHERE id = p.id AND seq < b.bound))
-                            ELSE p.last_change END
+                            ELSE p.last_change END,
+                        EXISTS (SELECT 1 FROM records WHERE zone_id = p.id AND seq >= b.bound)
+                            OR EXISTS (SELECT 1 FROM share_participants WHERE zone_id = p.id AND user_record_name = $1 AND seq >= b.bound)
                     FROM p, b
                     """,
                 binds: try binds(user, containerID, environment.rawValue)
             ),
-            as: (String, String, Bool, Int64).self, logger: logger
-        ).map { (owner: $0.0, name: $0.1, reachable: $0.2, last: $0.3) }
+            as: (String, String, Bool, Int64, Bool).self, logger: logger
+        )
+        return (rows.map { (owner: $0.0, name: $0.1, reachable: $0.2, last: $0.3) }, rows.contains { $0.4 })
     }
 
     public func sharedZones(of user: String, containerID: String, environment: Environment) async throws -> [ZoneRef] {
-        try await read { connection in
-            try await self.participation(of: user, containerID: containerID, environment: environment, connection: connection)
-                .filter(\.reachable)
+        try await readSettled { connection in
+            let participation = try await self.participation(of: user, containerID: containerID, environment: environment, connection: connection)
+            return (participation.zones.filter(\.reachable)
                 .map { DatabaseRef.privateDatabase(containerID, environment, owner: $0.owner).zone($0.name) }
-                .sorted { ($0.database.ownerRecordName, $0.zoneName) < ($1.database.ownerRecordName, $1.zoneName) }
+                .sorted { ($0.database.ownerRecordName, $0.zoneName) < ($1.database.ownerRecordName, $1.zoneName) }, participation.unsettled)
         }
     }
 
@@ -126,16 +129,16 @@ extension PostgresStore: ShareStore {
         of user: String, containerID: String, environment: Environment, since syncToken: String?, limit: Int
     ) async throws -> DatabaseChanges {
         let since = try DatabaseSyncToken.read(syncToken).sequence
-        return try await read { connection in
-            var changed = try await self.participation(of: user, containerID: containerID, environment: environment, connection: connection)
-                .filter { $0.last > since }
+        return try await readSettled { connection in
+            let participation = try await self.participation(of: user, containerID: containerID, environment: environment, connection: connection)
+            var changed = participation.zones.filter { $0.last > since }
             changed.sort { $0.last < $1.last }
             let page = changed.prefix(limit)
-            return DatabaseChanges(
+            return (DatabaseChanges(
                 zones: page.map { ZoneChange(zoneID: ZoneID(zoneName: $0.name, ownerRecordName: $0.owner), deleted: !$0.reachable) },
                 syncToken: DatabaseSyncToken(sequence: max(page.last?.last ?? since, since)).text,
                 moreComing: changed.count > page.count
-            )
+            ), participation.unsettled)
         }
     }
 

@@ -61,20 +61,33 @@ extension PostgresStore {
         return ZoneRow(id: id, zone: zone)
     }
 
-    /// The zone with a token at its latest settled change (its creation, or a record change).
-    func zoneInfo(_ row: ZoneRow, connection: PostgresConnection) async throws -> ZoneInfo {
-        let last = try await connection.all(
-            PostgresQuery(
-                unsafeSQL: """
-                    WITH b AS (SELECT \(ChangePosition.settledBoundSQL(offset: positionOffset)) AS bound)
-                    SELECT COALESCE(GREATEST((SELECT seq FROM zones WHERE id = $1 AND seq < b.bound),
-                        (SELECT MAX(seq) FROM records WHERE zone_id = $1 AND seq < b.bound)), 0) FROM b
-                    """,
-                binds: try binds(row.id)
-            ),
-            as: Int64.self, logger: logger
-        ).first ?? 0
-        return ZoneInfo(zoneID: row.zone.wireZoneID, syncToken: ZoneSyncToken(zone: row.id, sequence: last).text, atomic: !row.zone.isDefault)
+    /// The zone with a token at its latest settled change (its creation, or a record change), after waiting
+    /// briefly for committed changes to settle (see ``readSettled(_:)``).
+    /// - Parameter settle: wait for settling; not inside a write, which would hold settling back while it waited.
+    func zoneInfo(_ row: ZoneRow, connection: PostgresConnection, settle: Bool = true) async throws -> ZoneInfo {
+        let deadline = ContinuousClock.now + (settle ? Self.settleWait : .zero)
+        var pause = Duration.milliseconds(1)
+        while true {
+            let rows = try await connection.rows(
+                PostgresQuery(
+                    unsafeSQL: """
+                        WITH b AS (SELECT \(ChangePosition.settledBoundSQL(offset: positionOffset)) AS bound)
+                        SELECT COALESCE(GREATEST((SELECT seq FROM zones WHERE id = $1 AND seq < b.bound),
+                                (SELECT MAX(seq) FROM records WHERE zone_id = $1 AND seq < b.bound)), 0),
+                            EXISTS (SELECT 1 FROM records WHERE zone_id = $1 AND seq >= b.bound)
+                        FROM b
+                        """,
+                    binds: try binds(row.id)
+                ),
+                as: (Int64, Bool).self, logger: logger
+            )
+            let (last, unsettled) = rows.first ?? (0, false)
+            if !unsettled || ContinuousClock.now + pause > deadline {
+                return ZoneInfo(zoneID: row.zone.wireZoneID, syncToken: ZoneSyncToken(zone: row.id, sequence: last).text, atomic: !row.zone.isDefault)
+            }
+            try await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(50))
+        }
     }
 
     /// How a default zone that no write has created yet is described.
@@ -142,7 +155,7 @@ extension PostgresStore {
             let existing = try await Self.liveZone(zone, connection: connection, logger: logger)
             let row: ZoneRow
             if let existing { row = existing } else { row = try await Self.insertZone(zone, write: write) }
-            return .saved(try await self.zoneInfo(row, connection: connection))
+            return .saved(try await self.zoneInfo(row, connection: connection, settle: false))
         case .delete:
             if zone.isDefault { throw StorageError(.invalidArgument, "the default zone cannot be deleted") }
             guard let row = try await Self.liveZone(zone, connection: connection, logger: logger, lock: "FOR UPDATE") else {

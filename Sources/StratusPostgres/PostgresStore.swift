@@ -51,10 +51,14 @@ public final class PostgresStore: Sendable {
     /// - Throws: ``StorageError/Code/unavailable`` when the database cannot be reached;
     ///   ``StorageError/Code/internalFailure`` when it was migrated by a newer version, or refuses the user.
     public static func connect(configuration: Configuration, logger: Logger = Logger(label: "stratus.postgres")) async throws -> PostgresStore {
-        let client = PostgresClient(configuration: configuration.clientConfiguration(), backgroundLogger: logger)
+        // The pool reports each failed connection attempt at `info`; while the database is down that is one line
+        // per retry, so its background messages start at `warning`.
+        var poolLogger = logger
+        poolLogger.logLevel = max(logger.logLevel, .warning)
+        let client = PostgresClient(configuration: configuration.clientConfiguration(), backgroundLogger: poolLogger)
         let clientTask = Task { await client.run() }
         do {
-            let applied = try await withConnectionDeadline { started in
+            let applied = try await withConnectionDeadline(configuration.connectionWait) { started in
                 try await PostgresMigrations.migrate(client, logger: logger, started: started)
             }
             if !applied.isEmpty {
@@ -95,13 +99,10 @@ public final class PostgresStore: Sendable {
         return 0
     }
 
-    /// How long a request waits for a connection before it is told the database is unavailable.
-    static let connectionWait = Duration.seconds(5)
-
     /// Runs reads outside a transaction: each statement sees the latest commit.
     func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         do {
-            return try await Self.withConnectionDeadline { started in
+            return try await Self.withConnectionDeadline(configuration.connectionWait) { started in
                 try await self.client.withConnection { connection in
                     started()
                     return try await body(connection)
@@ -112,12 +113,34 @@ public final class PostgresStore: Sendable {
         }
     }
 
+    /// How long a change feed waits for changes already committed but not yet settled (see ``ChangePosition``).
+    static let settleWait = Duration.seconds(2)
+
+    /// Runs a read of settled changes until it reports that no committed change it would return is still
+    /// unsettled, or ``settleWait`` has passed; then returns its last result.
+    ///
+    /// A change is settled once every transaction that began writing before it has ended: usually within
+    /// milliseconds. Waiting for that gives read-your-writes (a client that saved, then syncs, sees its save);
+    /// after the wait the feed answers what is settled, and the rest comes with the next sync.
+    func readSettled<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> (value: T, unsettled: Bool)) async throws -> T {
+        try await read { connection in
+            let deadline = ContinuousClock.now + Self.settleWait
+            var pause = Duration.milliseconds(1)
+            while true {
+                let (value, unsettled) = try await body(connection)
+                if !unsettled || ContinuousClock.now + pause > deadline { return value }
+                try await Task.sleep(for: pause)
+                pause = min(pause * 2, .milliseconds(50))
+            }
+        }
+    }
+
     /// Runs `body` in a transaction with the write's positions and events, and commits.
     ///
     /// The store events `body` emits are stored with the change and announced (`NOTIFY`) at commit.
     func write<T: Sendable>(_ body: @escaping @Sendable (PostgresWrite) async throws -> T) async throws -> T {
         do {
-            let (value, emitted) = try await Self.withConnectionDeadline { started in
+            let (value, emitted) = try await Self.withConnectionDeadline(configuration.connectionWait) { started in
                 try await self.client.withTransaction(logger: self.logger) { connection in
                     started()
                     let write = PostgresWrite(connection: connection, logger: self.logger, positionOffset: self.positionOffset)
@@ -160,10 +183,10 @@ public final class PostgresStore: Sendable {
     }
 
     /// Runs `operation`, giving up with ``StorageError/Code/unavailable`` when it has not got a connection
-    /// (it calls `started`) within ``connectionWait``: the database is down or every connection is busy. Once
-    /// started, the operation runs to its end.
+    /// (it calls `started`) within `wait`: the database is down or every connection is busy. Once started, the
+    /// operation runs to its end.
     static func withConnectionDeadline<T: Sendable>(
-        _ operation: @escaping @Sendable (_ started: @escaping @Sendable () -> Void) async throws -> T
+        _ wait: Duration, _ operation: @escaping @Sendable (_ started: @escaping @Sendable () -> Void) async throws -> T
     ) async throws -> T {
         let started = StartedFlag()
         return try await withThrowingTaskGroup(of: T?.self) { group in
@@ -171,9 +194,9 @@ public final class PostgresStore: Sendable {
                 try await operation { started.value.store(true, ordering: .relaxed) }
             }
             group.addTask {
-                try await Task.sleep(for: Self.connectionWait)
+                try await Task.sleep(for: wait)
                 if started.value.load(ordering: .relaxed) { return nil }
-                throw StorageError(.unavailable, "the database cannot be reached (no connection within \(Self.connectionWait))")
+                throw StorageError(.unavailable, "the database cannot be reached (no connection within \(wait))")
             }
             while let result = try await group.next() {
                 if let value = result {
@@ -192,9 +215,37 @@ private final class StartedFlag: Sendable {
 }
 
 extension PostgresStore: Service {
-    /// Keeps the store open until the service group shuts down, then closes it.
+    /// The store's background work until the service group shuts down, then closes the store: every quarter
+    /// second, advances pending index builds; every minute, prunes old store events. Each runs on the one node
+    /// that holds its lease; a failure is logged and tried again at the next tick.
     public func run() async throws {
-        try? await gracefulShutdown()
+        let indexBuilds = Lease(name: "index-builds")
+        let pruning = Lease(name: "store-event-pruning")
+        await cancelWhenGracefulShutdown {
+            var lastPruned = ContinuousClock.now
+            while !Task.isCancelled {
+                do {
+                    try await Task.sleep(for: .milliseconds(250))
+                } catch {
+                    return
+                }
+                do {
+                    if !self.buildingIndexes.withLock({ $0.isEmpty }), try await indexBuilds.hold(in: self) {
+                        while try await self.continueIndexBuild() {}
+                    }
+                } catch {
+                    self.logger.warning("index build failed", metadata: ["stratus.error": "\(error)"])
+                }
+                if ContinuousClock.now - lastPruned > .seconds(60) {
+                    lastPruned = .now
+                    do {
+                        if try await pruning.hold(in: self) { try await self.pruneEvents(now: Int64(Date().timeIntervalSince1970 * 1000)) }
+                    } catch {
+                        self.logger.warning("pruning store events failed", metadata: ["stratus.error": "\(error)"])
+                    }
+                }
+            }
+        }
         await close()
     }
 }

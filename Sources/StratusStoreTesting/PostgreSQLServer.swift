@@ -10,12 +10,27 @@ public enum PostgreSQLServer {
     public static let shared: Result<String, PostgreSQLUnavailable> = locate()
 
     /// A fresh, empty database for a test. Under CI (`CI=true`) a missing server fails the test; elsewhere the
-    /// test does not run, and says why.
+    /// test does not run, and says why. Waits for `psql` without holding a thread.
     /// - Throws: ``PostgreSQLUnavailable`` under CI when there is no server, or when the database cannot be made.
-    public static func databaseForTest() throws -> TestDatabase? {
+    public static func databaseForTest() async throws -> TestDatabase? {
+        guard let server = try serverForTest() else { return nil }
+        let database = TestDatabase(server: server)
+        try await psql(server, "CREATE DATABASE \(database.name)")
+        return database
+    }
+
+    /// Like ``databaseForTest()``, for callers that cannot wait asynchronously.
+    public static func databaseForTestBlocking() throws -> TestDatabase? {
+        guard let server = try serverForTest() else { return nil }
+        let database = TestDatabase(server: server)
+        try psqlBlocking(server, "CREATE DATABASE \(database.name)")
+        return database
+    }
+
+    private static func serverForTest() throws -> String? {
         switch shared {
         case .success(let url):
-            return try TestDatabase(server: url)
+            return url
         case .failure(let reason):
             if ProcessInfo.processInfo.environment["CI"] == "true" { throw reason }
             print("not run: \(reason)")
@@ -30,37 +45,70 @@ public enum PostgreSQLServer {
         let server: String
         let name: String
 
-        init(server: String) throws {
+        init(server: String) {
             self.server = server
             name = "stratus_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-            try PostgreSQLServer.psql(server, "CREATE DATABASE \(name)")
             url = PostgreSQLServer.replacingDatabase(in: server, with: name)
         }
 
         /// Drops the database, closing whatever connections are left.
-        public func remove() {
-            try? PostgreSQLServer.psql(server, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        public func remove() async {
+            await PostgreSQLServer.dropDatabase(url)
         }
     }
 
     public struct PostgreSQLUnavailable: Error, CustomStringConvertible {
         public var description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
-    /// Runs one SQL command with `psql`.
-    public static func psql(_ url: String, _ command: String) throws {
+    /// Runs one SQL command with `psql`, waiting for it without holding a thread.
+    public static func psql(_ url: String, _ command: String) async throws {
+        let (process, errors) = psqlProcess(url, command)
+        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
+            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
+            do {
+                try process.run()
+            } catch {
+                process.terminationHandler = nil
+                continuation.resume(throwing: error)
+            }
+        }
+        try check(status, errors, command)
+    }
+
+    /// Runs one SQL command with `psql`, blocking the calling thread until it ends.
+    public static func psqlBlocking(_ url: String, _ command: String) throws {
+        let (process, errors) = psqlProcess(url, command)
+        try process.run()
+        process.waitUntilExit()
+        try check(process.terminationStatus, errors, command)
+    }
+
+    private static func psqlProcess(_ url: String, _ command: String) -> (Process, Pipe) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["psql", url, "-v", "ON_ERROR_STOP=1", "-qAtc", command]
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        return (process, errors)
+    }
+
+    private static func check(_ status: Int32, _ errors: Pipe, _ command: String) throws {
+        guard status == 0 else {
             let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             throw PostgreSQLUnavailable(description: "psql failed on \(command): \(message)")
         }
+    }
+
+    /// Drops a test database, named by its URL, closing whatever connections are left.
+    public static func dropDatabase(_ url: String) async {
+        guard case .success(let server) = shared, let name = URLComponents(string: url)?.path.dropFirst(), name.hasPrefix("stratus_test_") else { return }
+        try? await psql(server, "DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
     }
 
     /// The URL with its path (database name) replaced.

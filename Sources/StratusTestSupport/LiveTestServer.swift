@@ -42,12 +42,18 @@ public struct LiveTestServer: Sendable {
         var logger = Logger(label: "stratus-tests")
         logger.logLevel = .critical
         let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
-        try await app.test(.live) { client in
-            guard let port = client.port, let url = URL(string: "http://127.0.0.1:\(port)") else {
-                throw TestSupportError("the test server has no port")
+        do {
+            try await app.test(.live) { client in
+                guard let port = client.port, let url = URL(string: "http://127.0.0.1:\(port)") else {
+                    throw TestSupportError("the test server has no port")
+                }
+                try await body(LiveTestServer(url: url, store: store))
             }
-            try await body(LiveTestServer(url: url, store: store))
+        } catch {
+            await factory.releaseStore(store, folder.path)
+            throw error
         }
+        await factory.releaseStore(store, folder.path)
     }
 }
 

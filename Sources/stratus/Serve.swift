@@ -3,11 +3,13 @@ import Foundation
 import Hummingbird
 import Logging
 import StratusBlobs
+import ServiceLifecycle
+import StratusPostgres
 import StratusServer
 import StratusSQLite
 import StratusStore
 
-/// `stratus serve`: runs the server on the embedded SQLite store.
+/// `stratus serve`: runs the server on the embedded SQLite store, or on PostgreSQL with `--database`.
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Run the server.")
 
@@ -19,6 +21,12 @@ struct Serve: AsyncParsableCommand {
 
     @Option(help: "The data folder (STRATUS_DATA).")
     var data: String?
+
+    @Option(help: "A PostgreSQL database to keep records in: postgres://USER:PASSWORD@HOST:PORT/DBNAME[?sslmode=require] (STRATUS_DATABASE). Without it, SQLite in the data folder.")
+    var database: String?
+
+    @Option(help: "The most connections to PostgreSQL at once (STRATUS_DATABASE_POOL_SIZE). Default 10.")
+    var databasePoolSize: Int?
 
     @Option(help: "The admin API key (STRATUS_ADMIN_KEY); generated and kept in the data folder when not given.")
     var adminKey: String?
@@ -57,7 +65,7 @@ struct Serve: AsyncParsableCommand {
         guard let durability = SQLiteStore.Configuration.Durability(rawValue: syncName) else {
             throw ValidationError("--sync must be 'process' or 'full'")
         }
-        let store = try folder.openStore(durability: durability, logger: logger)
+        let store = try await openStore(folder: folder, durability: durability, logger: logger)
         var key = adminKey ?? environmentValue("STRATUS_ADMIN_KEY")
         if key == nil {
             let stored = try folder.adminKey()
@@ -93,9 +101,31 @@ struct Serve: AsyncParsableCommand {
                 logger.warning("cannot note the running server in the data folder", metadata: ["stratus.error": "\(error)"])
             }
             // Written unbuffered: scripts wait for this line to know the server is up.
-            FileHandle.standardOutput.write(Data("Stratus is listening on http://\(host):\(port) (data in \(folder.path))\n".utf8))
+            let records = (store as? PostgresStore)?.configuration.redactedDescription ?? folder.path
+            FileHandle.standardOutput.write(Data("Stratus is listening on http://\(host):\(port) (data in \(records))\n".utf8))
         }
         defer { RunningServer.clear(in: folder) }
         try await app.runService()
+    }
+
+    /// The store `--database` names, or SQLite in the data folder.
+    private func openStore(folder: DataFolder, durability: SQLiteStore.Configuration.Durability, logger: Logger) async throws -> any Store & Service {
+        guard let url = database ?? environmentValue("STRATUS_DATABASE") else {
+            return try folder.openStore(durability: durability, logger: logger)
+        }
+        let poolSize = databasePoolSize ?? environmentValue("STRATUS_DATABASE_POOL_SIZE").flatMap(Int.init) ?? 10
+        let configuration: PostgresStore.Configuration
+        do {
+            configuration = try PostgresStore.Configuration(url: url, poolSize: poolSize)
+        } catch {
+            throw ValidationError("--database: \(error.message)")
+        }
+        do {
+            return try await PostgresStore.connect(configuration: configuration, logger: logger)
+        } catch let error as StorageError {
+            // The server does not start, and says why (without the usage text a ValidationError would add).
+            FileHandle.standardError.write(Data("Error: cannot use the database \(configuration.redactedDescription): \(error.message)\n".utf8))
+            throw ExitCode(1)
+        }
     }
 }

@@ -7,34 +7,36 @@ import Testing
 @Suite struct PostgresMigrationTests {
     @Test("servers starting at once against an empty database migrate it once, without racing")
     func concurrentStarts() async throws {
-        guard let database = try PostgreSQLServer.databaseForTest() else { return }
-        defer { database.remove() }
-        let configuration = try PostgresStore.Configuration(url: database.url, poolSize: 2)
-        let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
-            for _ in 0..<4 {
-                group.addTask { try await PostgresStore.connect(configuration: configuration, logger: quietLogger) }
+        guard let database = try await PostgreSQLServer.databaseForTest() else { return }
+        try await withDatabaseRemoved(database) {
+            let configuration = try PostgresStore.Configuration(url: database.url, poolSize: 2)
+            let stores = try await withThrowingTaskGroup(of: PostgresStore.self) { group in
+                for _ in 0..<4 {
+                    group.addTask { try await PostgresStore.connect(configuration: configuration, logger: quietLogger) }
+                }
+                var stores: [PostgresStore] = []
+                for try await store in group { stores.append(store) }
+                return stores
             }
-            var stores: [PostgresStore] = []
-            for try await store in group { stores.append(store) }
-            return stores
+            #expect(stores.count == 4)
+            for store in stores { await store.close() }
+            let versions = try psqlRows(database.url, "SELECT version FROM stratus_migrations ORDER BY version")
+            #expect(versions == ["1"])
         }
-        #expect(stores.count == 4)
-        for store in stores { await store.close() }
-        let versions = try psqlRows(database.url, "SELECT version FROM stratus_migrations ORDER BY version")
-        #expect(versions == ["1"])
     }
 
     @Test("a database migrated by a newer version is refused, saying why")
     func newerDatabase() async throws {
-        guard let database = try PostgreSQLServer.databaseForTest() else { return }
-        defer { database.remove() }
-        let configuration = try PostgresStore.Configuration(url: database.url, poolSize: 2)
-        await try PostgresStore.connect(configuration: configuration, logger: quietLogger).close()
-        try PostgreSQLServer.psql(database.url, "INSERT INTO stratus_migrations (version, name) VALUES (999, 'from the future')")
-        await #expect {
-            try await PostgresStore.connect(configuration: configuration, logger: quietLogger)
-        } throws: { error in
-            (error as? StorageError)?.message.contains("migrated by a newer version of Stratus (schema version 999") == true
+        guard let database = try await PostgreSQLServer.databaseForTest() else { return }
+        try await withDatabaseRemoved(database) {
+            let configuration = try PostgresStore.Configuration(url: database.url, poolSize: 2)
+            await try PostgresStore.connect(configuration: configuration, logger: quietLogger).close()
+            try await PostgreSQLServer.psql(database.url, "INSERT INTO stratus_migrations (version, name) VALUES (999, 'from the future')")
+            await #expect {
+                try await PostgresStore.connect(configuration: configuration, logger: quietLogger)
+            } throws: { error in
+                (error as? StorageError)?.message.contains("migrated by a newer version of Stratus (schema version 999") == true
+            }
         }
     }
 

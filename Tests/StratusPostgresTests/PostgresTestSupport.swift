@@ -5,16 +5,28 @@ import StratusStoreTesting
 /// A store on a fresh database of the test server, or `nil` when there is no server outside CI (see
 /// ``PostgreSQLServer``). `body` gets the store; the database is dropped afterwards.
 func withPostgresStore(_ body: (PostgresStore, PostgreSQLServer.TestDatabase) async throws -> Void) async throws {
-    guard let database = try PostgreSQLServer.databaseForTest() else { return }
-    defer { database.remove() }
-    let store = try await PostgresStore.connect(configuration: .init(url: database.url, poolSize: 4), logger: quietLogger)
-    do {
-        try await body(store, database)
-    } catch {
+    guard let database = try await PostgreSQLServer.databaseForTest() else { return }
+    try await withDatabaseRemoved(database) {
+        let store = try await PostgresStore.connect(configuration: .init(url: database.url, poolSize: 4), logger: quietLogger)
+        do {
+            try await body(store, database)
+        } catch {
+            await store.close()
+            throw error
+        }
         await store.close()
+    }
+}
+
+/// Runs `body`, then drops the test database, whether `body` throws or not.
+func withDatabaseRemoved(_ database: PostgreSQLServer.TestDatabase, _ body: () async throws -> Void) async throws {
+    do {
+        try await body()
+    } catch {
+        await database.remove()
         throw error
     }
-    await store.close()
+    await database.remove()
 }
 
 let quietLogger: Logger = {

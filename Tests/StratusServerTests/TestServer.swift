@@ -34,9 +34,15 @@ struct TestServer {
         let parts = ServerParts(
             store: store, blobs: blobs, collector: AssetCollector(store: store, blobs: blobs, configuration: configuration, logger: Logger(label: "test"))
         )
-        try await app.test(.router) { client in
-            try await body(TestClient(client: client, parts: parts))
+        do {
+            try await app.test(.router) { client in
+                try await body(TestClient(client: client, parts: parts))
+            }
+        } catch {
+            await StoreFactory.current.releaseStore(store, folder)
+            throw error
         }
+        await StoreFactory.current.releaseStore(store, folder)
     }
 }
 
