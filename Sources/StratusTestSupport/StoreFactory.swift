@@ -66,6 +66,7 @@ public struct StoreFactory: Sendable, CustomStringConvertible {
         let note = folder + "/postgres-url"
         if let url = try? String(contentsOfFile: note, encoding: .utf8) { return url }
         guard let database = try await PostgreSQLServer.databaseForTest() else { throw noServer }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try database.url.write(toFile: note, atomically: true, encoding: .utf8)
         return database.url
     }
@@ -74,6 +75,7 @@ public struct StoreFactory: Sendable, CustomStringConvertible {
         let note = folder + "/postgres-url"
         if let url = try? String(contentsOfFile: note, encoding: .utf8) { return url }
         guard let database = try PostgreSQLServer.databaseForTestBlocking() else { throw noServer }
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try database.url.write(toFile: note, atomically: true, encoding: .utf8)
         return database.url
     }

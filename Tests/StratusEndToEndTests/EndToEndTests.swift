@@ -1,5 +1,6 @@
 import Foundation
 import StratusStoreTesting
+import StratusTestSupport
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -118,12 +119,14 @@ import FoundationNetworking
         server.stop()
         let schemaFile = folder + "/roles.ckdb"
         try "DEFINE SCHEMA CREATE ROLE Editor;".write(toFile: schemaFile, atomically: true, encoding: .utf8)
-        _ = try Self.run(["schema", "import", "iCloud.com.example.Roles", schemaFile, "--data", folder])
-        let (undefined, refusal) = try Self.run(["users", "roles", "iCloud.com.example.Roles", userRecordName, "--set", "Admin", "--data", folder])
+        // With no server running, the commands open the store themselves: the folder's, or the test backend's database.
+        let store = ["--data", folder] + StoreFactory.current.serveArguments(folder)
+        _ = try Self.run(["schema", "import", "iCloud.com.example.Roles", schemaFile] + store)
+        let (undefined, refusal) = try Self.run(["users", "roles", "iCloud.com.example.Roles", userRecordName, "--set", "Admin"] + store)
         #expect(undefined != 0 && refusal.contains("role Admin is not defined"))
-        let (assigned, output) = try Self.run(["users", "roles", "iCloud.com.example.Roles", userRecordName, "--set", "Editor", "--data", folder])
+        let (assigned, output) = try Self.run(["users", "roles", "iCloud.com.example.Roles", userRecordName, "--set", "Editor"] + store)
         #expect(assigned == 0 && output.contains("Editor"))
-        let (_, shown) = try Self.run(["users", "roles", "iCloud.com.example.Roles", userRecordName, "--data", folder])
+        let (_, shown) = try Self.run(["users", "roles", "iCloud.com.example.Roles", userRecordName] + store)
         #expect(shown.trimmingCharacters(in: .whitespacesAndNewlines) == "Editor")
     }
 

@@ -52,7 +52,7 @@ final class ServerProcess: @unchecked Sendable {
             }
         }
         child.terminate()
-        throw E2EFailure("the server did not start: \(buffer)")
+        throw E2EFailure("the server did not start (stratus \(arguments.joined(separator: " "))): \(buffer)")
     }
 
     /// The server's process ID (0 before ``start()``).

@@ -1,5 +1,8 @@
 import ArgumentParser
 import Foundation
+import Logging
+import StratusPostgres
+import StratusStore
 
 /// Where the admin commands act: a running server's admin API, found by `--url` or by the data folder it
 /// runs on, or the data folder itself when no server runs on it.
@@ -12,6 +15,12 @@ struct AdminTarget: ParsableArguments {
 
     @Option(help: "The data folder (STRATUS_DATA); when a server runs on it, the command goes through that server.")
     var data: String?
+
+    @Option(help: "The PostgreSQL database the server keeps its records in (STRATUS_DATABASE), when it is not the data folder's SQLite.")
+    var database: String?
+
+    @Option(help: "The most connections to PostgreSQL at once (STRATUS_DATABASE_POOL_SIZE).")
+    var databasePoolSize: Int?
 
     var folder: DataFolder { DataFolder(path: data ?? environmentValue("STRATUS_DATA") ?? "./stratus-data") }
 
@@ -29,6 +38,16 @@ struct AdminTarget: ParsableArguments {
                 throw ValidationError("a server runs on \(folder.path) at \(running.url); give its admin key with --admin-key or STRATUS_ADMIN_KEY")
             }
             return RemoteAdmin(baseURL: running.url, adminKey: key)
+        }
+        if let url = database ?? environmentValue("STRATUS_DATABASE") {
+            let poolSize = databasePoolSize ?? environmentValue("STRATUS_DATABASE_POOL_SIZE").flatMap(Int.init) ?? 2
+            var logger = Logger(label: "stratus")
+            logger.logLevel = .error
+            do {
+                return LocalAdmin(store: try await PostgresStore.connect(configuration: .init(url: url, poolSize: poolSize), logger: logger))
+            } catch let error as StorageError {
+                throw ValidationError("cannot use the database: \(error.message)")
+            }
         }
         return LocalAdmin(store: try folder.openStore())
     }
