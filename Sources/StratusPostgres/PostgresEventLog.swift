@@ -34,16 +34,19 @@ final class PostgresEventLog: Sendable {
     private let client: PostgresClient
     private let logger: Logger
     private let positionOffset: Int64
+    /// How long a read waits for a connection before it fails as unavailable.
+    private let connectionWait: Duration
     private let state: Mutex<State>
     /// Serializes readers: a second caller waits for the first one's read, then reads again.
     private let reading = AsyncMutex()
 
     /// Starts after every event settled now; events committed earlier are not delivered.
-    init(client: PostgresClient, logger: Logger, positionOffset: Int64) async throws {
+    init(client: PostgresClient, logger: Logger, positionOffset: Int64, connectionWait: Duration) async throws {
         self.client = client
         self.logger = logger
         self.positionOffset = positionOffset
-        let (bound, visible) = try await client.withConnection { connection in
+        self.connectionWait = connectionWait
+        let (bound, visible) = try await Self.withConnection(client, wait: connectionWait) { connection in
             let bound = try await connection.all(
                 PostgresQuery(unsafeSQL: "SELECT \(ChangePosition.settledBoundSQL(offset: positionOffset))"), as: Int64.self, logger: logger
             ).first ?? 0
@@ -106,7 +109,8 @@ final class PostgresEventLog: Sendable {
                 """,
             binds: binds
         )
-        return try await client.withConnection { connection in
+        let logger = logger
+        return try await Self.withConnection(client, wait: connectionWait) { connection in
             var page = Page(bound: 0, prunedThrough: 0, events: [])
             for try await (bound, pruned, position, body) in try await connection.query(query, logger: logger)
                 .decode((Int64, Int64, Int64?, String?).self)
@@ -148,6 +152,20 @@ final class PostgresEventLog: Sendable {
                 if !failing { logger.warning("reading store events failed; retrying", metadata: ["stratus.error": "\(error)"]) }
                 failing = true
                 try? await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+}
+
+extension PostgresEventLog {
+    /// A connection of the pool within `wait`, or ``StorageError/Code/unavailable``.
+    fileprivate static func withConnection<T: Sendable>(
+        _ client: PostgresClient, wait: Duration, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws -> T {
+        try await PostgresStore.withConnectionDeadline(wait) { started in
+            try await client.withConnection { connection in
+                started()
+                return try await body(connection)
             }
         }
     }

@@ -65,9 +65,14 @@ public final class PostgresStore: Sendable {
                 logger.info("database migrated", metadata: ["stratus.versions": "\(applied)", "stratus.database": "\(configuration.redactedDescription)"])
             }
             let offset = try await Self.readPositionOffset(client, logger: logger)
-            let events = try await PostgresEventLog(client: client, logger: logger, positionOffset: offset)
-            let building = try await client.withConnection { connection in
-                try await Self.loadBuildingIndexes(connection: connection, logger: logger)
+            let events = try await PostgresEventLog(
+                client: client, logger: logger, positionOffset: offset, connectionWait: configuration.connectionWait
+            )
+            let building = try await withConnectionDeadline(configuration.connectionWait) { started in
+                try await client.withConnection { connection in
+                    started()
+                    return try await Self.loadBuildingIndexes(connection: connection, logger: logger)
+                }
             }
             return PostgresStore(
                 client: client, clientTask: clientTask, configuration: configuration, logger: logger, positionOffset: offset, events: events,
