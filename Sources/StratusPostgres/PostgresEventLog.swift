@@ -20,8 +20,6 @@ import Synchronization
 final class PostgresEventLog: Sendable {
     /// Events read per statement.
     private static let pageSize = 500
-    /// How often the log is read without a notification.
-    static let pollInterval = Duration.seconds(1)
 
     private struct State {
         /// Every event at or below this position was delivered (or pruned before it could be).
@@ -36,12 +34,15 @@ final class PostgresEventLog: Sendable {
     private let positionOffset: Int64
     /// How long a read waits for a connection before it fails as unavailable.
     private let connectionWait: Duration
+    /// How often the log is read without a notification.
+    private let pollInterval: Duration
     private let state: Mutex<State>
     /// Serializes readers: a second caller waits for the first one's read, then reads again.
     private let reading = AsyncMutex()
 
     /// Starts after every event settled now; events committed earlier are not delivered.
-    init(client: PostgresClient, logger: Logger, positionOffset: Int64, connectionWait: Duration) async throws {
+    init(client: PostgresClient, logger: Logger, positionOffset: Int64, connectionWait: Duration, pollInterval: Duration) async throws {
+        self.pollInterval = pollInterval
         self.client = client
         self.logger = logger
         self.positionOffset = positionOffset
@@ -138,7 +139,7 @@ final class PostgresEventLog: Sendable {
                             }
                             group.addTask {
                                 while !Task.isCancelled {
-                                    try await Task.sleep(for: Self.pollInterval)
+                                    try await Task.sleep(for: self.pollInterval)
                                     try await self.catchUp()
                                 }
                             }

@@ -31,6 +31,8 @@ extension PostgresStore {
         /// How long a request waits for a connection before it is answered `503` with `retryAfter`: the database is
         /// down, or every connection is busy. Default 5 seconds.
         public var connectionWait: Duration = .seconds(5)
+        /// How often a node reads the store events without a notification, in case one was lost. Default 1 second.
+        public var eventPollInterval: Duration = .seconds(1)
 
         public init(
             host: String, port: Int = 5432, username: String, password: String? = nil, database: String,

@@ -66,7 +66,8 @@ public final class PostgresStore: Sendable {
             }
             let offset = try await Self.readPositionOffset(client, logger: logger)
             let events = try await PostgresEventLog(
-                client: client, logger: logger, positionOffset: offset, connectionWait: configuration.connectionWait
+                client: client, logger: logger, positionOffset: offset, connectionWait: configuration.connectionWait,
+                pollInterval: configuration.eventPollInterval
             )
             let building = try await withConnectionDeadline(configuration.connectionWait) { started in
                 try await client.withConnection { connection in

@@ -7,7 +7,7 @@ import StratusStoreTesting
 func withPostgresStore(_ body: (PostgresStore, PostgreSQLServer.TestDatabase) async throws -> Void) async throws {
     guard let database = try await PostgreSQLServer.databaseForTest() else { return }
     try await withDatabaseRemoved(database) {
-        let store = try await PostgresStore.connect(configuration: .init(url: database.url, poolSize: 4), logger: quietLogger)
+        let store = try await PostgresStore.connect(configuration: try testConfiguration(database.url, poolSize: 4), logger: quietLogger)
         do {
             try await body(store, database)
         } catch {
@@ -27,6 +27,14 @@ func withDatabaseRemoved(_ database: PostgreSQLServer.TestDatabase, _ body: () a
         throw error
     }
     await database.remove()
+}
+
+/// A store's configuration for tests: the whole test suite runs at once on two cores, so a connection may
+/// take longer to come than the 5 seconds after which a server answers 503.
+func testConfiguration(_ url: String, poolSize: Int) throws -> PostgresStore.Configuration {
+    var configuration = try PostgresStore.Configuration(url: url, poolSize: poolSize)
+    configuration.connectionWait = .seconds(30)
+    return configuration
 }
 
 let quietLogger: Logger = {
