@@ -177,50 +177,19 @@ struct PostgresQuerySQL {
                 guard let end = start.prefixEnd else { return "value >= \(bind(start))" }
                 return "value >= \(bind(start)) AND value < \(bind(end))"
             }
-            guard let upper = Self.upperBound(ofPrefix: prefix) else { return "\(column) >= \(bind(prefix))" }
+            guard let upper = QueryBounds.upperBound(ofPrefix: prefix) else { return "\(column) >= \(bind(prefix))" }
             return "\(column) >= \(bind(prefix)) AND \(column) < \(bind(upper))"
         default:
             throw StorageError(.invalidArgument, "\(comparator.rawValue) cannot be used on system fields")
         }
     }
 
-    /// The smallest string greater than every string that starts with `prefix`, in UTF-8 byte order.
-    static func upperBound(ofPrefix prefix: String) -> String? {
-        var scalars = Array(prefix.unicodeScalars)
-        while let last = scalars.popLast() {
-            var next = last.value + 1
-            if next == 0xD800 { next = 0xE000 }
-            if let scalar = Unicode.Scalar(next) {
-                scalars.append(scalar)
-                var view = String.UnicodeScalarView()
-                view.append(contentsOf: scalars)
-                return String(view)
-            }
-        }
-        return nil
-    }
-
     /// A bounding box on the indexed latitude (value) and longitude (extra), then the exact distance.
     private mutating func nearCondition(center: Location, distance: Double) -> String {
-        let metresPerDegree = 111_194.93
-        let latitudeDelta = distance / metresPerDegree
-        let minLatitude = center.latitude - latitudeDelta
-        let maxLatitude = center.latitude + latitudeDelta
-        var condition = "value BETWEEN \(bind(IndexKey(.double(minLatitude)))) AND \(bind(IndexKey(.double(maxLatitude))))"
-        let widest = max(abs(minLatitude), abs(maxLatitude))
-        if widest < 90 {
-            let longitudeDelta = latitudeDelta / cos(widest * .pi / 180)
-            if longitudeDelta < 180 {
-                let west = center.longitude - longitudeDelta
-                let east = center.longitude + longitudeDelta
-                if west < -180 {
-                    condition += " AND (extra >= \(bind(west + 360)) OR extra <= \(bind(east)))"
-                } else if east > 180 {
-                    condition += " AND (extra >= \(bind(west)) OR extra <= \(bind(east - 360)))"
-                } else {
-                    condition += " AND extra BETWEEN \(bind(west)) AND \(bind(east))"
-                }
-            }
+        let box = QueryBounds.box(around: center, distance: distance)
+        var condition = "value BETWEEN \(bind(IndexKey(.double(box.minLatitude)))) AND \(bind(IndexKey(.double(box.maxLatitude))))"
+        if let (west, east, wraps) = box.longitudes {
+            condition += wraps ? " AND (extra >= \(bind(west)) OR extra <= \(bind(east)))" : " AND extra BETWEEN \(bind(west)) AND \(bind(east))"
         }
         condition += " AND stratus_distance(number, extra, \(bind(center.latitude)), \(bind(center.longitude))) <= \(bind(distance))"
         return condition

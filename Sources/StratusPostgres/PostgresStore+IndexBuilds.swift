@@ -29,28 +29,6 @@ extension PostgresStore {
         ).map { buildKey($0.0, $0.1, $0.2, $0.3) })
     }
 
-    /// What one build indexes: a field's values or words, or a compound index.
-    enum IndexTarget {
-        case field(String, FieldIndexing)
-        case compound(CompoundIndex)
-
-        var name: String {
-            switch self {
-            case .field(let name, _): name
-            case .compound(let index): index.name
-            }
-        }
-
-        init?(name: String, in type: RecordTypeSchema?) {
-            if let index = type?.compoundIndexes.first(where: { $0.name == name }) {
-                self = .compound(index)
-                return
-            }
-            guard let kept = type?.indexing(of: name), !kept.isNone else { return nil }
-            self = .field(name, kept)
-        }
-    }
-
     /// Every live zone of a container environment, as a subquery on `$1` (container) and `$2` (environment).
     private static let zoneSet = "(SELECT id FROM zones WHERE container_id = $1 AND environment = $2 AND NOT deleted)"
 
@@ -61,16 +39,7 @@ extension PostgresStore {
     ) async throws -> Set<String> {
         var scheduled = Set<String>()
         for (typeName, type) in new.recordTypes {
-            var targets: [IndexTarget] = []
-            for field in type.fields.keys {
-                let before = old.recordTypes[typeName]?.indexing(of: field) ?? FieldIndexing()
-                let after = type.indexing(of: field)
-                guard (after.values && !before.values) || (after.words && !before.words) else { continue }
-                targets.append(.field(field, after))
-            }
-            for index in type.compoundIndexes where !(old.recordTypes[typeName]?.compoundIndexes.contains(index) ?? false) {
-                targets.append(.compound(index))
-            }
+            let targets = IndexBuildTarget.added(in: typeName, from: old, to: type)
             for index in old.recordTypes[typeName]?.compoundIndexes ?? [] where !type.compoundIndexes.contains(index) {
                 // A compound index taken out of the schema takes its entries along.
                 try await write.connection.run(
@@ -112,7 +81,7 @@ extension PostgresStore {
     /// Indexes one target of up to `limit` records of a type with ids above `after`; returns the last id, or
     /// `nil` when no record was left.
     private func indexRecords(
-        of typeName: String, _ target: IndexTarget, type: RecordTypeSchema, containerID: String, environment: Environment,
+        of typeName: String, _ target: IndexBuildTarget, type: RecordTypeSchema, containerID: String, environment: Environment,
         after: Int64, limit: Int, write: PostgresWrite
     ) async throws -> Int64? {
         let rows = try await write.connection.rows(
@@ -130,21 +99,12 @@ extension PostgresStore {
         var count = 0
         for (id, zoneID, name, fieldsJSON, createdAt, createdBy, modifiedAt, modifiedBy) in rows {
             let fields = try EncodedFields(json: fieldsJSON).decode()
-            let recordEntries: [IndexEntry]
-            switch target {
-            case .field(let field, let kept):
-                guard let value = fields[field] else { continue }
-                recordEntries = IndexEntry.entries(field: field, value: value, kept: kept)
-            case .compound(let index):
-                let system = SystemFieldValues(
-                    recordName: name,
-                    created: RecordStamp(timestamp: createdAt, userRecordName: createdBy, deviceID: ""),
-                    modified: RecordStamp(timestamp: modifiedAt, userRecordName: modifiedBy, deviceID: "")
-                )
-                var indexOnly = type
-                indexOnly.compoundIndexes = [index]
-                recordEntries = IndexEntry.compoundEntries(for: fields, system: system, of: indexOnly)
-            }
+            let system = SystemFieldValues(
+                recordName: name,
+                created: RecordStamp(timestamp: createdAt, userRecordName: createdBy, deviceID: ""),
+                modified: RecordStamp(timestamp: modifiedAt, userRecordName: modifiedBy, deviceID: "")
+            )
+            let recordEntries = target.entries(for: fields, system: system, of: type)
             for entry in recordEntries {
                 entries.arrayElement()
                 entries.beginObject()
@@ -187,7 +147,7 @@ extension PostgresStore {
             let recordType = try await write.schema(SchemaKey(containerID: containerID, environment: environment), cache: self.schemas)
                 .recordTypes[typeName]
             var last: Int64?
-            if let recordType, let target = IndexTarget(name: field, in: recordType) {
+            if let recordType, let target = IndexBuildTarget(name: field, in: recordType) {
                 last = try await self.indexRecords(
                     of: typeName, target, type: recordType, containerID: containerID, environment: environment, after: next,
                     limit: Self.indexBuildChunk, write: write

@@ -4,19 +4,8 @@ import StratusModel
 import StratusStore
 
 extension PostgresStore {
-    /// A query checked against the schema, with its cursor decoded.
-    private struct TypedQuery: Sendable {
-        var query: Query
-        var zoneName: String?
-        var cursor: QueryCursor?
-        var limit: Int
-        var plan: QueryPlan
-        var sharedRoots: [String]?
-        var fingerprint: UInt64 { QueryCursor.fingerprint(of: query, zoneName: zoneName, sharedRoots: sharedRoots) }
-    }
-
     public func queryRecords(_ query: RecordQuery) async throws -> QueryPage {
-        guard let typed = try await typedQuery(query) else {
+        guard let typed = try await PlannedQuery.prepare(query, store: self) else {
             // No record of this type exists yet; a missing zone is still an error.
             if let zoneName = query.zoneName, zoneName != ZoneID.defaultZoneName {
                 let exists = try await read { connection in
@@ -65,7 +54,7 @@ extension PostgresStore {
     /// How the first page of a query is read: the store's ``QueryPlan`` on the first line, then PostgreSQL's
     /// plan of the statement (`EXPLAIN`), one line per step.
     public func queryPlan(for query: RecordQuery) async throws -> [String] {
-        guard let typed = try await typedQuery(query) else { return [] }
+        guard let typed = try await PlannedQuery.prepare(query, store: self) else { return [] }
         return try await read { connection in
             guard let (statement, _, _) = try await self.pageStatement(for: query, typed, connection: connection) else { return [] }
             let explain = PostgresQuery(unsafeSQL: "EXPLAIN " + statement.sql, binds: statement.binds)
@@ -73,36 +62,9 @@ extension PostgresStore {
         }
     }
 
-    private func typedQuery(_ query: RecordQuery) async throws -> TypedQuery? {
-        let database = query.database
-        let schema = try await self.schema(containerID: database.containerID, environment: database.environment)
-        guard let typed = try QueryTyper.typedQuery(query.query, schema: schema, environment: database.environment) else {
-            return nil
-        }
-        // In development, a query may add the index it needs; one added over existing records is built in the background.
-        try await IndexPolicy.ensureIndexes(for: typed, in: database, store: self)
-        let recordType = try await self.schema(containerID: database.containerID, environment: database.environment).recordTypes[typed.recordType]
-        let typePrefix = typed.recordType + "."
-        let building = Set(try await indexesBeingBuilt(containerID: database.containerID, environment: database.environment)
-            .filter { $0.hasPrefix(typePrefix) }.map { String($0.dropFirst(typePrefix.count)) })
-        var result = TypedQuery(
-            query: typed, zoneName: query.zoneName, cursor: nil, limit: max(1, min(query.limit, RecordLimits.maximumResults)),
-            plan: QueryPlanner.plan(typed, type: recordType, building: building), sharedRoots: query.sharedRoots
-        )
-        if let marker = query.continuationMarker {
-            let cursor = try QueryCursor.read(marker)
-            // The marker comes from the client: its shape must fit the query before the SQL uses it.
-            guard cursor.fingerprint == result.fingerprint, cursor.keys.count == typed.sort.count else {
-                throw StorageError(.invalidArgument, "continuationMarker belongs to another query; send it with the query that returned it")
-            }
-            result.cursor = cursor
-        }
-        return result
-    }
-
     /// The statement of one page with its zones and sort keys, or `nil` when no zone can hold a match.
     private func pageStatement(
-        for query: RecordQuery, _ typed: TypedQuery, connection: PostgresConnection
+        for query: RecordQuery, _ typed: PlannedQuery, connection: PostgresConnection
     ) async throws -> (PostgresQuery, [ZoneRow], [PostgresQuerySQL.SortKey])? {
         let zones: [ZoneRow]
         if let zoneName = query.zoneName {
@@ -116,9 +78,7 @@ extension PostgresStore {
         }
         guard !zones.isEmpty else { return nil }
         var builder = PostgresQuerySQL(zoneIDs: zones.map(\.id), recordType: typed.query.recordType, plan: typed.plan)
-        let filters: [Filter]
-        if case .walk(let walk) = typed.plan { filters = walk.residualFilters } else { filters = typed.query.filters }
-        for filter in filters { try builder.add(filter) }
+        for filter in typed.filtersToCheck { try builder.add(filter) }
         if let creator = query.createdBy { builder.restrict(toCreator: creator) }
         if let roots = query.sharedRoots, let zone = zones.first, zones.count == 1 {
             builder.restrict(toTreesUnder: roots, zoneID: zone.id)

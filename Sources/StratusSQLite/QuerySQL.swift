@@ -149,54 +149,21 @@ struct QuerySQL {
                 guard let end = start.prefixEnd else { return ("value >= ?", [start.databaseValue]) }
                 return ("value >= ? AND value < ?", [start.databaseValue, end.databaseValue])
             }
-            guard let upper = upperBound(ofPrefix: prefix) else { return ("\(column) >= ?", [prefix]) }
+            guard let upper = QueryBounds.upperBound(ofPrefix: prefix) else { return ("\(column) >= ?", [prefix]) }
             return ("\(column) >= ? AND \(column) < ?", [prefix, upper])
         default:
             throw StorageError(.invalidArgument, "\(comparator.rawValue) cannot be used on system fields")
         }
     }
 
-    /// The smallest string greater than every string that starts with `prefix`, in UTF-8 byte order.
-    static func upperBound(ofPrefix prefix: String) -> String? {
-        var scalars = Array(prefix.unicodeScalars)
-        while let last = scalars.popLast() {
-            var next = last.value + 1
-            if next == 0xD800 { next = 0xE000 }
-            if let scalar = Unicode.Scalar(next) {
-                scalars.append(scalar)
-                var view = String.UnicodeScalarView()
-                view.append(contentsOf: scalars)
-                return String(view)
-            }
-        }
-        return nil
-    }
-
     /// A bounding box on the indexed latitude (value) and longitude (extra), then the exact distance.
     private static func nearCondition(center: Location, distance: Double) -> (String, StatementArguments) {
-        let metresPerDegree = 111_194.93
-        let latitudeDelta = distance / metresPerDegree
-        let minLatitude = center.latitude - latitudeDelta
-        let maxLatitude = center.latitude + latitudeDelta
+        let box = QueryBounds.box(around: center, distance: distance)
         var condition = "value BETWEEN ? AND ?"
-        var values: StatementArguments = [IndexKey(.double(minLatitude)).databaseValue, IndexKey(.double(maxLatitude)).databaseValue]
-        let widest = max(abs(minLatitude), abs(maxLatitude))
-        if widest < 90 {
-            let longitudeDelta = latitudeDelta / cos(widest * .pi / 180)
-            if longitudeDelta < 180 {
-                let west = center.longitude - longitudeDelta
-                let east = center.longitude + longitudeDelta
-                if west < -180 {
-                    condition += " AND (extra >= ? OR extra <= ?)"
-                    values += [west + 360, east]
-                } else if east > 180 {
-                    condition += " AND (extra >= ? OR extra <= ?)"
-                    values += [west, east - 360]
-                } else {
-                    condition += " AND extra BETWEEN ? AND ?"
-                    values += [west, east]
-                }
-            }
+        var values: StatementArguments = [IndexKey(.double(box.minLatitude)).databaseValue, IndexKey(.double(box.maxLatitude)).databaseValue]
+        if let (west, east, wraps) = box.longitudes {
+            condition += wraps ? " AND (extra >= ? OR extra <= ?)" : " AND extra BETWEEN ? AND ?"
+            values += [west, east]
         }
         condition += " AND stratus_distance(value, extra, ?, ?) <= ?"
         values += [center.latitude, center.longitude, distance]

@@ -26,44 +26,11 @@ extension SQLiteStore {
         "\(containerID)|\(environment.rawValue)|\(type).\(field)"
     }
 
-    /// What one build indexes: a field's values or words, or a compound index.
-    enum IndexTarget {
-        case field(String, FieldIndexing)
-        case compound(CompoundIndex)
-
-        /// The name in `index_builds.field` and in build keys: the field's, or the compound index's.
-        var name: String {
-            switch self {
-            case .field(let name, _): name
-            case .compound(let index): index.name
-            }
-        }
-
-        /// The build of `name` in a record type as the schema has it now, or `nil` when nothing is left to index.
-        init?(name: String, in type: RecordTypeSchema?) {
-            if let index = type?.compoundIndexes.first(where: { $0.name == name }) {
-                self = .compound(index)
-                return
-            }
-            guard let kept = type?.indexing(of: name), !kept.isNone else { return nil }
-            self = .field(name, kept)
-        }
-    }
-
     /// Indexes, or schedules the indexing of, every field the schema change made searchable and every
     /// compound index it added.
     func indexNewlySearchableFields(containerID: String, environment: Environment, from old: Schema, to new: Schema, batch: WriteBatch) throws {
         for (typeName, type) in new.recordTypes {
-            var targets: [IndexTarget] = []
-            for field in type.fields.keys {
-                let before = old.recordTypes[typeName]?.indexing(of: field) ?? FieldIndexing()
-                let after = type.indexing(of: field)
-                guard (after.values && !before.values) || (after.words && !before.words) else { continue }
-                targets.append(.field(field, after))
-            }
-            for index in type.compoundIndexes where !(old.recordTypes[typeName]?.compoundIndexes.contains(index) ?? false) {
-                targets.append(.compound(index))
-            }
+            let targets = IndexBuildTarget.added(in: typeName, from: old, to: type)
             for index in old.recordTypes[typeName]?.compoundIndexes ?? [] where !type.compoundIndexes.contains(index) {
                 // A compound index taken out of the schema takes its entries along.
                 try batch.db.execute(
@@ -100,7 +67,7 @@ extension SQLiteStore {
     /// Indexes one target of up to `limit` records of a type with ids above `after`; returns the last id, or
     /// `nil` when no record was left.
     private func indexRecords(
-        of typeName: String, _ target: IndexTarget, type: RecordTypeSchema, zones: ZoneSet, after: Int64, limit: Int, db: Database
+        of typeName: String, _ target: IndexBuildTarget, type: RecordTypeSchema, zones: ZoneSet, after: Int64, limit: Int, db: Database
     ) throws -> Int64? {
         let rows = try Row.fetchAll(
             db, sql: """
@@ -111,21 +78,12 @@ extension SQLiteStore {
         )
         for row in rows {
             let fields = try EncodedFields(json: row["fields"]).decode()
-            let entries: [IndexEntry]
-            switch target {
-            case .field(let field, let kept):
-                guard let value = fields[field] else { continue }
-                entries = IndexEntry.entries(field: field, value: value, kept: kept)
-            case .compound(let index):
-                let system = SystemFieldValues(
-                    recordName: row["name"],
-                    created: RecordStamp(timestamp: row["created_at"], userRecordName: row["created_by"], deviceID: ""),
-                    modified: RecordStamp(timestamp: row["modified_at"], userRecordName: row["modified_by"], deviceID: "")
-                )
-                var indexOnly = type
-                indexOnly.compoundIndexes = [index]
-                entries = IndexEntry.compoundEntries(for: fields, system: system, of: indexOnly)
-            }
+            let system = SystemFieldValues(
+                recordName: row["name"],
+                created: RecordStamp(timestamp: row["created_at"], userRecordName: row["created_by"], deviceID: ""),
+                modified: RecordStamp(timestamp: row["modified_at"], userRecordName: row["modified_by"], deviceID: "")
+            )
+            let entries = target.entries(for: fields, system: system, of: type)
             let zoneID: Int64 = row["zone_id"]
             let recordID: Int64 = row["id"]
             for entry in entries {
@@ -150,7 +108,7 @@ extension SQLiteStore {
             let recordType = try batch.schema(SchemaKey(containerID: containerID, environment: environment)).recordTypes[type]
             let zones = ZoneSet(containerID: containerID, environment: environment)
             var last: Int64?
-            if let recordType, let target = IndexTarget(name: field, in: recordType) {
+            if let recordType, let target = IndexBuildTarget(name: field, in: recordType) {
                 last = try self.indexRecords(of: type, target, type: recordType, zones: zones, after: build["next_record_id"], limit: Self.indexBuildChunk, db: db)
             }
             let arguments: StatementArguments = [containerID, environmentName, type, field]

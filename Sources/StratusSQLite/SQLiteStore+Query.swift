@@ -3,20 +3,6 @@ import StratusModel
 import StratusStore
 
 extension SQLiteStore {
-    /// A query checked against the schema, with its cursor decoded.
-    private struct TypedQuery: Sendable {
-        var query: Query
-        var zoneName: String?
-        var cursor: QueryCursor?
-        var limit: Int
-        /// How the page is read (the same for every page: cursors do not depend on it).
-        var plan: QueryPlan
-
-        /// Names the query in its continuation markers. Computed only when a marker is read or written.
-        var sharedRoots: [String]?
-        var fingerprint: UInt64 { QueryCursor.fingerprint(of: query, zoneName: zoneName, sharedRoots: sharedRoots) }
-    }
-
     /// One page's statement, and what is needed to read its rows.
     private struct PageStatement {
         var sql: String
@@ -26,7 +12,7 @@ extension SQLiteStore {
     }
 
     public func queryRecords(_ query: RecordQuery) async throws -> QueryPage {
-        guard let typed = try await typedQuery(query) else {
+        guard let typed = try await PlannedQuery.prepare(query, store: self) else {
             // No record of this type exists yet; a missing zone is still an error.
             if let zoneName = query.zoneName, zoneName != ZoneID.defaultZoneName {
                 let exists = try await read { db in try Self.liveZone(query.database.zone(zoneName), db: db) != nil }
@@ -71,7 +57,7 @@ extension SQLiteStore {
     /// For operators and tests: a plan that says `SCAN` over records reads every record of the type, and
     /// `USE TEMP B-TREE FOR ORDER BY` sorts every match before cutting the page.
     public func queryPlan(for query: RecordQuery) async throws -> [String] {
-        guard let typed = try await typedQuery(query) else { return [] }
+        guard let typed = try await PlannedQuery.prepare(query, store: self) else { return [] }
         return try await read { db in
             guard let statement = try Self.pageStatement(for: query, typed, db: db) else { return [] }
             return [typed.plan.description] + (try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments)
@@ -79,36 +65,8 @@ extension SQLiteStore {
         }
     }
 
-    private func typedQuery(_ query: RecordQuery) async throws -> TypedQuery? {
-        let database = query.database
-        let schema = try await self.schema(containerID: database.containerID, environment: database.environment)
-        guard let typed = try QueryTyper.typedQuery(query.query, schema: schema, environment: database.environment) else {
-            return nil
-        }
-        // In development, a query may add the index it needs; one added over existing records is built in the background.
-        try await IndexPolicy.ensureIndexes(for: typed, in: database, store: self)
-        // Schema and builds again: ensureIndexes may just have added an index.
-        let recordType = try await self.schema(containerID: database.containerID, environment: database.environment).recordTypes[typed.recordType]
-        let typePrefix = typed.recordType + "."
-        let building = Set(try await indexesBeingBuilt(containerID: database.containerID, environment: database.environment)
-            .filter { $0.hasPrefix(typePrefix) }.map { String($0.dropFirst(typePrefix.count)) })
-        var result = TypedQuery(
-            query: typed, zoneName: query.zoneName, cursor: nil, limit: max(1, min(query.limit, RecordLimits.maximumResults)),
-            plan: QueryPlanner.plan(typed, type: recordType, building: building), sharedRoots: query.sharedRoots
-        )
-        if let marker = query.continuationMarker {
-            let cursor = try QueryCursor.read(marker)
-            // The marker comes from the client: its shape must fit the query before the SQL uses it.
-            guard cursor.fingerprint == result.fingerprint, cursor.keys.count == typed.sort.count else {
-                throw StorageError(.invalidArgument, "continuationMarker belongs to another query; send it with the query that returned it")
-            }
-            result.cursor = cursor
-        }
-        return result
-    }
-
     /// The statement of one page, or `nil` when no zone can hold a match.
-    private static func pageStatement(for query: RecordQuery, _ typed: TypedQuery, db: Database) throws -> PageStatement? {
+    private static func pageStatement(for query: RecordQuery, _ typed: PlannedQuery, db: Database) throws -> PageStatement? {
         let zones: [ZoneRow]
         if let zoneName = query.zoneName {
             guard let zone = try liveZone(query.database.zone(zoneName), db: db) else {
@@ -121,9 +79,7 @@ extension SQLiteStore {
         }
         guard !zones.isEmpty else { return nil }
         var builder = QuerySQL(zoneIDs: zones.map(\.id), recordType: typed.query.recordType, plan: typed.plan)
-        let filters: [Filter]
-        if case .walk(let walk) = typed.plan { filters = walk.residualFilters } else { filters = typed.query.filters }
-        for filter in filters { try builder.add(filter) }
+        for filter in typed.filtersToCheck { try builder.add(filter) }
         if let creator = query.createdBy { builder.restrict(toCreator: creator) }
         if let roots = query.sharedRoots, let zone = zones.first, zones.count == 1 {
             builder.restrict(toTreesUnder: roots, zoneID: zone.id)
