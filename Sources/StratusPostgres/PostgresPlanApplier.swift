@@ -213,31 +213,19 @@ final class PostgresPlanApplier {
     /// Inserts the index entries, references, asset holdings and used receipts of saved records, one
     /// statement each.
     private func insertHoldings(of saves: [PlannedRecord]) async throws {
-        var entries = JSONWriter()
+        var entries = IndexEntryRows()
         var references = JSONWriter()
         var assets = JSONWriter()
         var receipts = JSONWriter()
-        entries.beginArray()
         references.beginArray()
         assets.beginArray()
         receipts.beginArray()
-        var counts = (entries: 0, references: 0, assets: 0, receipts: 0)
+        var counts = (references: 0, assets: 0, receipts: 0)
         for record in saves {
             let id = try rowID(record.key)
             let zoneID = try await loader.zoneID(record.key.zoneName) ?? loader.zone.id
             for entry in record.indexEntries {
-                entries.arrayElement()
-                entries.beginObject()
-                entries.key("zone_id"); entries.integer(zoneID)
-                entries.key("type"); entries.string(record.type)
-                entries.key("field"); entries.string(entry.field)
-                entries.key("kind"); entries.integer(Int64(entry.kind.rawValue))
-                entries.key("value"); entries.string(entry.key.hex)
-                entries.key("extra"); entries.double(entry.extra)
-                entries.key("number"); if let number = entry.key.number { entries.double(number) } else { entries.null() }
-                entries.key("record_id"); entries.integer(id)
-                entries.endObject()
-                counts.entries += 1
+                entries.add(entry, zoneID: zoneID, type: record.type, recordID: id)
             }
             for edge in record.references {
                 guard let targetZone = try await loader.zoneID(edge.target.zoneName) else { continue }
@@ -269,22 +257,10 @@ final class PostgresPlanApplier {
                 counts.receipts += 1
             }
         }
-        entries.endArray()
         references.endArray()
         assets.endArray()
         receipts.endArray()
-        if counts.entries > 0 {
-            try await connection.run(
-                """
-                INSERT INTO field_index (zone_id, type, field, kind, value, extra, record_id, number)
-                SELECT zone_id, type, field, kind, decode(value, 'hex'), extra, record_id, number
-                FROM jsonb_to_recordset(\(entries.text)::jsonb)
-                    AS v(zone_id bigint, type text, field text, kind smallint, value text, extra double precision, record_id bigint, number double precision)
-                ON CONFLICT DO NOTHING
-                """,
-                logger: logger
-            )
-        }
+        try await entries.insert(connection: connection, logger: logger)
         if counts.references > 0 {
             try await connection.run(
                 """

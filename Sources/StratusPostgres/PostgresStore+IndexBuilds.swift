@@ -94,9 +94,7 @@ extension PostgresStore {
             ),
             as: (Int64, Int64, String, String, Int64, String, Int64, String).self, logger: write.logger
         )
-        var entries = JSONWriter()
-        entries.beginArray()
-        var count = 0
+        var entries = IndexEntryRows()
         for (id, zoneID, name, fieldsJSON, createdAt, createdBy, modifiedAt, modifiedBy) in rows {
             let fields = try EncodedFields(json: fieldsJSON).decode()
             let system = SystemFieldValues(
@@ -106,32 +104,10 @@ extension PostgresStore {
             )
             let recordEntries = target.entries(for: fields, system: system, of: type)
             for entry in recordEntries {
-                entries.arrayElement()
-                entries.beginObject()
-                entries.key("zone_id"); entries.integer(zoneID)
-                entries.key("field"); entries.string(entry.field)
-                entries.key("kind"); entries.integer(Int64(entry.kind.rawValue))
-                entries.key("value"); entries.string(entry.key.hex)
-                entries.key("extra"); entries.double(entry.extra)
-                entries.key("number"); if let number = entry.key.number { entries.double(number) } else { entries.null() }
-                entries.key("record_id"); entries.integer(id)
-                entries.endObject()
-                count += 1
+                entries.add(entry, zoneID: zoneID, type: typeName, recordID: id)
             }
         }
-        entries.endArray()
-        if count > 0 {
-            try await write.connection.run(
-                """
-                INSERT INTO field_index (zone_id, type, field, kind, value, extra, record_id, number)
-                SELECT zone_id, \(typeName), field, kind, decode(value, 'hex'), extra, record_id, number
-                FROM jsonb_to_recordset(\(entries.text)::jsonb)
-                    AS v(zone_id bigint, field text, kind smallint, value text, extra double precision, record_id bigint, number double precision)
-                ON CONFLICT DO NOTHING
-                """,
-                logger: write.logger
-            )
-        }
+        try await entries.insert(connection: write.connection, logger: write.logger)
         return rows.last?.0
     }
 
