@@ -45,7 +45,7 @@ struct PostgresQuerySQL {
         if case .walk(let walk) = plan { self.walk = walk } else { walk = nil }
     }
 
-    /// Binds a value and returns its placeholder.
+    /// Binds a value and returns its parameter (`$n`).
     private mutating func bind(_ value: some PostgresThrowingDynamicTypeEncodable) -> String {
         try? bindings.append(value)
         return "$\(bindings.count)"
@@ -154,22 +154,22 @@ struct PostgresQuerySQL {
             return key
         }
         let encoded = column == "value"
-        func placeholder(_ value: FieldValue, _ builder: inout PostgresQuerySQL) throws(StorageError) -> String {
+        func parameter(_ value: FieldValue, _ builder: inout PostgresQuerySQL) throws(StorageError) -> String {
             let key = try key(value)
             return encoded ? builder.bind(IndexKey(key)) : builder.bind(column: key)
         }
         switch comparator {
-        case .equals: return "\(column) = \(try placeholder(value, &self))"
-        case .lessThan: return "\(column) < \(try placeholder(value, &self))"
-        case .lessThanOrEquals: return "\(column) <= \(try placeholder(value, &self))"
-        case .greaterThan: return "\(column) > \(try placeholder(value, &self))"
-        case .greaterThanOrEquals: return "\(column) >= \(try placeholder(value, &self))"
+        case .equals: return "\(column) = \(try parameter(value, &self))"
+        case .lessThan: return "\(column) < \(try parameter(value, &self))"
+        case .lessThanOrEquals: return "\(column) <= \(try parameter(value, &self))"
+        case .greaterThan: return "\(column) > \(try parameter(value, &self))"
+        case .greaterThanOrEquals: return "\(column) >= \(try parameter(value, &self))"
         case .in:
             let elements = value.elements
             guard !elements.isEmpty else { return "false" }
-            var placeholders: [String] = []
-            for element in elements { placeholders.append(try placeholder(element, &self)) }
-            return "\(column) IN (\(placeholders.joined(separator: ", ")))"
+            var parameters: [String] = []
+            for element in elements { parameters.append(try parameter(element, &self)) }
+            return "\(column) IN (\(parameters.joined(separator: ", ")))"
         case .beginsWith:
             guard case .string(let prefix) = value else { throw StorageError(.invalidArgument, "BEGINS_WITH needs a STRING value") }
             if encoded {
