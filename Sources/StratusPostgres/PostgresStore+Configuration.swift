@@ -90,6 +90,28 @@ extension PostgresStore {
             "postgres://\(username)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)?sslmode=\(tls.rawValue)"
         }
 
+        /// postgres-nio's configuration of one connection, for a first try that reports the server's own refusal
+        /// (a wrong password, a database that does not exist) where the pool only says it cannot connect.
+        func connectionConfiguration() throws -> PostgresConnection.Configuration {
+            let connectionTLS: PostgresConnection.Configuration.TLS
+            switch tls {
+            case .disable:
+                connectionTLS = .disable
+            case .prefer, .require:
+                var context = TLSConfiguration.makeClientConfiguration()
+                context.certificateVerification = .none
+                let sslContext = try NIOSSLContext(configuration: context)
+                connectionTLS = tls == .prefer ? .prefer(sslContext) : .require(sslContext)
+            case .verifyFull:
+                connectionTLS = .require(try NIOSSLContext(configuration: TLSConfiguration.makeClientConfiguration()))
+            }
+            var configuration = PostgresConnection.Configuration(
+                host: host, port: port, username: username, password: password, database: database, tls: connectionTLS
+            )
+            configuration.options.connectTimeout = .seconds(4)
+            return configuration
+        }
+
         /// postgres-nio's configuration of the client's pool.
         func clientConfiguration() -> PostgresClient.Configuration {
             let clientTLS: PostgresClient.Configuration.TLS

@@ -82,7 +82,22 @@ public final class PostgresStore: Sendable {
         } catch {
             clientTask.cancel()
             await clientTask.value
-            throw StorageError.translating(error)
+            let translated = StorageError.translating(error)
+            // The pool says only that it got no connection; one direct try tells why, when the server refused.
+            if translated.code == .unavailable, let refusal = await refusal(of: configuration, logger: logger) { throw refusal }
+            throw translated
+        }
+    }
+
+    /// The server's refusal of one direct connection (a wrong password, a missing database), if it refuses.
+    private static func refusal(of configuration: Configuration, logger: Logger) async -> StorageError? {
+        do {
+            let connection = try await PostgresConnection.connect(configuration: try configuration.connectionConfiguration(), id: 0, logger: logger)
+            try? await connection.close()
+            return nil
+        } catch {
+            let translated = StorageError.translating(error)
+            return translated.code == .unavailable ? nil : translated
         }
     }
 

@@ -54,6 +54,21 @@ import Testing
     }
 }
 
+extension PostgresMigrationTests {
+    @Test("a database that does not exist is refused at start, saying so")
+    func missingDatabase() async throws {
+        guard let database = try await PostgreSQLServer.databaseForTest() else { return }
+        await database.remove()
+        var configuration = try testConfiguration(database.url, poolSize: 2)
+        configuration.connectionWait = .seconds(5)
+        await #expect {
+            try await PostgresStore.connect(configuration: configuration, logger: quietLogger)
+        } throws: { error in
+            (error as? StorageError)?.message.contains("does not exist") == true
+        }
+    }
+}
+
 /// The rows of a query, one column each, through `psql`.
 func psqlRows(_ url: String, _ query: String) throws -> [String] {
     let process = Process()
