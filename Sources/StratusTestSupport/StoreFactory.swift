@@ -47,13 +47,14 @@ public struct StoreFactory: Sendable, CustomStringConvertible {
         makeStore: { folder in
             var logger = Logger(label: "stratus.postgres")
             logger.logLevel = .error
-            var configuration = try PostgresStore.Configuration(url: try await postgresDatabase(folder), poolSize: 4)
+            // Two connections (and one listening) per store: hundreds of test servers share one PostgreSQL.
+            var configuration = try PostgresStore.Configuration(url: try await postgresDatabase(folder), poolSize: 2)
             // Hundreds of tests start at once on two cores: connections may take longer than in production.
             configuration.connectionWait = .seconds(30)
             return try await PostgresStore.connect(configuration: configuration, logger: logger)
         },
         serveArguments: { folder in
-            (try? ["--database", postgresDatabaseBlocking(folder), "--database-pool-size", "4"]) ?? ["--database", "postgres://no-test-server@unavailable"]
+            (try? ["--database", postgresDatabaseBlocking(folder), "--database-pool-size", "2"]) ?? ["--database", "postgres://no-test-server@unavailable"]
         },
         releaseStore: { store, folder in
             await (store as? PostgresStore)?.close()
