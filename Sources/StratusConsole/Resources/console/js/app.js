@@ -61,18 +61,23 @@ async function show() {
     if (link.dataset.section === section) link.setAttribute("aria-current", "page"); else link.removeAttribute("aria-current");
   }
   clearNotices();
-  replace(main, h("p", { class: "muted" }, "Loading…"));
+  // Each navigation renders into a view of its own: a page still loading when the operator moves on keeps
+  // writing into its own view, which is no longer shown, and never over the page shown after it.
+  const view = h("div", { class: "view" });
+  replace(main, view);
+  replace(view, h("p", { class: "muted" }, "Loading…"));
   try {
     if (section !== "containers" && section !== "activity" && !state.container) {
-      replace(main, h("h1", {}, "No container"), h("p", {}, "Create a container first, under ", h("a", { href: "#/containers" }, "Containers"), "."));
+      replace(view, h("h1", {}, "No container"), h("p", {}, "Create a container first, under ", h("a", { href: "#/containers" }, "Containers"), "."));
       return;
     }
-    await sections[section](main, parameters);
+    await sections[section](view, parameters);
   } catch (error) {
-    replace(main, h("h1", {}, "Something went wrong"), h("p", { class: "error-text" }, error.reason ?? error.message));
+    if (!view.isConnected) return;
+    replace(view, h("h1", {}, "Something went wrong"), h("p", { class: "error-text" }, error.reason ?? error.message));
     showError(error);
   }
-  document.title = `${section[0].toUpperCase()}${section.slice(1)} · Stratus console`;
+  if (view.isConnected) document.title = `${section[0].toUpperCase()}${section.slice(1)} · Stratus console`;
 }
 
 function showSignIn(message) {
