@@ -21,6 +21,9 @@ extension StorageError {
                     return StorageError(.unavailable, "the database chose this write to retry; send it again", underlying: psql)
                 case "53300", "57P01", "57P02", "57P03", "08000", "08003", "08006":
                     return StorageError(.unavailable, "the database is restarting or full of connections", underlying: psql)
+                case "22021", "22P05":
+                    // PostgreSQL's text holds no U+0000 (NUL); SQLite's does. The client's data, not the server, is at fault.
+                    return StorageError(.invalidArgument, "text may not contain the character U+0000", underlying: psql)
                 case "28P01", "28000":
                     return StorageError(.internalFailure, "the database refused the user name or password", underlying: psql)
                 case "3D000":
