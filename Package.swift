@@ -43,7 +43,7 @@ let package = Package(
         // The storage contract every backend implements.
         .target(
             name: "StratusStore",
-            dependencies: ["StratusModel"],
+            dependencies: ["StratusModel", .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // One conformance suite that every backend runs.

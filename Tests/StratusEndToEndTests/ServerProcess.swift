@@ -25,10 +25,13 @@ final class ServerProcess: @unchecked Sendable {
 
     /// More `stratus serve` arguments.
     let extraArguments: [String]
+    /// The backend the server keeps its records in.
+    let backend: StoreFactory
 
-    init(dataFolder: String, arguments: [String] = []) {
+    init(dataFolder: String, arguments: [String] = [], backend: StoreFactory = .current) {
         self.dataFolder = dataFolder
         extraArguments = arguments
+        self.backend = backend
     }
 
     /// The server's loopback port.
@@ -37,7 +40,7 @@ final class ServerProcess: @unchecked Sendable {
     /// Starts the server and waits for its "listening" line.
     func start() throws {
         let arguments = ["serve", "--port", "0", "--data", dataFolder, "--admin-key", Self.adminKey, "--password-rounds", "1000"]
-            + StoreFactory.current.serveArguments(dataFolder) + extraArguments
+            + backend.serveArguments(dataFolder) + extraArguments
         let child = try ChildProcess(Self.executable.path, arguments, output: .pipe)
         started.withLock { $0 = child }
         var buffer = ""

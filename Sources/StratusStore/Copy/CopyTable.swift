@@ -1,0 +1,181 @@
+/// One of the tables every backend keeps, as ``StoreCopier`` copies it from one backend to another: its columns
+/// in a few portable kinds, the key it is read in order of, and which columns hold change positions.
+///
+/// Backends lay these tables out alike (SQLite's and PostgreSQL's migrations create the same tables); the copy
+/// keeps every row's identity (zone and record ids) and change position, so sync tokens, query cursors and
+/// notification cursors issued before a copy mean the same after it.
+public struct CopyTable: Sendable, Hashable {
+    /// How a column's values are stored; each backend maps the kind to its own type.
+    public enum Kind: Sendable, Hashable {
+        /// A 64-bit integer.
+        case integer
+        /// A flag: 0 or 1 in ``CopyValue/integer(_:)`` (SQLite `INTEGER`, PostgreSQL `BOOLEAN`).
+        case boolean
+        case real
+        case text
+        case blob
+    }
+
+    public struct Column: Sendable, Hashable {
+        public let name: String
+        public let kind: Kind
+    }
+
+    public let name: String
+    public let columns: [Column]
+    /// The columns of the table's primary key, in order: rows are read in this order, compared bytewise.
+    public let key: [String]
+    /// Columns holding change positions (or notification ids): the target's new positions must come after them.
+    public let positions: [String]
+    /// How many rows one read or write carries.
+    public let pageSize: Int
+
+    init(_ name: String, _ columns: [(String, Kind)], key: [String], positions: [String] = [], pageSize: Int = 1000) {
+        self.name = name
+        self.columns = columns.map { Column(name: $0.0, kind: $0.1) }
+        self.key = key
+        self.positions = positions
+        self.pageSize = pageSize
+        precondition(key.allSatisfy { column in self.columns.contains { $0.name == column } }, "\(name): key columns must be columns")
+    }
+
+    /// The index of a column in ``columns``.
+    public func index(of column: String) -> Int? {
+        columns.firstIndex { $0.name == column }
+    }
+
+    /// The indexes of the key columns in ``columns``.
+    public var keyIndexes: [Int] { key.compactMap(index(of:)) }
+
+    /// Every table that holds data, in the order it is copied.
+    ///
+    /// Not copied: the store events and leases of the running servers (the copy's servers start their own), and
+    /// each backend's own bookkeeping in `meta` (``CopyableStore/ownMetaKeys``).
+    public static let all: [CopyTable] = [
+        CopyTable("meta", [("key", .text), ("value", .blob)], key: ["key"]),
+        CopyTable("containers", [("id", .text), ("api_token", .text), ("created_at", .integer)], key: ["id"]),
+        CopyTable(
+            "accounts",
+            [
+                ("container_id", .text), ("user_record_name", .text), ("email", .text), ("password_hash", .text), ("given_name", .text),
+                ("family_name", .text), ("phone_number", .text), ("discoverable", .boolean), ("created_at", .integer),
+            ],
+            key: ["container_id", "user_record_name"]
+        ),
+        CopyTable(
+            "sessions", [("id", .text), ("container_id", .text), ("user_record_name", .text), ("created_at", .integer), ("expires_at", .integer)],
+            key: ["id"]
+        ),
+        CopyTable(
+            "user_roles", [("container_id", .text), ("environment", .text), ("user_record_name", .text), ("roles", .text)],
+            key: ["container_id", "environment", "user_record_name"]
+        ),
+        CopyTable(
+            "server_keys",
+            [("id", .text), ("container_id", .text), ("public_key", .text), ("role", .text), ("created_at", .integer), ("revoked", .boolean)],
+            key: ["id"]
+        ),
+        CopyTable("seen_signatures", [("id", .text), ("expires_at", .integer)], key: ["id"]),
+        CopyTable("schemas", [("container_id", .text), ("environment", .text), ("body", .text)], key: ["container_id", "environment"]),
+        CopyTable(
+            "zones",
+            [
+                ("id", .integer), ("container_id", .text), ("environment", .text), ("scope", .text), ("owner", .text), ("name", .text),
+                ("seq", .integer), ("deleted", .boolean),
+            ],
+            key: ["id"], positions: ["seq"]
+        ),
+        CopyTable(
+            "records",
+            [
+                ("id", .integer), ("zone_id", .integer), ("name", .text), ("type", .text), ("change_tag", .text), ("seq", .integer),
+                ("deleted", .boolean), ("fields", .text), ("created_at", .integer), ("created_by", .text), ("created_device", .text),
+                ("modified_at", .integer), ("modified_by", .text), ("modified_device", .text), ("parent", .text), ("share_name", .text),
+                ("short_guid", .text),
+            ],
+            // A record holds up to a megabyte of fields.
+            key: ["id"], positions: ["seq"], pageSize: 200
+        ),
+        CopyTable(
+            "field_index",
+            [
+                ("zone_id", .integer), ("type", .text), ("field", .text), ("kind", .integer), ("value", .blob), ("extra", .real),
+                ("record_id", .integer),
+            ],
+            key: ["zone_id", "type", "field", "kind", "value", "record_id", "extra"], pageSize: 4000
+        ),
+        CopyTable(
+            "record_refs", [("target_zone_id", .integer), ("target_name", .text), ("source_id", .integer), ("action", .integer)],
+            key: ["target_zone_id", "target_name", "source_id", "action"], pageSize: 4000
+        ),
+        CopyTable(
+            "index_builds",
+            [("container_id", .text), ("environment", .text), ("record_type", .text), ("field", .text), ("next_record_id", .integer)],
+            key: ["container_id", "environment", "record_type", "field"]
+        ),
+        CopyTable(
+            "assets",
+            [
+                ("id", .text), ("container_id", .text), ("environment", .text), ("scope", .text), ("owner", .text), ("state", .integer),
+                ("size", .integer), ("checksum", .text), ("content_type", .text), ("hold_until", .integer), ("ref_count", .integer),
+            ],
+            key: ["id"]
+        ),
+        CopyTable(
+            "asset_receipts",
+            [
+                ("receipt", .text), ("asset_id", .text), ("field", .text), ("expires_at", .integer), ("used_record_id", .integer),
+                ("used_field", .text),
+            ],
+            key: ["receipt"]
+        ),
+        CopyTable("asset_refs", [("record_id", .integer), ("field", .text), ("asset_id", .text)], key: ["record_id", "field", "asset_id"]),
+        CopyTable(
+            "subscriptions",
+            [
+                ("container_id", .text), ("environment", .text), ("scope", .text), ("db_owner", .text), ("owner", .text), ("id", .text),
+                ("body", .text), ("created_at", .integer),
+            ],
+            key: ["container_id", "environment", "scope", "db_owner", "owner", "id"]
+        ),
+        CopyTable(
+            "notifications",
+            [
+                ("id", .integer), ("container_id", .text), ("environment", .text), ("recipient", .text), ("subscription_id", .text),
+                ("payload", .text), ("created_at", .integer),
+            ],
+            key: ["id"], positions: ["id"]
+        ),
+        CopyTable(
+            "push_tokens",
+            [
+                ("token", .text), ("container_id", .text), ("environment", .text), ("user_record_name", .text), ("apns_environment", .text),
+                ("expires_at", .integer), ("cursor", .integer),
+            ],
+            key: ["token"]
+        ),
+        CopyTable(
+            "push_devices",
+            [("token", .text), ("container_id", .text), ("environment", .text), ("user_record_name", .text), ("apns_environment", .text)],
+            key: ["token"]
+        ),
+        CopyTable("shares", [("record_id", .integer), ("zone_id", .integer), ("root_name", .text), ("public_permission", .text)], key: ["record_id"]),
+        CopyTable(
+            "share_participants",
+            [
+                // The order participants were added in (SQLite's rowid).
+                ("ordinal", .integer), ("share_record_id", .integer), ("zone_id", .integer), ("participant_id", .text),
+                ("user_record_name", .text), ("email", .text), ("phone", .text), ("permission", .text), ("type", .text), ("status", .text),
+                ("seq", .integer),
+            ],
+            key: ["share_record_id", "participant_id"], positions: ["seq"]
+        ),
+        // Record changes not yet matched against subscriptions, so that their notifications are still sent.
+        CopyTable("record_outbox", [("position", .integer), ("body", .text)], key: ["position"], positions: ["position"]),
+    ]
+
+    /// The table named `name`.
+    public static func named(_ name: String) -> CopyTable? {
+        all.first { $0.name == name }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import StratusStoreTesting
+import StratusTestSupport
+import Testing
+
+/// `stratus migrate` between a data folder's SQLite and PostgreSQL, with real servers before and after.
+@Suite(.serialized) struct MigrateEndToEndTests {
+    // The asset helpers of AssetEndToEndTests work in their container.
+    static let container = AssetEndToEndTests.container
+
+    /// A signed-in user's requests to one server.
+    struct User {
+        var server: ServerProcess
+        let query: String
+
+        func post(_ database: String, _ operation: String, _ body: String) async throws -> [String: Any] {
+            let (status, json) = try await server.send("POST", "/database/1/\(MigrateEndToEndTests.container)/development/\(database)/\(operation)?\(query)", body: body)
+            guard status == 200 else { throw E2EFailure("\(operation) answered \(status): \(json)") }
+            return json
+        }
+
+        func save(_ names: [String]) async throws {
+            let operations = names.map { #"{"operationType":"create","record":{"recordType":"Note","recordName":"\#($0)","fields":{"title":{"value":"\#($0)"}}}}"# }
+            _ = try await post("private", "records/modify", #"{"zoneID":{"zoneName":"Notes"},"operations":[\#(operations.joined(separator: ","))]}"#)
+        }
+
+        /// The names of records changed in Notes since `token`, and the next token.
+        func changes(since token: String?) async throws -> (names: [String], token: String) {
+            let since = token.map { #","syncToken":"\#($0)""# } ?? ""
+            let reply = try await post("private", "changes/zone", #"{"zones":[{"zoneID":{"zoneName":"Notes"}\#(since)}]}"#)
+            guard let zone = (reply["zones"] as? [[String: Any]])?.first, let next = zone["syncToken"] as? String else {
+                throw E2EFailure("no zone changes in \(reply)")
+            }
+            let names = (zone["records"] as? [[String: Any]] ?? []).compactMap { $0["recordName"] as? String }
+            return (names.sorted(), next)
+        }
+    }
+
+    static func migrate(from source: String, to target: String) throws -> (Int32, String) {
+        try EndToEndTests.run(["migrate", "--from", source, "--to", target, "--verbose"])
+    }
+
+    @Test("a data folder copied to PostgreSQL and back serves on: sign-ins, records, assets, and sync tokens from before the copy")
+    func roundTrip() async throws {
+        guard let database = try await PostgreSQLServer.databaseForTest() else { return }
+        let folder = EndToEndTests.temporaryFolder()
+        let copyFolder = EndToEndTests.temporaryFolder()
+        defer {
+            try? FileManager.default.removeItem(atPath: folder)
+            try? FileManager.default.removeItem(atPath: copyFolder)
+        }
+
+        // On SQLite: a user, a zone with records (one deleted), an asset, and a sync token.
+        let sqlite = ServerProcess(dataFolder: folder, arguments: ["--quiet"], backend: .sqlite)
+        try sqlite.start()
+        let apiToken = try await sqlite.createContainer(Self.container)
+        let (signedUp, account) = try await sqlite.send(
+            "POST", "/auth/1/\(Self.container)/development/signup?ckAPIToken=\(apiToken)", body: #"{"emailAddress":"moving@example.com","password":"long password"}"#
+        )
+        let webToken = try #require(account["ckWebAuthToken"] as? String, "sign-up answered \(signedUp)")
+        var user = User(server: sqlite, query: "ckAPIToken=\(apiToken)&ckWebAuthToken=\(webToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+        _ = try await user.post("private", "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Notes"}}}]}"#)
+        try await user.save(["a", "b", "c"])
+        _ = try await user.post("private", "records/modify", #"{"zoneID":{"zoneName":"Notes"},"operations":[{"operationType":"forceDelete","record":{"recordName":"c"}}]}"#)
+        let beforeCopy = try await user.changes(since: nil)
+        #expect(beforeCopy.names == ["a", "b", "c"])
+        let asset = AssetEndToEndTests.Client(server: sqlite, query: user.query)
+        let file = GeneratedFile(size: 64 * 1024)
+        let uploaded = try AssetEndToEndTests.singleFile(of: try StreamingHTTP(port: sqlite.port).send("POST", try await asset.uploadPath(), length: file.size, chunks: file))
+        _ = try await asset.attach(uploaded, to: "picture")
+        sqlite.stop()
+
+        // To PostgreSQL, verified; then a server on it, with the same data folder for the asset files.
+        let (copied, copyOutput) = try Self.migrate(from: folder, to: database.url)
+        #expect(copied == 0, "\(copyOutput)")
+        #expect(copyOutput.contains("counts and checksums match"), "\(copyOutput)")
+        let postgres = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--database", database.url], backend: .sqlite)
+        try postgres.start()
+        user.server = postgres
+        try await user.save(["d"])
+        let onPostgres = try await user.changes(since: beforeCopy.token)
+        #expect(onPostgres.names == ["d"], "the token from SQLite goes on where it stopped")
+        let download = try await AssetEndToEndTests.Client(server: postgres, query: user.query).post(
+            "records/lookup", #"{"records":[{"recordName":"picture"}]}"#
+        )
+        let fields = (download["records"] as? [[String: Any]])?.first?["fields"] as? [String: Any]
+        let url = try #require(((fields?["image"] as? [String: Any])?["value"] as? [String: Any])?["downloadURL"] as? String, "\(download)")
+        let fetched = try StreamingHTTP(port: postgres.port).get(try #require(URLComponents(string: url)?.percentEncodedPath))
+        #expect(fetched.status == 200)
+        #expect(fetched.bodyChecksum == file.checksum)
+        let (busy, busyRefusal) = try Self.migrate(from: folder, to: copyFolder)
+        #expect(busy != 0)
+        #expect(busyRefusal.contains("a server runs on"), "\(busyRefusal)")
+        postgres.stop()
+        let (refused, refusal) = try Self.migrate(from: folder, to: database.url)
+        #expect(refused != 0)
+        #expect(refusal.contains("already holds data"), "\(refusal)")
+
+        // And back to a new data folder: every token still goes on.
+        let (back, backOutput) = try Self.migrate(from: database.url, to: copyFolder)
+        #expect(back == 0, "\(backOutput)")
+        #expect(backOutput.contains("counts and checksums match"), "\(backOutput)")
+        let copy = ServerProcess(dataFolder: copyFolder, arguments: ["--quiet"], backend: .sqlite)
+        try copy.start()
+        defer { copy.stop() }
+        user.server = copy
+        #expect(try await user.changes(since: beforeCopy.token).names == ["d"])
+        #expect(try await user.changes(since: onPostgres.token).names == [])
+        try await user.save(["e"])
+        #expect(try await user.changes(since: onPostgres.token).names == ["e"])
+        #expect(try await user.changes(since: nil).names == ["a", "b", "c", "d", "e"])
+        await database.remove()
+    }
+}
