@@ -90,9 +90,10 @@ extension PostgresStore {
             "postgres://\(username)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)?sslmode=\(tls.rawValue)"
         }
 
-        /// postgres-nio's configuration of one connection, for a first try that reports the server's own refusal
-        /// (a wrong password, a database that does not exist) where the pool only says it cannot connect.
-        func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        /// postgres-nio's configuration of one connection to the database: for a first try that reports the
+        /// server's own refusal (a wrong password, a database that does not exist) where the pool only says it cannot
+        /// connect, and for tools beside the store.
+        public func connectionConfiguration() throws -> PostgresConnection.Configuration {
             let connectionTLS: PostgresConnection.Configuration.TLS
             switch tls {
             case .disable:

@@ -10,6 +10,9 @@ struct Bench: AsyncParsableCommand {
             Creates a fresh container on the server, then measures /healthz (the baseline), single-record creates \
             at 1 and 16 clients, 200-record batches, lookups by name, an indexed query returning 50 records, a filtered query sorted newest first (50 records), and a \
             full changes/zone sync. Figures are printed with their ratio to the baseline of the same run.
+
+            With --database, the command starts a server of its own on that PostgreSQL database (which must be empty \
+            or hold only earlier benchmark data), benchmarks it, and stops it.
             """
     )
 
@@ -31,7 +34,21 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "The server's process id, to report its peak memory.")
     var serverPID: Int32?
 
+    @Option(help: "Start a server on this PostgreSQL database (postgres://...) and benchmark it, instead of --url.")
+    var database: String?
+
     func run() async throws {
+        if let database {
+            let server = try BenchServer.start(database: database)
+            defer { server.stop() }
+            var command = self
+            command.database = nil
+            command.url = server.url
+            command.adminKey = server.adminKey
+            command.serverPID = server.pid
+            try await command.run()
+            return
+        }
         guard let components = URLComponents(string: url), let host = components.host else {
             throw ValidationError("--url must look like http://127.0.0.1:8080")
         }

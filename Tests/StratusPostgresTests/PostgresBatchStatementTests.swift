@@ -1,0 +1,80 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StratusModel
+import StratusPostgres
+import StratusStore
+import StratusStoreTesting
+import Testing
+
+/// How many statements PostgreSQL runs for a batch, as its own statistics count them (`pg_stat_statements`, which
+/// `.ci/postgres-cluster` loads).
+@Suite struct PostgresBatchStatementTests {
+    static let container = "iCloud.test.Statements"
+    static let owner = "_a11ce000000000000000000000000000"
+
+    /// Creates of `count` notes with indexed fields and a reference each, named from `prefix`.
+    static func creates(_ count: Int, prefix: String) -> [RecordOperation] {
+        (0..<count).map { index in
+            RecordOperation(
+                type: .create, recordName: "\(prefix)\(index)", recordType: "Note",
+                fields: [
+                    "title": FieldInput(value: .string("note \(index)"), type: nil),
+                    "rank": FieldInput(value: .integer(Int64(index)), type: nil),
+                    "parentNote": FieldInput(value: .object(["recordName": .string("\(prefix)\(max(index - 1, 0))"), "action": .string("NONE")]), type: "REFERENCE"),
+                ]
+            )
+        }
+    }
+
+    /// Statements run in the database so far, counted by the server.
+    static func statementsRun(_ connection: PostgresConnection) async throws -> Int64 {
+        let rows = try await connection.query(
+            "SELECT COALESCE(SUM(calls), 0)::bigint FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())",
+            logger: quietLogger
+        )
+        for try await calls in rows.decode(Int64.self) { return calls }
+        return 0
+    }
+
+    @Test("a 200-operation batch is a handful of statements, not one or more per record")
+    func batchIsAHandfulOfStatements() async throws {
+        guard let database = try await PostgreSQLServer.databaseForTest() else { return }
+        try await withDatabaseRemoved(database) {
+            var configuration = try testConfiguration(database.url, poolSize: 2)
+            // No timed polls of the event log while counting; this store's own reads of its events still count.
+            configuration.eventPollInterval = .seconds(3600)
+            let store = try await PostgresStore.connect(configuration: configuration, logger: quietLogger)
+            let counter = try await PostgresConnection.connect(configuration: try configuration.connectionConfiguration(), id: 1, logger: quietLogger)
+            do {
+                try await counter.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", logger: quietLogger).collect()
+                let database = DatabaseRef.privateDatabase(Self.container, .development, owner: Self.owner)
+                _ = try await store.modifyZones([.create(zoneName: "Notes")], in: database)
+                func save(_ operations: [RecordOperation]) async throws {
+                    let results = try await store.modifyRecords(RecordBatch(
+                        zone: database.zone("Notes"), operations: operations, atomic: true, caller: Caller(userRecordName: Self.owner), timestamp: 1_700_000_000_000
+                    ))
+                    for result in results {
+                        guard case .saved = result else { throw StorageError(.internalFailure, "not saved: \(result)") }
+                    }
+                }
+                // The first batch creates the record type in the schema; the one measured finds it there.
+                try await save(Self.creates(200, prefix: "warm"))
+                let before = try await Self.statementsRun(counter)
+                try await save(Self.creates(200, prefix: "note"))
+                let after = try await Self.statementsRun(counter)
+                // Minus the count's own statement.
+                let statements = after - before - 1
+                print("a 200-operation batch ran \(statements) statements")
+                #expect(statements > 0, "pg_stat_statements counted the batch")
+                #expect(statements <= 25, "a 200-operation batch ran \(statements) statements")
+            } catch {
+                try? await counter.close()
+                await store.close()
+                throw error
+            }
+            try? await counter.close()
+            await store.close()
+        }
+    }
+}
