@@ -39,7 +39,7 @@ echo "Stratus on SQLite..." >&2
 "$stratus" serve --port 0 --data "$work/sqlite" --admin-key bench --quiet > "$work/sqlite.log" 2>&1 &
 sqlite_pid=$!
 for _ in $(seq 1 100); do grep -q "listening on" "$work/sqlite.log" 2>/dev/null && break; sleep 0.1; done
-url=$(grep -oP 'listening on \K\S+' "$work/sqlite.log")
+url=$(grep -oP 'listening on \Khttp://[^ ]+' "$work/sqlite.log" | head -1)
 "$stratus" bench --url "$url" --admin-key bench --server-pid "$sqlite_pid" --seconds "$seconds" --records "$records" > "$work/sqlite.md"
 
 python3 Benchmarks/postgres/summary.py "$work/postgres.md" "$work/sqlite.md" "$pgbench_tps"

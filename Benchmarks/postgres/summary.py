@@ -7,13 +7,16 @@ def rows(path):
     """Scenario name -> requests per second, plus the full sync's seconds and the peak memory, from a bench table."""
     text = open(path).read()
     rates = {}
+    sync_seconds = None
     for line in text.splitlines():
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
         if len(cells) == 7 and cells[1].replace(".", "").isdigit():
             rates[cells[0]] = float(cells[1])
-    sync = re.search(r"Full sync took ([0-9.]+) s", text)
+            sync = re.match(r"full changes/zone sync \((\d+) records\)", cells[0])
+            if sync and float(cells[2]) > 0:
+                sync_seconds = int(sync.group(1)) / float(cells[2])
     memory = re.search(r"peak resident memory: (\d+) MB", text)
-    return text, rates, float(sync.group(1)) if sync else None, int(memory.group(1)) if memory else None
+    return text, rates, sync_seconds, int(memory.group(1)) if memory else None
 
 
 def find(rates, prefix):

@@ -313,14 +313,5 @@ final class PostgresPlanApplier {
 
 extension IndexKey {
     /// The key's bytes in hexadecimal, as `decode(..., 'hex')` reads them.
-    var hex: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
+    var hex: String { bytes.hexadecimal }
 }

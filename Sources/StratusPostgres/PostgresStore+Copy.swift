@@ -155,7 +155,7 @@ extension PostgresStore: CopyableStore {
         case .real(let number) where !number.isFinite: writer.string(number.isNaN ? "NaN" : number < 0 ? "-Infinity" : "Infinity")
         case .real(let number): writer.double(number)
         case .text(let text): writer.string(text)
-        case .blob(let bytes): writer.string(IndexKey(bytes: bytes).hex)
+        case .blob(let bytes): writer.string(bytes.hexadecimal)
         }
     }
 }

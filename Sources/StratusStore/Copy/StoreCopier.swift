@@ -227,9 +227,6 @@ struct RowDigest {
 
     var hex: String {
         guard rows > 0 else { return "" }
-        return hash.finalize().map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0xF)]])
-        }.joined()
+        return Array(hash.finalize()).hexadecimal
     }
 }
