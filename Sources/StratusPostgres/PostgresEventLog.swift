@@ -27,6 +27,10 @@ final class PostgresEventLog: Sendable {
         /// Positions above ``settledThrough`` delivered already.
         var deliveredAbove: Set<Int64> = []
         var observers: [@Sendable (StoreEventDelivery) -> Void] = []
+        /// Reads begun so far, numbered from 1; a caller needs one that begins after it came.
+        var readsStarted: UInt64 = 0
+        /// The number of the last read that ended.
+        var readsEnded: UInt64 = 0
     }
 
     private let client: PostgresClient
@@ -61,30 +65,47 @@ final class PostgresEventLog: Sendable {
         state.withLock { $0.observers.append(observer) }
     }
 
-    /// Reads and delivers every event committed since the last delivery.
+    /// Reads and delivers every event committed before the call.
+    ///
+    /// Every request calls this, so callers share reads: a caller waits for a read that began after it came,
+    /// and while one read runs, everyone who comes meanwhile is served by the next one. One read serves a
+    /// crowd, and no caller misses an event committed before it called.
     func catchUp() async throws {
+        let needed = state.withLock { $0.readsStarted + 1 }
         try await reading.run {
-            while true {
-                let from = state.withLock { $0.settledThrough }
-                let page = try await readPage(after: from)
-                let full = page.events.count == Self.pageSize
-                state.withLock { state in
-                    var deliveries: [StoreEventDelivery] = []
-                    if page.prunedThrough > state.settledThrough { deliveries.append(.missed) }
-                    let fresh = page.events.filter { !state.deliveredAbove.contains($0.position) }
-                    if !fresh.isEmpty { deliveries.append(.committed(fresh.compactMap { StoreEvent(encoded: $0.body) })) }
-                    state.deliveredAbove.formUnion(fresh.map(\.position))
-                    // Settled up to the bound, or up to the page's end when the page did not reach it.
-                    var settled = max(state.settledThrough, page.prunedThrough, page.bound - 1)
-                    if full, let last = page.events.last?.position { settled = min(settled, last) }
-                    state.settledThrough = max(state.settledThrough, settled)
-                    state.deliveredAbove = state.deliveredAbove.filter { $0 > state.settledThrough }
-                    for delivery in deliveries {
-                        for observer in state.observers { observer(delivery) }
-                    }
-                }
-                if !full { break }
+            let number: UInt64? = state.withLock { state in
+                guard state.readsEnded < needed else { return nil }
+                state.readsStarted += 1
+                return state.readsStarted
             }
+            guard let number else { return }
+            try await readAndDeliver()
+            state.withLock { $0.readsEnded = number }
+        }
+    }
+
+    /// Reads every page of events after the settled position, and delivers what is new.
+    private func readAndDeliver() async throws {
+        while true {
+            let from = state.withLock { $0.settledThrough }
+            let page = try await readPage(after: from)
+            let full = page.events.count == Self.pageSize
+            state.withLock { state in
+                var deliveries: [StoreEventDelivery] = []
+                if page.prunedThrough > state.settledThrough { deliveries.append(.missed) }
+                let fresh = page.events.filter { !state.deliveredAbove.contains($0.position) }
+                if !fresh.isEmpty { deliveries.append(.committed(fresh.compactMap { StoreEvent(encoded: $0.body) })) }
+                state.deliveredAbove.formUnion(fresh.map(\.position))
+                // Settled up to the bound, or up to the page's end when the page did not reach it.
+                var settled = max(state.settledThrough, page.prunedThrough, page.bound - 1)
+                if full, let last = page.events.last?.position { settled = min(settled, last) }
+                state.settledThrough = max(state.settledThrough, settled)
+                state.deliveredAbove = state.deliveredAbove.filter { $0 > state.settledThrough }
+                for delivery in deliveries {
+                    for observer in state.observers { observer(delivery) }
+                }
+            }
+            if !full { break }
         }
     }
 

@@ -60,7 +60,8 @@ extension PostgresStore {
                 since = token.sequence
             }
             // Rows of types not asked for still advance the token; the scan stops after a bounded number of rows.
-            let scanLimit = query.limit * 20
+            // Without a type filter every row read is returned, so one more than a page tells whether more come.
+            let scanLimit = query.recordTypes == nil ? query.limit : query.limit * 20
             // One statement: the rows, and the zone's last settled change, from one snapshot.
             let statement = PostgresQuery(
                 unsafeSQL: """

@@ -23,9 +23,6 @@ final class WebDriver: @unchecked Sendable {
         guard let driverPath = Self.which("chromedriver"), let browserPath = Self.which("chromium") ?? Self.which("chromium-browser") else {
             throw E2EFailure("the console tests need chromium and chromium-driver: apt-get install chromium chromium-driver (.ci/run does)")
         }
-        let port = Int.random(in: 20_000...60_000)
-        driverPort = port
-        driver = try ChildProcess(driverPath, ["--port=\(port)"])
         try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
         let capabilities: [String: Any] = [
             "capabilities": ["alwaysMatch": [
@@ -37,18 +34,52 @@ final class WebDriver: @unchecked Sendable {
                 ],
             ]],
         ]
-        // chromedriver and Chromium start slowly on a loaded machine (the whole suite runs at once).
-        let deadline = Date().addingTimeInterval(60)
+        // chromedriver and Chromium start slowly on a loaded machine (the whole suite runs at once); a driver that
+        // exits, or has not answered within 30 seconds, is replaced by another on another free port.
+        let deadline = Date().addingTimeInterval(90)
         while true {
-            do {
-                let answer = try await command("POST", "/session", capabilities)
-                guard let id = (answer as? [String: Any])?["sessionId"] as? String else { throw E2EFailure("no session: \(String(describing: answer))") }
-                sessionID = id
-                return
-            } catch where Date() < deadline {
-                try await Task.sleep(for: .milliseconds(200))
+            let port = try Self.freePort()
+            let driver = try ChildProcess(driverPath, ["--port=\(port)"])
+            let attemptEnds = min(deadline, Date().addingTimeInterval(30))
+            while driver.isRunning {
+                do {
+                    let answer = try await Self.command(port: port, "POST", "/session", capabilities)
+                    guard let id = (answer as? [String: Any])?["sessionId"] as? String else { throw E2EFailure("no session: \(String(describing: answer))") }
+                    self.driver = driver
+                    driverPort = port
+                    sessionID = id
+                    return
+                } catch where Date() < attemptEnds {
+                    try await Task.sleep(for: .milliseconds(200))
+                } catch {
+                    if Date() >= deadline {
+                        driver.killNow()
+                        throw error
+                    }
+                    break
+                }
+            }
+            driver.killNow()
+            guard Date() < deadline else { throw E2EFailure("chromedriver did not start within 90 seconds") }
+        }
+    }
+
+    /// A loopback port nothing listens on now.
+    private static func freePort() throws -> Int {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
             }
         }
+        guard bound else { throw E2EFailure("no free loopback port for chromedriver") }
+        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Ends the browser and its driver.
@@ -159,6 +190,10 @@ final class WebDriver: @unchecked Sendable {
     /// Sends a WebDriver command. (chromedriver writes headers without a space after the colon, which
     /// URLSession on Linux refuses, hence the plain socket client.)
     private func command(_ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> Any? {
+        try await Self.command(port: driverPort, method, path, body)
+    }
+
+    private static func command(port driverPort: Int, _ method: String, _ path: String, _ body: [String: Any]? = nil) async throws -> Any? {
         let bytes = try body.map { Array(try JSONSerialization.data(withJSONObject: $0)) } ?? (method == "POST" ? Array("{}".utf8) : [])
         guard let response = try StreamingHTTP(port: driverPort).send(
             method, path, length: bytes.count, chunks: [bytes], keepBody: true, headers: ["Content-Type": "application/json"]

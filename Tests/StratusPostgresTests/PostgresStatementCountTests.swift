@@ -5,11 +5,12 @@ import StratusModel
 import StratusPostgres
 import StratusStore
 import StratusStoreTesting
+import Synchronization
 import Testing
 
-/// How many statements PostgreSQL runs for a batch, as its own statistics count them (`pg_stat_statements`, which
-/// `.ci/postgres-cluster` loads).
-@Suite struct PostgresBatchStatementTests {
+/// How many statements PostgreSQL runs for a batch and for requests' event catch-ups, as its own statistics count
+/// them (`pg_stat_statements`, which `.ci/postgres-cluster` loads).
+@Suite struct PostgresStatementCountTests {
     static let container = "iCloud.test.Statements"
     static let owner = "_a11ce000000000000000000000000000"
 
@@ -75,6 +76,57 @@ import Testing
             }
             try? await counter.close()
             await store.close()
+        }
+    }
+
+    @Test("requests arriving together share one read of the store events, and each still sees what committed before it")
+    func catchUpsShareReads() async throws {
+        guard let database = try await PostgreSQLServer.databaseForTest() else { return }
+        try await withDatabaseRemoved(database) {
+            var configuration = try testConfiguration(database.url, poolSize: 4)
+            configuration.eventPollInterval = .seconds(3600)
+            let store = try await PostgresStore.connect(configuration: configuration, logger: quietLogger)
+            let writer = try await PostgresStore.connect(configuration: configuration, logger: quietLogger)
+            let counter = try await PostgresConnection.connect(configuration: try configuration.connectionConfiguration(), id: 1, logger: quietLogger)
+            let ended = Mutex<[String]>([])
+            store.observeEvents { delivery in
+                if case .committed(let events) = delivery {
+                    for case .sessionEnded(sessionID: let id) in events { ended.withLock { $0.append(id) } }
+                }
+            }
+            do {
+                try await counter.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", logger: quietLogger).collect()
+                let before = try await Self.statementsRun(counter)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<200 { group.addTask { try await store.catchUpEvents() } }
+                    try await group.waitForAll()
+                }
+                let reads = try await Self.statementsRun(counter) - before - 1
+                print("200 concurrent catch-ups ran \(reads) statements")
+                #expect(reads >= 1)
+                #expect(reads < 50, "200 concurrent catch-ups ran \(reads) statements")
+
+                // While reads keep running, a catch-up called after a sign-out on another node waits for a read that
+                // began after it, so it sees the sign-out.
+                let churn = Task { while !Task.isCancelled { try? await store.catchUpEvents() } }
+                try await Task.sleep(for: .milliseconds(20))
+                for attempt in 0..<20 {
+                    let id = "signed-out-\(attempt)"
+                    try await writer.deleteSession(id: id)
+                    try await store.catchUpEvents()
+                    #expect(ended.withLock { $0.contains(id) }, "the catch-up after sign-out \(attempt) returned without it")
+                }
+                churn.cancel()
+                await churn.value
+            } catch {
+                try? await counter.close()
+                await store.close()
+                await writer.close()
+                throw error
+            }
+            try? await counter.close()
+            await store.close()
+            await writer.close()
         }
     }
 }
