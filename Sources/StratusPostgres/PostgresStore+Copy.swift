@@ -111,6 +111,8 @@ extension PostgresStore: CopyableStore {
                 "UPDATE assets SET ref_count = (SELECT count(*) FROM asset_refs WHERE asset_refs.asset_id = assets.id)", logger: write.logger
             )
         }
+        // The planner learns how much was copied before the first query.
+        try await read { connection in try await connection.run("ANALYZE", logger: self.logger) }
     }
 
     /// A key column as compared and ordered: text bytewise, like every other backend.

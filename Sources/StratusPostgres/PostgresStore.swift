@@ -237,13 +237,16 @@ private final class StartedFlag: Sendable {
 
 extension PostgresStore: Service {
     /// The store's background work until the service group shuts down, then closes the store: every quarter
-    /// second, advances pending index builds; every minute, prunes old store events. Each runs on the one node
-    /// that holds its lease; a failure is logged and tried again at the next tick.
+    /// second, advances pending index builds; every five seconds, refreshes the planner's statistics of tables
+    /// that grew fast (PostgresStore+Statistics); every minute, prunes old store events. Each runs on the one
+    /// node that holds its lease; a failure is logged and tried again at the next tick.
     public func run() async throws {
         let indexBuilds = Lease(name: "index-builds")
         let pruning = Lease(name: "store-event-pruning")
+        let statistics = Lease(name: "statistics")
         await cancelWhenGracefulShutdown {
             var lastPruned = ContinuousClock.now
+            var lastAnalyzed = ContinuousClock.now
             while !Task.isCancelled {
                 do {
                     try await Task.sleep(for: .milliseconds(250))
@@ -256,6 +259,14 @@ extension PostgresStore: Service {
                     }
                 } catch {
                     self.logger.warning("index build failed", metadata: ["stratus.error": "\(error)"])
+                }
+                if ContinuousClock.now - lastAnalyzed > .seconds(5) {
+                    lastAnalyzed = .now
+                    do {
+                        if try await statistics.hold(in: self) { try await self.refreshStatistics() }
+                    } catch {
+                        self.logger.warning("refreshing statistics failed", metadata: ["stratus.error": "\(error)"])
+                    }
                 }
                 if ContinuousClock.now - lastPruned > .seconds(60) {
                     lastPruned = .now
