@@ -24,19 +24,14 @@ enum ChangePosition {
     /// SQL for the first position of the current (writing) transaction, given the offset as parameter `$1`.
     static let transactionBaseSQL = "SELECT ((pg_current_xact_id()::text::bigint + $1) << 20) + 1"
 
-    /// SQL for the settled bound, with the offset as `offset`: positions below it are settled.
+    /// SQL for the settled bound, with the offset as `offset`: positions below it are settled. The function
+    /// (migration 2, ``PostgresMigrations/settledBoundFunction``) reads the calling statement's snapshot; as a
+    /// sub-select it runs once per statement, not once per row compared with it.
     ///
-    /// A transaction in the snapshot's running list that has ended by the time `pg_stat_activity` is read counts
-    /// as this database's: the bound may then be lower than it could be, never higher.
+    /// A transaction in the snapshot's running list that has ended by the time the backends' activity is read
+    /// counts as this database's: the bound may then be lower than it could be, never higher.
     static func settledBoundSQL(offset: Int64) -> String {
-        """
-        (SELECT (LEAST(pg_snapshot_xmax(snap.s)::text::bigint, COALESCE(
-            (SELECT MIN(x::text::bigint) FROM pg_snapshot_xip(snap.s) AS x WHERE x::text::bigint NOT IN (
-                SELECT backend_xid::text::bigint FROM pg_stat_activity
-                WHERE backend_xid IS NOT NULL AND datname IS DISTINCT FROM current_database())),
-            pg_snapshot_xmax(snap.s)::text::bigint)) + \(offset)) << 20
-        FROM (SELECT pg_current_snapshot() AS s) AS snap)
-        """
+        "(SELECT stratus_settled_bound(\(offset)))"
     }
 
     /// The lowest position a transaction whose id is `xid` can take, for tests and `stratus migrate`.

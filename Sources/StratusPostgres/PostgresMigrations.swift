@@ -22,6 +22,7 @@ enum PostgresMigrations {
     /// Every migration, oldest first; versions are consecutive from 1.
     static let all: [Migration] = [
         Migration(version: 1, name: "core", sql: coreSchema),
+        Migration(version: 2, name: "settled-bound", sql: settledBoundFunction),
     ]
 
     /// The newest version this build knows.
@@ -390,5 +391,26 @@ enum PostgresMigrations {
             holder TEXT NOT NULL,
             expires_at BIGINT NOT NULL
         );
+        """
+
+    /// Version 2: the settled bound of ``ChangePosition`` as a function. Every change feed and every request's
+    /// event catch-up asks for it; as one SQL expression (`pg_stat_activity` is a view of several joins) planning it
+    /// cost more than running it, while a PL/pgSQL function plans its statements once per connection. `STABLE`, so
+    /// that it reads the calling statement's snapshot.
+    static let settledBoundFunction = """
+        CREATE FUNCTION stratus_settled_bound(position_offset bigint) RETURNS bigint LANGUAGE plpgsql STABLE AS $$
+        DECLARE
+            snapshot pg_snapshot := pg_current_snapshot();
+            oldest bigint;
+        BEGIN
+            -- The oldest transaction still running in this database (transactions of other databases left out).
+            SELECT MIN(x::text::bigint) INTO oldest FROM pg_snapshot_xip(snapshot) AS x
+            WHERE x::text::bigint NOT IN (
+                SELECT a.backend_xid::text::bigint FROM pg_stat_get_activity(NULL) AS a
+                WHERE a.backend_xid IS NOT NULL
+                    AND a.datid IS DISTINCT FROM (SELECT d.oid FROM pg_database d WHERE d.datname = current_database()));
+            RETURN (LEAST(pg_snapshot_xmax(snapshot)::text::bigint, COALESCE(oldest, pg_snapshot_xmax(snapshot)::text::bigint))
+                + position_offset) << 20;
+        END $$;
         """
 }
