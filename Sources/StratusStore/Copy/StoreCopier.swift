@@ -20,6 +20,9 @@ public struct StoreCopier: Sendable {
         self.target = target
     }
 
+    /// The `meta` keys neither side copies: each backend's own bookkeeping.
+    private var skippedMeta: Set<String> { source.ownMetaKeys.union(target.ownMetaKeys) }
+
     /// How far a copy has come: `rows` of `table` copied so far.
     public struct Progress: Sendable {
         public let table: String
@@ -33,7 +36,6 @@ public struct StoreCopier: Sendable {
     ///   ``StorageError/Code/conflict`` when the copy does not match the source (a server was writing to it).
     public func copy(progress: @Sendable (Progress) -> Void = { _ in }) async throws -> CopySummary {
         try await requireEmptyTarget()
-        let skippedMeta = source.ownMetaKeys.union(target.ownMetaKeys)
         var highestPosition: Int64 = 0
         for table in CopyTable.all {
             let positionIndexes = table.positions.compactMap(table.index(of:))
@@ -51,8 +53,8 @@ public struct StoreCopier: Sendable {
             progress(Progress(table: table.name, rows: copied, finished: true))
         }
         try await target.finishCopy(highestPosition: highestPosition)
-        let expected = try await summarize(source, skippingMeta: skippedMeta)
-        let copied = try await summarize(target, skippingMeta: skippedMeta)
+        let expected = try await summarize(source)
+        let copied = try await summarize(target)
         let differences = expected.differences(from: copied)
         guard differences.isEmpty else {
             throw StorageError(
@@ -65,8 +67,8 @@ public struct StoreCopier: Sendable {
     }
 
     /// Counts and checksums of everything `store` holds, as ``copy(progress:)`` compares them.
-    public func summarize(_ store: any CopyableStore, skippingMeta: Set<String>? = nil) async throws -> CopySummary {
-        let skipped = skippingMeta ?? source.ownMetaKeys.union(target.ownMetaKeys)
+    public func summarize(_ store: any CopyableStore) async throws -> CopySummary {
+        let skipped = skippedMeta
         var tables: [CopySummary.Table] = []
         var zones: [Int64: CopySummary.Zone] = [:]
         var zoneDigests: [Int64: RowDigest] = [:]
@@ -90,10 +92,10 @@ public struct StoreCopier: Sendable {
     }
 
     private func requireEmptyTarget() async throws {
-        let skipped = source.ownMetaKeys.union(target.ownMetaKeys)
         for table in CopyTable.all {
             var holdsRows = false
-            try await forEachPage(of: table, in: target, skippingMeta: skipped, limit: 1) { rows in
+            // One row tells, except in meta, whose first rows may be the backend's own (skipped).
+            try await forEachPage(of: table, in: target, skippingMeta: skippedMeta, limit: table.name == "meta" ? .max : 1) { rows in
                 holdsRows = holdsRows || !rows.isEmpty
             }
             if holdsRows {
