@@ -163,7 +163,7 @@ import Testing
         guard let storage = try await S3TestStorage.make("e2e") else { return }
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let server = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--upload-url-lifetime", "2", "--asset-sweep-interval", "0.5"] + storage.serveArguments)
+        let server = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--upload-url-lifetime", "5", "--asset-sweep-interval", "0.5"] + storage.serveArguments)
         try server.start()
         defer { server.stop() }
         let client = try await Client.signUp(on: server)
