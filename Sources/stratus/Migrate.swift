@@ -66,18 +66,7 @@ struct Migrate: AsyncParsableCommand {
     /// Opens the store at `location`, refusing a data folder a server runs on.
     static func open(_ location: String, role: String, logger: Logger) async throws -> any CopyableStore {
         if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
-            let configuration: PostgresStore.Configuration
-            do {
-                configuration = try PostgresStore.Configuration(url: location, poolSize: 4)
-            } catch {
-                throw ValidationError("\(role): \(error.message)")
-            }
-            do {
-                return try await PostgresStore.connect(configuration: configuration, logger: logger)
-            } catch let error as StorageError {
-                FileHandle.standardError.write(Data("Error: cannot use the database \(configuration.redactedDescription): \(error.message)\n".utf8))
-                throw ExitCode(1)
-            }
+            return try await connectDatabase(location, option: role, poolSize: 4, logger: logger)
         }
         let folder = DataFolder(path: location)
         if let running = await RunningServer.find(in: folder) {

@@ -114,18 +114,6 @@ struct Serve: AsyncParsableCommand {
             return try folder.openStore(durability: durability, logger: logger)
         }
         let poolSize = databasePoolSize ?? environmentValue("STRATUS_DATABASE_POOL_SIZE").flatMap(Int.init) ?? 10
-        let configuration: PostgresStore.Configuration
-        do {
-            configuration = try PostgresStore.Configuration(url: url, poolSize: poolSize)
-        } catch {
-            throw ValidationError("--database: \(error.message)")
-        }
-        do {
-            return try await PostgresStore.connect(configuration: configuration, logger: logger)
-        } catch let error as StorageError {
-            // The server does not start, and says why (without the usage text a ValidationError would add).
-            FileHandle.standardError.write(Data("Error: cannot use the database \(configuration.redactedDescription): \(error.message)\n".utf8))
-            throw ExitCode(1)
-        }
+        return try await connectDatabase(url, option: "--database", poolSize: poolSize, logger: logger)
     }
 }
