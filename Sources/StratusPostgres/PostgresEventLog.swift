@@ -171,7 +171,7 @@ final class PostgresEventLog: Sendable {
                 }
             } catch {
                 if Task.isCancelled { return }
-                if !failing { logger.warning("reading store events failed; retrying", metadata: ["stratus.error": "\(error)"]) }
+                if !failing { logger.warning("reading store events failed; retrying", metadata: ["stratus.error": "\(String(reflecting: error))"]) }
                 failing = true
                 try? await Task.sleep(for: .seconds(1))
             }

@@ -78,7 +78,7 @@ extension PostgresStore {
                 let building = try await read { connection in try await Self.loadBuildingIndexes(connection: connection, logger: self.logger) }
                 buildingIndexes.withLock { $0 = building }
             } catch {
-                logger.warning("reading index builds failed", metadata: ["stratus.error": "\(error)"])
+                logger.warning("reading index builds failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
             }
         }
     }

@@ -258,14 +258,14 @@ extension PostgresStore: Service {
                         while try await self.continueIndexBuild() {}
                     }
                 } catch {
-                    self.logger.warning("index build failed", metadata: ["stratus.error": "\(error)"])
+                    self.logger.warning("index build failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
                 }
                 if ContinuousClock.now - lastAnalyzed > .seconds(5) {
                     lastAnalyzed = .now
                     do {
                         if try await statistics.hold(in: self) { try await self.refreshStatistics() }
                     } catch {
-                        self.logger.warning("refreshing statistics failed", metadata: ["stratus.error": "\(error)"])
+                        self.logger.warning("refreshing statistics failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
                     }
                 }
                 if ContinuousClock.now - lastPruned > .seconds(60) {
@@ -273,7 +273,7 @@ extension PostgresStore: Service {
                     do {
                         if try await pruning.hold(in: self) { try await self.pruneEvents(now: Int64(Date().timeIntervalSince1970 * 1000)) }
                     } catch {
-                        self.logger.warning("pruning store events failed", metadata: ["stratus.error": "\(error)"])
+                        self.logger.warning("pruning store events failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
                     }
                 }
             }

@@ -95,7 +95,7 @@ final class SQLiteEventLog: Sendable {
                     try log.catchUp()
                     failing = false
                 } catch {
-                    if !failing { log.logger.warning("reading store events failed", metadata: ["stratus.error": "\(error)"]) }
+                    if !failing { log.logger.warning("reading store events failed", metadata: ["stratus.error": "\(String(reflecting: error))"]) }
                     failing = true
                 }
             }

@@ -33,14 +33,14 @@ extension SQLiteStore: Service {
                         while try await self.continueIndexBuild() {}
                     }
                 } catch {
-                    self.logger.warning("index build failed", metadata: ["stratus.error": "\(error)"])
+                    self.logger.warning("index build failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
                 }
                 if ContinuousClock.now - lastPruned > .seconds(60) {
                     lastPruned = .now
                     do {
                         if try await pruning.hold(in: self) { try await self.pruneEvents(now: Int64(Date().timeIntervalSince1970 * 1000)) }
                     } catch {
-                        self.logger.warning("pruning store events failed", metadata: ["stratus.error": "\(error)"])
+                        self.logger.warning("pruning store events failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
                     }
                 }
                 do {
@@ -50,7 +50,7 @@ extension SQLiteStore: Service {
                 } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
                     // Another checkpoint is running (SQLite's automatic one): this tick has nothing to do.
                 } catch {
-                    self.logger.warning("checkpoint failed", metadata: ["stratus.error": "\(error)"])
+                    self.logger.warning("checkpoint failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
                 }
             }
         }

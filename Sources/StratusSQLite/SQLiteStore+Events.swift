@@ -66,7 +66,7 @@ extension SQLiteStore: EventStore {
             let building = try pool.read(Self.loadBuildingIndexes)
             buildingIndexes.withLock { $0 = building }
         } catch {
-            logger.warning("reading index builds failed", metadata: ["stratus.error": "\(error)"])
+            logger.warning("reading index builds failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
         }
     }
 }

@@ -2,7 +2,7 @@
 ///
 /// The message is meant for the client: it may name record types, fields and zones, never field
 /// values or secrets. The underlying backend error is kept for logs only.
-public struct StorageError: Error, Sendable, CustomStringConvertible {
+public struct StorageError: Error, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// A broad, stable classification. New codes can be added without breaking callers.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
@@ -49,6 +49,12 @@ public struct StorageError: Error, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "\(code): \(message)" }
+
+    /// The description with the backend error behind it, for logs.
+    public var debugDescription: String {
+        guard let underlying else { return description }
+        return "\(description) (\(String(reflecting: underlying)))"
+    }
 }
 
 extension StorageError {

@@ -98,7 +98,7 @@ struct Serve: AsyncParsableCommand {
         let app = try await buildApplication(configuration: configuration, store: store, blobs: blobs, services: [store], logger: logger) { port in
             // The admin commands given this folder find the server through this note, and go through it.
             do { try RunningServer.record(host: host, port: port, in: folder) } catch {
-                logger.warning("cannot note the running server in the data folder", metadata: ["stratus.error": "\(error)"])
+                logger.warning("cannot note the running server in the data folder", metadata: ["stratus.error": "\(String(reflecting: error))"])
             }
             // Written unbuffered: scripts wait for this line to know the server is up.
             let records = (store as? PostgresStore)?.configuration.redactedDescription ?? folder.path

@@ -66,6 +66,7 @@ import Testing
 
             _ = try await alice.save([#"{"recordName":"eggs","recordType":"Item","parent":{"recordName":"groceries"},"fields":{"title":{"value":"Eggs"}}}"#], zone: "Lists")
             _ = try await alice.save([#"{"recordName":"note","recordType":"Item","parent":{"recordName":"diary"},"fields":{"title":{"value":"Private"}}}"#], zone: "Lists")
+            try await client.recordChangesMatched()
             let delivered = try await client.send(.get, "/notifications/1/\(TestServer.container)/development/changes?\(bob.query)&after=0")
             let payloads = delivered["notifications"]?.arrayValue?.compactMap { $0.objectValue?["payload"]?.objectValue?["ck"]?.objectValue } ?? []
             #expect(payloads.count == 2)
@@ -81,6 +82,7 @@ import Testing
             guard let tag = current.records.first?["recordChangeTag"]?.stringValue else { throw TestFailure("\(current.json)") }
             _ = try await alice.save([#"{"recordName":"share-1","recordType":"cloudkit.share","recordChangeTag":"\#(tag)","participants":[]}"#], zone: "Lists", operation: "update")
             _ = try await alice.save([#"{"recordName":"ham","recordType":"Item","parent":{"recordName":"groceries"},"fields":{}}"#], zone: "Lists")
+            try await client.recordChangesMatched()
             let after = try await client.send(.get, "/notifications/1/\(TestServer.container)/development/changes?\(bob.query)&after=0")
             let later = after["notifications"]?.arrayValue?.dropFirst(2).compactMap { $0.objectValue?["payload"]?.objectValue?["ck"]?.objectValue } ?? []
             // The removal itself reaches the zone subscription (the share record changed), so that Bob's app syncs and

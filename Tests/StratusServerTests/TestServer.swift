@@ -108,6 +108,16 @@ struct TestClient: Sendable {
         return try await send(method, path, body: writer.text, headers: headers)
     }
 
+    /// Waits until every committed record change has been matched to subscriptions: matching runs just after a
+    /// save returns, so a test that reads notifications without waiting for one first calls this.
+    func recordChangesMatched(within seconds: Double = 10) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while try await !parts.store.pendingRecordEvents(limit: 1).isEmpty {
+            guard ContinuousClock.now < deadline else { throw TestFailure("record changes still unmatched after \(seconds) s") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// The admin key's header, for tests of the admin API itself.
     var admin: HTTPFields { [.authorization: "Bearer \(TestServer.adminKey)"] }
 

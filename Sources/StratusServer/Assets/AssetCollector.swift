@@ -38,7 +38,7 @@ public struct AssetCollector: Service {
                     let removed = try await sweep()
                     if removed > 0 { logger.info("collected unreferenced assets", metadata: ["stratus.assets": "\(removed)"]) }
                 } catch {
-                    logger.warning("asset collection failed", metadata: ["stratus.error": "\(error)"])
+                    logger.warning("asset collection failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
                 }
             }
         }

@@ -53,7 +53,7 @@ final class APNsSender: Sendable {
             do {
                 devices = try await store.pushDevices(for: notification.recipient, containerID: notification.containerID, environment: notification.environment)
             } catch {
-                logger.warning("push devices could not be read", metadata: ["stratus.error": "\(error)"])
+                logger.warning("push devices could not be read", metadata: ["stratus.error": "\(String(reflecting: error))"])
                 continue
             }
             for device in devices {
@@ -86,7 +86,7 @@ final class APNsSender: Sendable {
                 logger.warning("APNs refused a notification", metadata: ["stratus.status": "\(response.status.code)", "stratus.reason": "\(body)"])
             }
         } catch {
-            logger.warning("APNs could not be reached", metadata: ["stratus.error": "\(error)"])
+            logger.warning("APNs could not be reached", metadata: ["stratus.error": "\(String(reflecting: error))"])
         }
     }
 

@@ -22,7 +22,7 @@ struct NotificationSweeper: Service {
                 do {
                     if try await lease.hold(in: store) { try await sweep() }
                 } catch {
-                    logger.warning("notification sweep failed", metadata: ["stratus.error": "\(error)"])
+                    logger.warning("notification sweep failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
                 }
             }
         }

@@ -146,7 +146,7 @@ final class SubscriptionNotifier: Service {
                 try await matchPending()
             }
         } catch {
-            logger.warning("subscription upkeep failed", metadata: ["stratus.error": "\(error)"])
+            logger.warning("subscription upkeep failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
         }
     }
 
