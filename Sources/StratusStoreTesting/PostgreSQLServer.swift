@@ -65,44 +65,19 @@ public enum PostgreSQLServer {
         }
     }
 
-    /// Runs one SQL command with `psql`, waiting for it without holding a thread.
+    /// Runs one SQL command with `psql`, waiting for it without holding one of the tasks' threads.
     public static func psql(_ url: String, _ command: String) async throws {
-        let (process, errors) = psqlProcess(url, command)
-        let status: Int32 = try await withCheckedThrowingContinuation { continuation in
-            process.terminationHandler = { continuation.resume(returning: $0.terminationStatus) }
-            do {
-                try process.run()
-            } catch {
-                process.terminationHandler = nil
-                continuation.resume(throwing: error)
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try psqlBlocking(url, command) })
             }
         }
-        try check(status, errors, command)
     }
 
     /// Runs one SQL command with `psql`, blocking the calling thread until it ends.
     public static func psqlBlocking(_ url: String, _ command: String) throws {
-        let (process, errors) = psqlProcess(url, command)
-        try process.run()
-        process.waitUntilExit()
-        try check(process.terminationStatus, errors, command)
-    }
-
-    private static func psqlProcess(_ url: String, _ command: String) -> (Process, Pipe) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["psql", url, "-v", "ON_ERROR_STOP=1", "-qAtc", command]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        return (process, errors)
-    }
-
-    private static func check(_ status: Int32, _ errors: Pipe, _ command: String) throws {
-        guard status == 0 else {
-            let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            throw PostgreSQLUnavailable(description: "psql failed on \(command): \(message)")
-        }
+        let (status, output) = try ChildProcess.run("psql", [url, "-v", "ON_ERROR_STOP=1", "-qAtc", command])
+        guard status == 0 else { throw PostgreSQLUnavailable(description: "psql failed on \(command): \(output)") }
     }
 
     /// Drops a test database, named by its URL, closing whatever connections are left.
@@ -125,21 +100,17 @@ public enum PostgreSQLServer {
         }
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent(".ci/postgres-cluster").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [script, "--until-pid", String(ProcessInfo.processInfo.processIdentifier)]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        let text: String
+        let status: Int32
         do {
-            try process.run()
+            let child = try ChildProcess("bash", [script, "--until-pid", String(ProcessInfo.processInfo.processIdentifier)], output: .pipe)
+            text = String(decoding: child.output?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+            status = child.waitForExit()
         } catch {
             return .failure(PostgreSQLUnavailable(description: "cannot run \(script): \(error)"))
         }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
         let url = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        guard process.terminationStatus == 0, url.hasPrefix("postgres://") else {
+        guard status == 0, url.hasPrefix("postgres://") else {
             return .failure(PostgreSQLUnavailable(description: "no PostgreSQL: \(script) failed (install Debian's postgresql)"))
         }
         return .success(url)

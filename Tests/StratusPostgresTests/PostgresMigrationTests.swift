@@ -71,13 +71,8 @@ extension PostgresMigrationTests {
 
 /// The rows of a query, one column each, through `psql`.
 func psqlRows(_ url: String, _ query: String) throws -> [String] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["psql", url, "-v", "ON_ERROR_STOP=1", "-qAtc", query]
-    let output = Pipe()
-    process.standardOutput = output
-    try process.run()
-    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-    process.waitUntilExit()
+    let child = try ChildProcess("psql", [url, "-v", "ON_ERROR_STOP=1", "-qAtc", query], output: .pipe)
+    let text = String(decoding: child.output?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+    child.waitForExit()
     return text.split(separator: "\n").map(String.init)
 }
