@@ -19,7 +19,7 @@ import Synchronization
 /// events; a slow poll covers a lost notification.
 final class PostgresEventLog: Sendable {
     /// Events read per statement.
-    private static let pageSize = 500
+    static let pageSize = 500
 
     private struct State {
         /// Every event at or below this position was delivered (or pruned before it could be).
@@ -117,26 +117,13 @@ final class PostgresEventLog: Sendable {
 
     /// The settled bound, the newest pruned position, and the visible events after `position`.
     private func readPage(after position: Int64) async throws -> Page {
-        var binds = PostgresBindings()
-        binds.append(position)
-        let query = PostgresQuery(
-            unsafeSQL: """
-                SELECT \(ChangePosition.settledBoundSQL(offset: positionOffset)),
-                    COALESCE((SELECT convert_from(value, 'UTF8')::bigint FROM meta WHERE key = 'events_pruned_through'), 0),
-                    e.position, e.body
-                FROM (SELECT 1) AS one
-                LEFT JOIN LATERAL (
-                    SELECT position, body FROM store_events WHERE position > $1 ORDER BY position LIMIT \(Self.pageSize)
-                ) AS e ON true
-                """,
-            binds: binds
-        )
+        let bindings = try binds(position, positionOffset)
         let logger = logger
         return try await Self.withConnection(client, wait: connectionWait) { connection in
             var page = Page(bound: 0, prunedThrough: 0, events: [])
-            for try await (bound, pruned, position, body) in try await connection.query(query, logger: logger)
-                .decode((Int64, Int64, Int64?, String?).self)
-            {
+            for (bound, pruned, position, body) in try await connection.rows(
+                ReadEvents.self, bindings, as: (Int64, Int64, Int64?, String?).self, logger: logger
+            ) {
                 page.bound = bound
                 page.prunedThrough = pruned
                 if let position, let body { page.events.append((position, body)) }
@@ -232,4 +219,19 @@ final class AsyncMutex: Sendable {
         }
         next?.resume()
     }
+}
+
+/// The settled bound, the newest pruned position, and a page of the events after `$1`; `$2` is the position
+/// offset.
+private enum ReadEvents: PreparedText {
+    static let name = "read_events"
+    static let sql = """
+        SELECT (SELECT stratus_settled_bound($2)),
+            COALESCE((SELECT convert_from(value, 'UTF8')::bigint FROM meta WHERE key = 'events_pruned_through'), 0),
+            e.position, e.body
+        FROM (SELECT 1) AS one
+        LEFT JOIN LATERAL (
+            SELECT position, body FROM store_events WHERE position > $1 ORDER BY position LIMIT \(PostgresEventLog.pageSize)
+        ) AS e ON true
+        """
 }

@@ -38,11 +38,7 @@ final class PostgresSchemaCache: Sendable {
     func load(_ key: SchemaKey, connection: PostgresConnection, logger: Logger) async throws -> (schema: Schema, version: Int64) {
         let known = cached(key)
         let rows = try await connection.rows(
-            """
-            SELECT version, CASE WHEN version = \(known?.version ?? -1) THEN NULL ELSE body END FROM schemas
-            WHERE container_id = \(key.containerID) AND environment = \(key.environment.rawValue)
-            """,
-            as: (Int64, String?).self, logger: logger
+            LoadSchema.self, try binds(known?.version ?? -1, key.containerID, key.environment.rawValue), as: (Int64, String?).self, logger: logger
         )
         guard let (version, body) = rows.first else { return (.initial, 0) }
         if body == nil, let known { return known }
@@ -99,4 +95,12 @@ extension PostgresWrite {
             emit(.schemaChanged(containerID: key.containerID))
         }
     }
+}
+
+/// A schema's version, with its body only when it is not the version `$1` the caller knows.
+private enum LoadSchema: PreparedText {
+    static let name = "load_schema"
+    static let sql = """
+        SELECT version, CASE WHEN version = $1 THEN NULL ELSE body END FROM schemas WHERE container_id = $2 AND environment = $3
+        """
 }

@@ -48,13 +48,7 @@ enum PostgresShareRows {
 
     /// The name of the zone-wide share of a zone, if it has one, and whether the zone holds any share.
     static func zoneSharing(ofZone zoneID: Int64, connection: PostgresConnection, logger: Logger) async throws -> (zoneShare: String?, hasShares: Bool) {
-        let rows = try await connection.rows(
-            """
-            SELECT (SELECT sr.name FROM shares s JOIN records sr ON sr.id = s.record_id WHERE s.zone_id = \(zoneID) AND s.root_name IS NULL),
-                EXISTS (SELECT 1 FROM shares WHERE zone_id = \(zoneID))
-            """,
-            as: (String?, Bool).self, logger: logger
-        )
+        let rows = try await connection.rows(ZoneSharing.self, try binds(zoneID), as: (String?, Bool).self, logger: logger)
         return (rows.first?.0, rows.first?.1 ?? false)
     }
 
@@ -112,4 +106,13 @@ enum PostgresShareRows {
             "UPDATE share_participants SET status = 'REMOVED', seq = \(position) WHERE zone_id = \(zoneID) AND status != 'REMOVED'", logger: logger
         )
     }
+}
+
+/// The name of a zone's zone-wide share, and whether the zone holds any share.
+private enum ZoneSharing: PreparedText {
+    static let name = "zone_sharing"
+    static let sql = """
+        SELECT (SELECT sr.name FROM shares s JOIN records sr ON sr.id = s.record_id WHERE s.zone_id = $1 AND s.root_name IS NULL),
+            EXISTS (SELECT 1 FROM shares WHERE zone_id = $1)
+        """
 }

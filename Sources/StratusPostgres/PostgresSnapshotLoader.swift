@@ -104,12 +104,12 @@ final class PostgresSnapshotLoader {
             guard let zoneID = try await zoneID(zoneName) else { continue }
             let own = keys.filter { exclusive.contains($0) }.map(\.recordName)
             let others = keys.filter { !exclusive.contains($0) }.map(\.recordName)
-            for (names, lock) in [(own, "FOR UPDATE"), (others, "FOR SHARE")] where !names.isEmpty {
-                let query = PostgresQuery(
-                    unsafeSQL: "SELECT \(PostgresRecordRow.columns) FROM records r WHERE r.zone_id = $1 AND r.name = ANY($2) ORDER BY r.id \(lock)",
-                    binds: try binds(zoneID, names)
-                )
-                for try await row in try await connection.query(query, logger: logger) {
+            for (names, exclusively) in [(own, true), (others, false)] where !names.isEmpty {
+                let bindings = try binds(zoneID, names)
+                let rows = exclusively
+                    ? try await connection.rows(LoadRecordsForUpdate.self, bindings, logger: logger)
+                    : try await connection.rows(LoadRecordsForShare.self, bindings, logger: logger)
+                for row in rows {
                     guard let record = try await stored(PostgresRecordRow(row: row)) else { continue }
                     loaded.records[record.key] = record
                     loaded.absentRecords.remove(record.key)
@@ -320,4 +320,16 @@ func binds(_ values: any PostgresThrowingDynamicTypeEncodable...) throws -> Post
     var bindings = PostgresBindings()
     for value in values { try bindings.append(value) }
     return bindings
+}
+
+/// Records a batch writes, locked until its transaction ends.
+private enum LoadRecordsForUpdate: PreparedText {
+    static let name = "load_records_for_update"
+    static let sql = "SELECT \(PostgresRecordRow.columns) FROM records r WHERE r.zone_id = $1 AND r.name = ANY($2) ORDER BY r.id FOR UPDATE"
+}
+
+/// Records a batch reads (parents, reference targets), kept from changing until its transaction ends.
+private enum LoadRecordsForShare: PreparedText {
+    static let name = "load_records_for_share"
+    static let sql = "SELECT \(PostgresRecordRow.columns) FROM records r WHERE r.zone_id = $1 AND r.name = ANY($2) ORDER BY r.id FOR SHARE"
 }

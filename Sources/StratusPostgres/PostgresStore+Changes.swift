@@ -46,7 +46,6 @@ extension PostgresStore {
 
     public func zoneChanges(_ query: ZoneChangesQuery) async throws -> ZoneChanges {
         let token = try query.syncToken.map { token throws(StorageError) in try ZoneSyncToken.read(token) }
-        let bound = ChangePosition.settledBoundSQL(offset: positionOffset)
         return try await readSettled { connection in
             guard let zone = try await Self.liveZone(query.zone, connection: connection, logger: self.logger) else {
                 guard query.zone.isDefault else { throw StorageError(.zoneNotFound, "zone \(query.zone.zoneName) does not exist") }
@@ -63,23 +62,11 @@ extension PostgresStore {
             // Without a type filter every row read is returned, so one more than a page tells whether more come.
             let scanLimit = query.recordTypes == nil ? query.limit : query.limit * 20
             // One statement: the rows, and the zone's last settled change, from one snapshot.
-            let statement = PostgresQuery(
-                unsafeSQL: """
-                    WITH b AS (SELECT \(bound) AS bound)
-                    SELECT \(PostgresRecordRow.columns), r.seq,
-                        GREATEST((SELECT seq FROM zones WHERE id = $1 AND seq < b.bound),
-                            (SELECT MAX(seq) FROM records WHERE zone_id = $1 AND seq < b.bound)),
-                        EXISTS (SELECT 1 FROM records WHERE zone_id = $1 AND seq >= b.bound)
-                    FROM b LEFT JOIN LATERAL (
-                        SELECT * FROM records WHERE zone_id = $1 AND seq > $2 AND seq < b.bound ORDER BY seq LIMIT $3
-                    ) r ON true
-                    """,
-                binds: try binds(zone.id, since, Int64(scanLimit + 1))
-            )
+            let bindings = try binds(zone.id, since, Int64(scanLimit + 1), self.positionOffset)
             var rows: [(PostgresRecordRow, Int64)] = []
             var lastSettled: Int64 = 0
             var unsettled = false
-            for try await row in try await connection.query(statement, logger: self.logger) {
+            for row in try await connection.rows(ZoneChangesPage.self, bindings, logger: self.logger) {
                 let cells = Array(row)
                 lastSettled = try cells[17].decode(Int64?.self) ?? 0
                 unsettled = try cells[18].decode(Bool.self)
@@ -108,4 +95,20 @@ extension PostgresStore {
             return (ZoneChanges(changes: changes, syncToken: ZoneSyncToken(zone: zone.id, sequence: last).text, moreComing: moreComing), unsettled)
         }
     }
+}
+
+/// A page of a zone's settled changes after `$2` (at most `$3` rows), with the zone's last settled change and
+/// whether later changes are still unsettled, from one snapshot. `$4` is the position offset.
+private enum ZoneChangesPage: PreparedText {
+    static let name = "zone_changes_page"
+    static let sql = """
+        WITH b AS (SELECT (SELECT stratus_settled_bound($4)) AS bound)
+        SELECT \(PostgresRecordRow.columns), r.seq,
+            GREATEST((SELECT seq FROM zones WHERE id = $1 AND seq < b.bound),
+                (SELECT MAX(seq) FROM records WHERE zone_id = $1 AND seq < b.bound)),
+            EXISTS (SELECT 1 FROM records WHERE zone_id = $1 AND seq >= b.bound)
+        FROM b LEFT JOIN LATERAL (
+            SELECT * FROM records WHERE zone_id = $1 AND seq > $2 AND seq < b.bound ORDER BY seq LIMIT $3
+        ) r ON true
+        """
 }

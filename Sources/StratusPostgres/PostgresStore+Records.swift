@@ -80,20 +80,10 @@ extension PostgresStore: RecordStore {
         return try await read { connection in
             // The zone and its records in one statement. Only when nothing is found does it matter whether the
             // zone exists.
-            let query = PostgresQuery(
-                unsafeSQL: """
-                    SELECT \(PostgresRecordRow.columns) FROM zones z JOIN records r ON r.zone_id = z.id
-                    WHERE z.container_id = $1 AND z.environment = $2 AND z.scope = $3 AND z.owner = $4 AND z.name = $5 AND NOT z.deleted
-                        AND NOT r.deleted AND r.name = ANY($6)
-                    """,
-                binds: try binds(
-                    database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName, zone.zoneName, names
-                )
+            let bindings = try binds(
+                database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName, zone.zoneName, names
             )
-            var rows: [PostgresRecordRow] = []
-            for try await row in try await connection.query(query, logger: self.logger) {
-                rows.append(try PostgresRecordRow(row: row))
-            }
+            let rows = try await connection.rows(LookupRecords.self, bindings, logger: self.logger).map { try PostgresRecordRow(row: $0) }
             var found: [String: Record] = [:]
             for row in rows {
                 found[row.name] = try await row.record(in: zone.wireZoneID, connection: connection, logger: self.logger)
@@ -109,11 +99,8 @@ extension PostgresStore: RecordStore {
     /// has any subscription.
     static func enqueue(_ events: [RecordEvent], in write: PostgresWrite, database: DatabaseRef) async throws {
         guard !events.isEmpty else { return }
-        let subscribed = try await write.connection.all(
-            """
-            SELECT EXISTS (SELECT 1 FROM subscriptions WHERE container_id = \(database.containerID) AND environment = \(database.environment.rawValue))
-            """,
-            as: Bool.self, logger: write.logger
+        let subscribed = try await write.connection.rows(
+            AnySubscription.self, try binds(database.containerID, database.environment.rawValue), as: Bool.self, logger: write.logger
         ).first ?? false
         guard subscribed else { return }
         let first = try await write.positions(Int64(events.count))
@@ -126,4 +113,20 @@ extension PostgresStore: RecordStore {
         )
         write.emit(.recordEventsPending)
     }
+}
+
+/// Records of a zone by name, with the zone found in the same statement.
+private enum LookupRecords: PreparedText {
+    static let name = "lookup_records"
+    static let sql = """
+        SELECT \(PostgresRecordRow.columns) FROM zones z JOIN records r ON r.zone_id = z.id
+        WHERE z.container_id = $1 AND z.environment = $2 AND z.scope = $3 AND z.owner = $4 AND z.name = $5 AND NOT z.deleted
+            AND NOT r.deleted AND r.name = ANY($6)
+        """
+}
+
+/// Whether a container environment has any subscription, and so whether its record changes are matched.
+private enum AnySubscription: PreparedText {
+    static let name = "any_subscription"
+    static let sql = "SELECT EXISTS (SELECT 1 FROM subscriptions WHERE container_id = $1 AND environment = $2)"
 }

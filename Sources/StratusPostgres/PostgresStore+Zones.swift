@@ -11,16 +11,22 @@ struct ZoneRow: Sendable {
 
 extension PostgresStore {
     /// The live zone's row, if the zone exists.
-    /// - Parameter lock: `FOR SHARE` (writers of its records: the zone is not deleted under them) or
-    ///   `FOR UPDATE` (its deletion), or nothing for readers.
-    static func liveZone(_ zone: ZoneRef, connection: PostgresConnection, logger: Logger, lock: String = "") async throws -> ZoneRow? {
+    /// - Parameter lock: `.share` for writers of its records (the zone is not deleted under them), `.update` for
+    ///   its deletion, `.none` for readers.
+    static func liveZone(_ zone: ZoneRef, connection: PostgresConnection, logger: Logger, lock: ZoneLock = .none) async throws -> ZoneRow? {
         let database = zone.database
-        var query: PostgresQuery = """
-            SELECT id FROM zones WHERE container_id = \(database.containerID) AND environment = \(database.environment.rawValue)
-                AND scope = \(database.scope.rawValue) AND owner = \(database.ownerRecordName) AND name = \(zone.zoneName) AND NOT deleted
-            """
-        if !lock.isEmpty { query.sql += " " + lock }
-        return try await connection.all(query, as: Int64.self, logger: logger).first.map { ZoneRow(id: $0, zone: zone) }
+        let bindings = try binds(database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName, zone.zoneName)
+        let rows = switch lock {
+        case .none: try await connection.rows(FindZone.self, bindings, as: Int64.self, logger: logger)
+        case .share: try await connection.rows(ShareLockZone.self, bindings, as: Int64.self, logger: logger)
+        case .update: try await connection.rows(UpdateLockZone.self, bindings, as: Int64.self, logger: logger)
+        }
+        return rows.first.map { ZoneRow(id: $0, zone: zone) }
+    }
+
+    /// How a zone's row is locked when it is read in a transaction.
+    enum ZoneLock {
+        case none, share, update
     }
 
     /// The live zones of a database, by name.
@@ -37,7 +43,7 @@ extension PostgresStore {
     /// The zone's row, creating it first if it is a default zone (which always exists for clients).
     /// - Throws: ``StorageError/Code/zoneNotFound`` for a missing custom zone.
     static func ensureZone(_ zone: ZoneRef, write: PostgresWrite) async throws -> ZoneRow {
-        if let row = try await liveZone(zone, connection: write.connection, logger: write.logger, lock: "FOR SHARE") { return row }
+        if let row = try await liveZone(zone, connection: write.connection, logger: write.logger, lock: .share) { return row }
         guard zone.isDefault else {
             throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
         }
@@ -158,7 +164,7 @@ extension PostgresStore {
             return .saved(try await self.zoneInfo(row, connection: connection, settle: false))
         case .delete:
             if zone.isDefault { throw StorageError(.invalidArgument, "the default zone cannot be deleted") }
-            guard let row = try await Self.liveZone(zone, connection: connection, logger: logger, lock: "FOR UPDATE") else {
+            guard let row = try await Self.liveZone(zone, connection: connection, logger: logger, lock: .update) else {
                 throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
             }
             try await connection.run("DELETE FROM field_index WHERE zone_id = \(row.id)", logger: logger)
@@ -170,4 +176,24 @@ extension PostgresStore {
             return .deleted(zone.wireZoneID)
         }
     }
+}
+
+/// A live zone's id.
+private enum FindZone: PreparedText {
+    static let name = "find_zone"
+    static let sql = """
+        SELECT id FROM zones WHERE container_id = $1 AND environment = $2 AND scope = $3 AND owner = $4 AND name = $5 AND NOT deleted
+        """
+}
+
+/// A live zone's id, locked against deletion until the transaction ends.
+private enum ShareLockZone: PreparedText {
+    static let name = "share_lock_zone"
+    static let sql = FindZone.sql + " FOR SHARE"
+}
+
+/// A live zone's id, locked for its deletion.
+private enum UpdateLockZone: PreparedText {
+    static let name = "update_lock_zone"
+    static let sql = FindZone.sql + " FOR UPDATE"
 }

@@ -209,30 +209,8 @@ public final class PostgresStore: Sendable {
     static func withConnectionDeadline<T: Sendable>(
         _ wait: Duration, _ operation: @escaping @Sendable (_ started: @escaping @Sendable () -> Void) async throws -> T
     ) async throws -> T {
-        let started = StartedFlag()
-        return try await withThrowingTaskGroup(of: T?.self) { group in
-            group.addTask {
-                try await operation { started.value.store(true, ordering: .relaxed) }
-            }
-            group.addTask {
-                try await Task.sleep(for: wait)
-                if started.value.load(ordering: .relaxed) { return nil }
-                throw StorageError(.unavailable, "the database cannot be reached (no connection within \(wait))")
-            }
-            while let result = try await group.next() {
-                if let value = result {
-                    group.cancelAll()
-                    return value
-                }
-            }
-            throw StorageError(.internalFailure, "a database operation ended without a result")
-        }
+        try await ConnectionDeadlines.shared.run(wait: wait, operation)
     }
-}
-
-/// Whether an operation has its connection.
-private final class StartedFlag: Sendable {
-    let value = Atomic<Bool>(false)
 }
 
 extension PostgresStore: Service {

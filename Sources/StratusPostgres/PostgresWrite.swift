@@ -33,9 +33,8 @@ final class PostgresWrite {
     /// - Throws: ``StorageError/Code/limitExceeded`` past ``ChangePosition/maximumPerTransaction`` in one transaction.
     func positions(_ count: Int64 = 1) async throws -> Int64 {
         if nextPosition == nil {
-            let base = try await connection.all(
-                PostgresQuery(unsafeSQL: ChangePosition.transactionBaseSQL, binds: bindings(positionOffset)), as: Int64.self, logger: logger
-            ).first ?? 0
+            let bases: [Int64] = try await connection.rows(TransactionBase.self, bindings(positionOffset), as: Int64.self, logger: logger)
+            let base = bases.first ?? 0
             nextPosition = base
             lastPosition = base - 1 + ChangePosition.maximumPerTransaction
         }
@@ -112,4 +111,10 @@ extension PostgresConnection {
         for try await _ in try await self.query(query, logger: logger) { count += 1 }
         return count
     }
+}
+
+/// The first change position of the current transaction (see ``ChangePosition``).
+private enum TransactionBase: PreparedText {
+    static let name = "transaction_base"
+    static let sql = ChangePosition.transactionBaseSQL
 }

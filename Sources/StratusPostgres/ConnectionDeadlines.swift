@@ -1,0 +1,93 @@
+import StratusStore
+import Synchronization
+
+/// Bounds how long operations wait for a pooled connection, with one watchdog task for the whole process
+/// rather than a timer per operation (a timer per database call cost a sizeable share of the server's time).
+///
+/// An operation runs in a task of its own; the watchdog, waking every ``tick`` while any operation waits,
+/// cancels those past their deadline that have not got their connection yet. Cancelling gives the pool's
+/// request up; the caller then gets ``StorageError/Code/unavailable``. Once an operation has its connection,
+/// it runs to its end.
+final class ConnectionDeadlines: Sendable {
+    static let shared = ConnectionDeadlines()
+
+    /// How often the watchdog looks, and so how late past its deadline an operation may be given up.
+    static let tick = Duration.milliseconds(50)
+
+    private struct Waiter {
+        let deadline: ContinuousClock.Instant
+        let progress: OperationProgress
+        let cancel: @Sendable () -> Void
+    }
+
+    private struct State {
+        var nextID: UInt64 = 0
+        var waiters: [UInt64: Waiter] = [:]
+        var watching = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Runs `operation`, giving up with ``StorageError/Code/unavailable`` when it has not called `started`
+    /// (it has its connection) within `wait`.
+    func run<T: Sendable>(
+        wait: Duration, _ operation: @escaping @Sendable (_ started: @escaping @Sendable () -> Void) async throws -> T
+    ) async throws -> T {
+        let progress = OperationProgress()
+        let task = Task { try await operation { progress.markStarted() } }
+        let id = register(Waiter(deadline: .now + wait, progress: progress, cancel: { task.cancel() }))
+        defer { state.withLock { _ = $0.waiters.removeValue(forKey: id) } }
+        do {
+            return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        } catch {
+            if progress.expired { throw StorageError(.unavailable, "the database cannot be reached (no connection within \(wait))") }
+            throw error
+        }
+    }
+
+    private func register(_ waiter: Waiter) -> UInt64 {
+        let (id, startWatching) = state.withLock { state in
+            state.nextID += 1
+            state.waiters[state.nextID] = waiter
+            defer { state.watching = true }
+            return (state.nextID, !state.watching)
+        }
+        if startWatching { Task { await self.watch() } }
+        return id
+    }
+
+    /// Cancels overdue waiters until none is left to watch.
+    private func watch() async {
+        while true {
+            try? await Task.sleep(for: Self.tick)
+            let now = ContinuousClock.now
+            let overdue: [Waiter]? = state.withLock { state in
+                if state.waiters.isEmpty {
+                    state.watching = false
+                    return nil
+                }
+                return state.waiters.values.filter { $0.deadline <= now && !$0.progress.started }
+            }
+            guard let overdue else { return }
+            for waiter in overdue where waiter.progress.expire() { waiter.cancel() }
+        }
+    }
+}
+
+/// Whether an operation has its connection, or was given up first; whichever happens first stands.
+private final class OperationProgress: Sendable {
+    private static let waiting = 0, running = 1, givenUp = 2
+    private let value = Atomic<Int>(OperationProgress.waiting)
+
+    var started: Bool { value.load(ordering: .acquiring) == Self.running }
+    var expired: Bool { value.load(ordering: .acquiring) == Self.givenUp }
+
+    func markStarted() {
+        _ = value.compareExchange(expected: Self.waiting, desired: Self.running, ordering: .acquiringAndReleasing)
+    }
+
+    /// Gives the operation up unless it has started; returns whether it was given up.
+    func expire() -> Bool {
+        value.compareExchange(expected: Self.waiting, desired: Self.givenUp, ordering: .acquiringAndReleasing).exchanged
+    }
+}
