@@ -18,6 +18,8 @@ struct PostgresQuerySQL {
     private let walk: IndexWalk?
     private var conditions: [String] = []
     private(set) var bindings = PostgresBindings()
+    /// The Swift type of each bound value, in order: with the SQL, what a prepared statement is kept for.
+    private(set) var boundTypes: [String] = []
     private(set) var sortKeys: [SortKey] = []
 
     /// What a sort key's column holds, to read it back and to compare a cursor with it.
@@ -46,8 +48,9 @@ struct PostgresQuerySQL {
     }
 
     /// Binds a value and returns its parameter (`$n`).
-    private mutating func bind(_ value: some PostgresThrowingDynamicTypeEncodable) -> String {
+    private mutating func bind<Value: PostgresThrowingDynamicTypeEncodable>(_ value: Value) -> String {
         try? bindings.append(value)
+        boundTypes.append(String(describing: Value.self))
         return "$\(bindings.count)"
     }
 

@@ -105,10 +105,13 @@ final class PostgresSnapshotLoader {
             let own = keys.filter { exclusive.contains($0) }.map(\.recordName)
             let others = keys.filter { !exclusive.contains($0) }.map(\.recordName)
             for (names, exclusively) in [(own, true), (others, false)] where !names.isEmpty {
-                let bindings = try binds(zoneID, names)
-                let rows = exclusively
-                    ? try await connection.rows(LoadRecordsForUpdate.self, bindings, logger: logger)
-                    : try await connection.rows(LoadRecordsForShare.self, bindings, logger: logger)
+                // One name (a single-record save) has a statement of its own, which PostgreSQL plans once.
+                let rows = switch (exclusively, names.count == 1) {
+                case (true, true): try await connection.rows(LoadRecordForUpdate.self, try binds(zoneID, names[0]), logger: logger)
+                case (true, false): try await connection.rows(LoadRecordsForUpdate.self, try binds(zoneID, names), logger: logger)
+                case (false, true): try await connection.rows(LoadRecordForShare.self, try binds(zoneID, names[0]), logger: logger)
+                case (false, false): try await connection.rows(LoadRecordsForShare.self, try binds(zoneID, names), logger: logger)
+                }
                 for row in rows {
                     guard let record = try await stored(PostgresRecordRow(row: row)) else { continue }
                     loaded.records[record.key] = record
@@ -332,4 +335,16 @@ private enum LoadRecordsForUpdate: PreparedText {
 private enum LoadRecordsForShare: PreparedText {
     static let name = "load_records_for_share"
     static let sql = "SELECT \(PostgresRecordRow.columns) FROM records r WHERE r.zone_id = $1 AND r.name = ANY($2) ORDER BY r.id FOR SHARE"
+}
+
+/// ``LoadRecordsForUpdate`` for one record.
+private enum LoadRecordForUpdate: PreparedText {
+    static let name = "load_record_for_update"
+    static let sql = "SELECT \(PostgresRecordRow.columns) FROM records r WHERE r.zone_id = $1 AND r.name = $2 FOR UPDATE"
+}
+
+/// ``LoadRecordsForShare`` for one record.
+private enum LoadRecordForShare: PreparedText {
+    static let name = "load_record_for_share"
+    static let sql = "SELECT \(PostgresRecordRow.columns) FROM records r WHERE r.zone_id = $1 AND r.name = $2 FOR SHARE"
 }

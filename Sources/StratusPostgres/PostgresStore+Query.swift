@@ -16,12 +16,12 @@ extension PostgresStore {
             return QueryPage(records: [], continuationMarker: nil)
         }
         return try await read { connection in
-            guard let (statement, zones, sortKeys) = try await self.pageStatement(for: query, typed, connection: connection) else {
+            guard let (statement, boundTypes, zones, sortKeys) = try await self.pageStatement(for: query, typed, connection: connection) else {
                 return QueryPage(records: [], continuationMarker: nil)
             }
             let zoneIDs = Dictionary(uniqueKeysWithValues: zones.map { ($0.id, $0.zone.wireZoneID) })
             var rows: [(PostgresRecordRow, [JSONValue])] = []
-            for try await row in try await connection.query(statement, logger: self.logger) {
+            for row in try await connection.rows(preparing: statement, types: boundTypes, logger: self.logger) {
                 let cells = Array(row)
                 var keys: [JSONValue] = []
                 for (index, key) in sortKeys.enumerated() {
@@ -56,7 +56,7 @@ extension PostgresStore {
     public func queryPlan(for query: RecordQuery) async throws -> [String] {
         guard let typed = try await PlannedQuery.prepare(query, store: self) else { return [] }
         return try await read { connection in
-            guard let (statement, _, _) = try await self.pageStatement(for: query, typed, connection: connection) else { return [] }
+            guard let (statement, _, _, _) = try await self.pageStatement(for: query, typed, connection: connection) else { return [] }
             let explain = PostgresQuery(unsafeSQL: "EXPLAIN " + statement.sql, binds: statement.binds)
             return [typed.plan.description] + (try await connection.all(explain, as: String.self, logger: self.logger))
         }
@@ -65,7 +65,7 @@ extension PostgresStore {
     /// The statement of one page with its zones and sort keys, or `nil` when no zone can hold a match.
     private func pageStatement(
         for query: RecordQuery, _ typed: PlannedQuery, connection: PostgresConnection
-    ) async throws -> (PostgresQuery, [ZoneRow], [PostgresQuerySQL.SortKey])? {
+    ) async throws -> (PostgresQuery, boundTypes: [String], [ZoneRow], [PostgresQuerySQL.SortKey])? {
         let zones: [ZoneRow]
         if let zoneName = query.zoneName {
             guard let zone = try await Self.liveZone(query.database.zone(zoneName), connection: connection, logger: logger) else {
@@ -87,6 +87,6 @@ extension PostgresStore {
         }
         for sort in typed.query.sort { builder.add(sort) }
         let statement = builder.statement(after: typed.cursor, limit: typed.limit + 1)
-        return (statement, zones, builder.sortKeys)
+        return (statement, builder.boundTypes, zones, builder.sortKeys)
     }
 }

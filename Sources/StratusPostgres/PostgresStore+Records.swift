@@ -80,10 +80,12 @@ extension PostgresStore: RecordStore {
         return try await read { connection in
             // The zone and its records in one statement. Only when nothing is found does it matter whether the
             // zone exists.
-            let bindings = try binds(
-                database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName, zone.zoneName, names
-            )
-            let rows = try await connection.rows(LookupRecords.self, bindings, logger: self.logger).map { try PostgresRecordRow(row: $0) }
+            let (container, environment, scope, owner) = (database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName)
+            // One name is the common case, and PostgreSQL plans its statement once; a list of names is planned per call.
+            let matched = names.count == 1
+                ? try await connection.rows(LookupRecord.self, try binds(container, environment, scope, owner, zone.zoneName, names[0]), logger: self.logger)
+                : try await connection.rows(LookupRecords.self, try binds(container, environment, scope, owner, zone.zoneName, names), logger: self.logger)
+            let rows = try matched.map { try PostgresRecordRow(row: $0) }
             var found: [String: Record] = [:]
             for row in rows {
                 found[row.name] = try await row.record(in: zone.wireZoneID, connection: connection, logger: self.logger)
@@ -123,6 +125,13 @@ private enum LookupRecords: PreparedText {
         WHERE z.container_id = $1 AND z.environment = $2 AND z.scope = $3 AND z.owner = $4 AND z.name = $5 AND NOT z.deleted
             AND NOT r.deleted AND r.name = ANY($6)
         """
+}
+
+/// One record of a zone by name. Apart from ``LookupRecords`` because PostgreSQL keeps one plan for it, where
+/// it plans a list of names of unknown length on every call.
+private enum LookupRecord: PreparedText {
+    static let name = "lookup_record"
+    static let sql = LookupRecords.sql.replacingOccurrences(of: "r.name = ANY($6)", with: "r.name = $6")
 }
 
 /// Whether a container environment has any subscription, and so whether its record changes are matched.

@@ -1,0 +1,68 @@
+import Foundation
+import PostgresNIO
+import StratusModel
+@testable import StratusPostgres
+import StratusStore
+import StratusStoreTesting
+import Testing
+
+/// Statements run on every request are prepared: PostgreSQL plans them once per connection, not once per call.
+@Suite struct PostgresPreparedStatementTests {
+    @Test("a query text keeps its slot; other value types take another; past the capacity texts run unprepared")
+    func slots() {
+        let shapes = StatementShapes(capacity: 2)
+        let first = shapes.slot(for: "SELECT $1", types: ["Int64"])
+        #expect(first == 0)
+        #expect(shapes.slot(for: "SELECT $1", types: ["Int64"]) == 0)
+        #expect(shapes.slot(for: "SELECT $1", types: ["String"]) == 1)
+        #expect(shapes.sql(ofSlot: 1) == "SELECT $1")
+        #expect(shapes.slot(for: "SELECT $1 + 1", types: ["Int64"]) == nil)
+        #expect(shapes.slot(for: "SELECT $1", types: ["String"]) == 1)
+    }
+
+    @Test("lookups and queries of one shape run as prepared statements that PostgreSQL stops planning, with the right answers")
+    func preparedOnTheConnection() async throws {
+        guard let database = try await PostgreSQLServer.databaseForTest() else { return }
+        try await withDatabaseRemoved(database) {
+            // One connection for the store's calls (the event listener holds another), so every call below shares it.
+            let store = try await PostgresStore.connect(configuration: try testConfiguration(database.url, poolSize: 1), logger: quietLogger)
+            do {
+                let zone = DatabaseRef.privateDatabase("iCloud.test.Prepared", .development, owner: "_a11ce000000000000000000000000000").zone("Items")
+                _ = try await store.modifyZones([.create(zoneName: "Items")], in: zone.database)
+                let operations = (0..<20).map { index in
+                    RecordOperation(type: .create, recordName: "i\(index)", recordType: "Item", fields: ["rank": FieldInput(value: .integer(Int64(index)), type: nil)])
+                }
+                _ = try await store.modifyRecords(RecordBatch(
+                    zone: zone, operations: operations, atomic: true, caller: Caller(userRecordName: zone.database.ownerRecordName), timestamp: 1_700_000_000_000
+                ))
+                for index in 0..<12 {
+                    let found = try await store.lookupRecords(["i\(index)"], in: zone)
+                    #expect(found["i\(index)"]?.fields.json.contains(#"{"rank":{"type":"INT64","value":\#(index)}}"#) == true, "\(found)")
+                    let filter = FilterInput(comparator: "EQUALS", fieldName: "rank", systemFieldName: nil, fieldValue: FieldInput(value: .integer(Int64(index)), type: nil), distance: nil)
+                    let page = try await store.queryRecords(RecordQuery(
+                        database: zone.database, zoneName: "Items", query: QueryInput(recordType: "Item", filterBy: [filter], sortBy: []), limit: 10, continuationMarker: nil
+                    ))
+                    #expect(page.records.map(\.recordName) == ["i\(index)"])
+                }
+                let prepared = try await store.read { connection in
+                    try await connection.rows(
+                        PostgresQuery(unsafeSQL: "SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'stratus_%'"),
+                        as: (String, Int64, Int64).self, logger: quietLogger
+                    )
+                }
+                let byName = Dictionary(prepared.map { ($0.0, ($0.1, $0.2)) }, uniquingKeysWith: { first, _ in first })
+                let shapes = byName.filter { $0.key.hasPrefix("stratus_shape_") }
+                #expect(shapes.count == 1, "one query shape, one statement: \(byName.keys.sorted())")
+                // PostgreSQL plans a statement for its first five runs, then keeps a generic plan when it costs no more.
+                for (name, plans) in shapes.merging(byName.filter { $0.key == "stratus_lookup_record" }, uniquingKeysWith: { first, _ in first }) {
+                    #expect(plans.0 > 0, "\(name) planned \(plans.1) times, never generically")
+                }
+                #expect(byName["stratus_lookup_record"] != nil)
+            } catch {
+                await store.close()
+                throw error
+            }
+            await store.close()
+        }
+    }
+}
