@@ -13,11 +13,11 @@ extension PostgresStore {
             let all = try await connection.rows(
                 PostgresQuery(
                     unsafeSQL: """
-                        WITH b AS (SELECT \(bound) AS bound)
+                        WITH b AS MATERIALIZED (SELECT \(bound) AS bound)
                         SELECT z.name, z.deleted,
                             GREATEST(z.seq, COALESCE((SELECT MAX(seq) FROM records WHERE zone_id = z.id AND seq < b.bound), 0)),
                             z.seq < b.bound,
-                            z.seq >= b.bound OR EXISTS (SELECT 1 FROM records WHERE zone_id = z.id AND seq >= b.bound)
+                            z.seq >= b.bound OR (SELECT seq FROM records WHERE zone_id = z.id AND seq >= b.bound ORDER BY seq LIMIT 1) IS NOT NULL
                         FROM zones z, b
                         WHERE z.container_id = $1 AND z.environment = $2 AND z.scope = $3 AND z.owner = $4
                         """,
@@ -98,17 +98,22 @@ extension PostgresStore {
 }
 
 /// A page of a zone's settled changes after `$2` (at most `$3` rows), with the zone's last settled change and
-/// whether later changes are still unsettled, from one snapshot. `$4` is the position offset.
+/// whether later changes are still unsettled, from one snapshot. `$4` is the position offset. The bound and the
+/// zone's figures are computed once (`s`), not once per row of the page.
 private enum ZoneChangesPage: PreparedText {
     static let name = "zone_changes_page"
     static let sql = """
-        WITH b AS (SELECT (SELECT stratus_settled_bound($4)) AS bound)
-        SELECT \(PostgresRecordRow.columns), r.seq,
-            GREATEST((SELECT seq FROM zones WHERE id = $1 AND seq < b.bound),
-                (SELECT MAX(seq) FROM records WHERE zone_id = $1 AND seq < b.bound)),
-            EXISTS (SELECT 1 FROM records WHERE zone_id = $1 AND seq >= b.bound)
-        FROM b LEFT JOIN LATERAL (
-            SELECT * FROM records WHERE zone_id = $1 AND seq > $2 AND seq < b.bound ORDER BY seq LIMIT $3
+        WITH b AS MATERIALIZED (SELECT stratus_settled_bound($4) AS bound),
+        s AS MATERIALIZED (
+            SELECT b.bound,
+                GREATEST((SELECT seq FROM zones WHERE id = $1 AND seq < b.bound),
+                    (SELECT MAX(seq) FROM records WHERE zone_id = $1 AND seq < b.bound)) AS last_settled,
+                (SELECT seq FROM records WHERE zone_id = $1 AND seq >= b.bound ORDER BY seq LIMIT 1) IS NOT NULL AS unsettled
+            FROM b
+        )
+        SELECT \(PostgresRecordRow.columns), r.seq, s.last_settled, s.unsettled
+        FROM s LEFT JOIN LATERAL (
+            SELECT * FROM records WHERE zone_id = $1 AND seq > $2 AND seq < s.bound ORDER BY seq LIMIT $3
         ) r ON true
         """
 }

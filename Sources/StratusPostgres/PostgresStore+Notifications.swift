@@ -14,9 +14,13 @@ extension PostgresStore: NotificationStore {
             let rows = try await connection.rows(
                 PostgresQuery(
                     unsafeSQL: """
-                        WITH b AS (SELECT \(self.settledBound) AS bound)
-                        SELECT o.position, o.body, EXISTS (SELECT 1 FROM record_outbox WHERE position >= b.bound)
-                        FROM b LEFT JOIN LATERAL (SELECT position, body FROM record_outbox WHERE position < b.bound ORDER BY position LIMIT $1) o ON true
+                        WITH b AS MATERIALIZED (SELECT \(self.settledBound) AS bound),
+                        s AS MATERIALIZED (
+                            SELECT b.bound, (SELECT position FROM record_outbox WHERE position >= b.bound ORDER BY position LIMIT 1) IS NOT NULL AS unsettled
+                            FROM b
+                        )
+                        SELECT o.position, o.body, s.unsettled
+                        FROM s LEFT JOIN LATERAL (SELECT position, body FROM record_outbox WHERE position < s.bound ORDER BY position LIMIT $1) o ON true
                         """,
                     binds: try binds(Int64(limit))
                 ),
@@ -122,8 +126,8 @@ extension PostgresStore: NotificationStore {
         try await connection.all(
             PostgresQuery(
                 unsafeSQL: """
-                    SELECT EXISTS (SELECT 1 FROM notifications
-                        WHERE container_id = $1 AND environment = $2 AND recipient = $3 AND id >= \(settledBound))
+                    SELECT (SELECT id FROM notifications
+                        WHERE container_id = $1 AND environment = $2 AND recipient = $3 AND id >= \(settledBound) ORDER BY id LIMIT 1) IS NOT NULL
                     """,
                 binds: try binds(containerID, environment.rawValue, user)
             ),
@@ -136,8 +140,8 @@ extension PostgresStore: NotificationStore {
             let rows = try await connection.rows(
                 PostgresQuery(
                     unsafeSQL: """
-                        WITH b AS (SELECT \(self.settledBound) AS bound)
-                        SELECT COALESCE((SELECT MAX(id) FROM notifications WHERE id < b.bound), 0), EXISTS (SELECT 1 FROM notifications WHERE id >= b.bound)
+                        WITH b AS MATERIALIZED (SELECT \(self.settledBound) AS bound)
+                        SELECT COALESCE((SELECT MAX(id) FROM notifications WHERE id < b.bound), 0), (SELECT id FROM notifications WHERE id >= b.bound ORDER BY id LIMIT 1) IS NOT NULL
                         FROM b
                         """
                 ),

@@ -91,7 +91,7 @@ extension PostgresStore: ShareStore {
         let rows = try await connection.rows(
             PostgresQuery(
                 unsafeSQL: """
-                    WITH b AS (SELECT \(ChangePosition.settledBoundSQL(offset: positionOffset)) AS bound),
+                    WITH b AS MATERIALIZED (SELECT \(ChangePosition.settledBoundSQL(offset: positionOffset)) AS bound),
                     p AS (
                         SELECT z.id, z.owner, z.name, z.deleted, MAX(p.seq) AS last_change,
                             BOOL_OR(p.status = 'ACCEPTED' AND s.record_id IS NOT NULL
@@ -105,7 +105,7 @@ extension PostgresStore: ShareStore {
                             THEN GREATEST(p.last_change, COALESCE((SELECT MAX(seq) FROM records WHERE zone_id = p.id AND seq < b.bound), 0),
                                 (SELECT seq FROM zones WHERE id = p.id AND seq < b.bound))
                             ELSE p.last_change END,
-                        EXISTS (SELECT 1 FROM records WHERE zone_id = p.id AND seq >= b.bound)
+                        (SELECT seq FROM records WHERE zone_id = p.id AND seq >= b.bound ORDER BY seq LIMIT 1) IS NOT NULL
                             OR EXISTS (SELECT 1 FROM share_participants WHERE zone_id = p.id AND user_record_name = $1 AND seq >= b.bound)
                     FROM p, b
                     """,

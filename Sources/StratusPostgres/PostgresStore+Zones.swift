@@ -77,10 +77,10 @@ extension PostgresStore {
             let rows = try await connection.rows(
                 PostgresQuery(
                     unsafeSQL: """
-                        WITH b AS (SELECT \(ChangePosition.settledBoundSQL(offset: positionOffset)) AS bound)
+                        WITH b AS MATERIALIZED (SELECT \(ChangePosition.settledBoundSQL(offset: positionOffset)) AS bound)
                         SELECT COALESCE(GREATEST((SELECT seq FROM zones WHERE id = $1 AND seq < b.bound),
                                 (SELECT MAX(seq) FROM records WHERE zone_id = $1 AND seq < b.bound)), 0),
-                            EXISTS (SELECT 1 FROM records WHERE zone_id = $1 AND seq >= b.bound)
+                            (SELECT seq FROM records WHERE zone_id = $1 AND seq >= b.bound ORDER BY seq LIMIT 1) IS NOT NULL
                         FROM b
                         """,
                     binds: try binds(row.id)
