@@ -110,6 +110,27 @@ import Testing
             #expect(imported.status == 400 && imported["reason"]?.stringValue?.contains("limit") == true, "\(imported.json)")
         }
     }
+
+    @Test("text holding U+0000 is refused with 400 on every backend and nothing is stored; an escaped backslash before u0000 is text")
+    func nulCharacter() async throws {
+        try await TestServer.run { client in
+            let token = try await client.createContainer()
+            let alice = try await client.signUp("alice@example.com", token: token)
+            let refused = try await alice.post("private", "records/modify", #"{"operations":[{"operationType":"create","record":{"recordName":"n1","recordType":"Note","fields":{"title":{"value":"a\u0000b"}}}}]}"#)
+            #expect(refused.status == 400)
+            #expect(refused.errorCode == "BAD_REQUEST")
+            #expect(refused["reason"]?.stringValue?.contains("U+0000") == true)
+            let named = try await alice.post("private", "records/modify", #"{"operations":[{"operationType":"create","record":{"recordName":"n\u0000","recordType":"Note","fields":{}}}]}"#)
+            #expect(named.status == 400)
+            let missing = try await alice.post("private", "records/lookup", #"{"records":[{"recordName":"n1"}]}"#)
+            #expect(missing.records.first?["serverErrorCode"] == .string("NOT_FOUND"))
+
+            let saved = try await alice.post("private", "records/modify", #"{"operations":[{"operationType":"create","record":{"recordName":"n2","recordType":"Note","fields":{"title":{"value":"a\\u0000b"}}}}]}"#)
+            #expect(saved.status == 200)
+            let read = try await alice.post("private", "records/lookup", #"{"records":[{"recordName":"n2"}]}"#)
+            #expect(read.records.first?["fields"]?.objectValue?["title"]?.objectValue?["value"] == .string(#"a\u0000b"#))
+        }
+    }
 }
 
 extension HTTPField.Name {

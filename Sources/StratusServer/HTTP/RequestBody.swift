@@ -63,6 +63,10 @@ enum RequestBody {
     private static let decoder = JSONValueDecoder(maximumArrayCount: 10_000)
 
     static func decode<T: Decodable>(_ type: T.Type, from bytes: some Collection<UInt8>) throws -> T {
+        if containsEscapedNUL(bytes) {
+            // PostgreSQL's text cannot hold it, so no backend takes it: stores on either backend hold the same text.
+            throw APIError.badRequest("text may not contain the character U+0000")
+        }
         do {
             return try decoder.decode(type, from: bytes)
         } catch let error as DecodingError {
@@ -70,6 +74,28 @@ enum RequestBody {
         } catch {
             throw APIError.badRequest("the request body is not valid JSON")
         }
+    }
+
+    /// Whether JSON text holds the escape `\u0000` (an escaped backslash followed by `u0000` is other text). A raw
+    /// NUL byte is not valid JSON, and the decoder refuses it.
+    static func containsEscapedNUL(_ bytes: some Collection<UInt8>) -> Bool {
+        let escape = UInt8(ascii: "\\"), u = UInt8(ascii: "u"), zero = UInt8(ascii: "0")
+        var backslashes = 0
+        var index = bytes.startIndex
+        while index != bytes.endIndex {
+            let byte = bytes[index]
+            if byte == escape {
+                backslashes += 1
+            } else {
+                if byte == u, backslashes % 2 == 1 {
+                    let digits = bytes[bytes.index(after: index)...].prefix(4)
+                    if digits.count == 4, digits.allSatisfy({ $0 == zero }) { return true }
+                }
+                backslashes = 0
+            }
+            index = bytes.index(after: index)
+        }
+        return false
     }
 
     private static func tooLarge(_ limit: Int) -> APIError {
