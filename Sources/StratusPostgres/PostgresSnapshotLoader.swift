@@ -337,14 +337,14 @@ private enum LoadRecordsForShare: PreparedText {
     static let sql = "SELECT \(PostgresRecordRow.columns) FROM records r WHERE r.zone_id = $1 AND r.name = ANY($2) ORDER BY r.id FOR SHARE"
 }
 
-/// ``LoadRecordsForUpdate`` for one record.
+/// ``LoadRecordsForUpdate`` for one record: a statement PostgreSQL plans once, where it plans a list on every call.
 private enum LoadRecordForUpdate: PreparedText {
     static let name = "load_record_for_update"
-    static let sql = "SELECT \(PostgresRecordRow.columns) FROM records r WHERE r.zone_id = $1 AND r.name = $2 FOR UPDATE"
+    static let sql = LoadRecordsForUpdate.sql.replacingOccurrences(of: "r.name = ANY($2)", with: "r.name = $2")
 }
 
 /// ``LoadRecordsForShare`` for one record.
 private enum LoadRecordForShare: PreparedText {
     static let name = "load_record_for_share"
-    static let sql = "SELECT \(PostgresRecordRow.columns) FROM records r WHERE r.zone_id = $1 AND r.name = $2 FOR SHARE"
+    static let sql = LoadRecordsForShare.sql.replacingOccurrences(of: "r.name = ANY($2)", with: "r.name = $2")
 }

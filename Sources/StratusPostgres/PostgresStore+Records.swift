@@ -80,11 +80,17 @@ extension PostgresStore: RecordStore {
         return try await read { connection in
             // The zone and its records in one statement. Only when nothing is found does it matter whether the
             // zone exists.
-            let (container, environment, scope, owner) = (database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName)
+            let (container, environment, scope, owner) = (
+                database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName
+            )
             // One name is the common case, and PostgreSQL plans its statement once; a list of names is planned per call.
             let matched = names.count == 1
-                ? try await connection.rows(LookupRecord.self, try binds(container, environment, scope, owner, zone.zoneName, names[0]), logger: self.logger)
-                : try await connection.rows(LookupRecords.self, try binds(container, environment, scope, owner, zone.zoneName, names), logger: self.logger)
+                ? try await connection.rows(
+                    LookupRecord.self, try binds(container, environment, scope, owner, zone.zoneName, names[0]), logger: self.logger
+                )
+                : try await connection.rows(
+                    LookupRecords.self, try binds(container, environment, scope, owner, zone.zoneName, names), logger: self.logger
+                )
             let rows = try matched.map { try PostgresRecordRow(row: $0) }
             var found: [String: Record] = [:]
             for row in rows {
