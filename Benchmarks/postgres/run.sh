@@ -8,13 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=5
 records=100000
-while [ $# -gt 0 ]; do
-    case "$1" in
-    --seconds) seconds=$2; shift 2 ;;
-    --records) records=$2; shift 2 ;;
-    *) echo "unknown argument $1" >&2; exit 2 ;;
-    esac
-done
+source Benchmarks/options.sh
 work=$(mktemp -d /tmp/stratus-pgbench-XXXXXX)
 trap 'kill $sqlite_pid 2>/dev/null || true; rm -rf "$work"' EXIT
 sqlite_pid=""

@@ -17,6 +17,12 @@ public struct Benchmark: Sendable {
         public var datasetSize: Int
         /// The server's process id, to sample its memory; `nil` to skip.
         public var serverPID: Int32?
+        /// Where clients waiting for notifications connect, when not to the server saves go to: another node of the
+        /// same cluster, to time a notification crossing from one node to another.
+        public var listenHost: String?
+        public var listenPort: Int?
+        /// Only the `/healthz` baseline and the notification scenarios.
+        public var notificationsOnly = false
 
         public init(host: String, port: Int, adminKey: String, seconds: Double = 5, datasetSize: Int = 100_000, serverPID: Int32? = nil) {
             self.host = host
@@ -48,6 +54,10 @@ public struct Benchmark: Sendable {
         results.append(try await timed("GET /healthz (16 clients)", clients: 16) { _ in
             RequestBytes.make("GET", "/healthz", host: host)
         })
+        if options.notificationsOnly {
+            results += try await NotificationLatency(options: options, session: session).run(log: log)
+            return BenchmarkReport(results: results, peakServerMemoryBytes: memory.peakBytes)
+        }
         for clients in [1, 16] {
             log("single-record creates (\(clients) client\(clients == 1 ? "" : "s"))...")
             results.append(try await timed("create 1 record (\(clients) client\(clients == 1 ? "" : "s"))", clients: clients) { counter in

@@ -13,14 +13,18 @@ final class HTTPConnection {
         var body: [UInt8]
     }
 
-    private let socket: Int32
+    private var socket: Int32
     private let host: String
+    private let port: Int
     /// Bytes read but not yet consumed.
     private var inbound: [UInt8] = []
+    /// Whether the server said it closes the connection after the last response (a proxy's keep-alive limit).
+    private var closing = false
 
     init(host: String, port: Int) throws {
         socket = try Self.openSocket(host: host, port: port)
         self.host = host
+        self.port = port
     }
 
     /// A connected, blocking TCP socket with Nagle's algorithm off.
@@ -71,6 +75,12 @@ final class HTTPConnection {
 
     /// Sends a request without waiting for its response (a long poll), to read it later with ``readResponse()``.
     func begin(_ method: String, _ path: String, body: String = "", headers: [(String, String)] = []) throws {
+        if closing {
+            close(socket)
+            socket = try Self.openSocket(host: host, port: port)
+            inbound = []
+            closing = false
+        }
         let request = RequestBytes.make(method, path, host: host, body: body, headers: headers)
         var offset = 0
         while offset < request.count {
@@ -88,6 +98,7 @@ final class HTTPConnection {
             if let parsed {
                 let response = Response(status: parsed.status, body: Array(inbound[parsed.body]))
                 inbound.removeFirst(parsed.length)
+                closing = parsed.closes
                 return response
             }
             let count = chunk.withUnsafeMutableBytes { read(socket, $0.baseAddress, $0.count) }

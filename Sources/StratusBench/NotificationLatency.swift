@@ -6,9 +6,22 @@ import Foundation
 /// Each sample saves one `Ping` record in the private database. A long-poll sample uses a fresh courier
 /// token made before the save, so the answer is that save's first notification. A stream sample reads
 /// events until that save's arrive, the first timing the delivery and the last the whole fan-out.
+///
+/// With ``Benchmark/Options/listenHost``, the waiting clients connect to that node while saves go to the server
+/// of ``Benchmark/Options/host``: the time a notification takes to cross from one node to another.
 struct NotificationLatency {
     let options: Benchmark.Options
     let session: BenchSession
+
+    /// Where waiting clients connect.
+    private var listener: (host: String, port: Int) {
+        (options.listenHost ?? options.host, options.listenPort ?? options.port)
+    }
+
+    /// Said after each scenario's name when clients wait on another node.
+    private var crossing: String {
+        options.listenHost == nil && options.listenPort == nil ? "" : ", saved on one node, waited for on another"
+    }
 
     func run(log: @escaping @Sendable (String) -> Void) async throws -> [LatencySummary] {
         let options = self.options
@@ -44,7 +57,7 @@ struct NotificationLatency {
     }
 
     private func longPoll(samples: Int, label: String, setup: HTTPConnection) throws -> LatencySummary {
-        let poller = try HTTPConnection(host: options.host, port: options.port)
+        let poller = try HTTPConnection(host: listener.host, port: listener.port)
         var latencies: [UInt64] = []
         let start = ContinuousClock.now
         for sample in 0..<samples {
@@ -59,13 +72,14 @@ struct NotificationLatency {
             latencies.append(Benchmark.nanoseconds(ContinuousClock.now - saved))
             guard answer.status == 200, !answer.body.isEmpty else { throw BenchError("the courier answered no notification") }
         }
-        return LatencySummary(name: "notification via long poll (\(label))", latencies: latencies, seconds: Benchmark.seconds(ContinuousClock.now - start))
+        return LatencySummary(name: "notification via long poll (\(label)\(crossing))", latencies: latencies, seconds: Benchmark.seconds(ContinuousClock.now - start))
     }
 
     private func stream(samples: Int, label: String, subscribers: Int, setup: HTTPConnection) throws -> [LatencySummary] {
-        let listener = try HTTPConnection(host: options.host, port: options.port)
+        let listener = try HTTPConnection(host: self.listener.host, port: self.listener.port)
         try listener.begin("GET", "/notifications/1/\(session.containerID)/development/stream?\(session.query)")
-        var pending = String(decoding: listener.readAvailable(), as: UTF8.self)
+        var body = StreamedBody()
+        var pending = String(decoding: body.feed(listener.readAvailable()), as: UTF8.self)
         var first: [UInt64] = []
         var all: [UInt64] = []
         let start = ContinuousClock.now
@@ -85,13 +99,13 @@ struct NotificationLatency {
                 if seen < subscribers {
                     let bytes = listener.readAvailable()
                     guard !bytes.isEmpty else { throw BenchError("the notification stream closed") }
-                    pending += String(decoding: bytes, as: UTF8.self)
+                    pending += String(decoding: body.feed(bytes), as: UTF8.self)
                 }
             }
             all.append(Benchmark.nanoseconds(ContinuousClock.now - saved))
         }
         let seconds = Benchmark.seconds(ContinuousClock.now - start)
-        var results = [LatencySummary(name: "notification via event stream (\(label))", latencies: first, seconds: seconds)]
+        var results = [LatencySummary(name: "notification via event stream (\(label)\(crossing))", latencies: first, seconds: seconds)]
         if subscribers > 1 {
             results.append(LatencySummary(name: "all \(subscribers) notifications of a save via event stream", latencies: all, seconds: seconds))
         }

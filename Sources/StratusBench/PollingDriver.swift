@@ -78,6 +78,11 @@ struct PollingDriver {
                 if response.status != 200 || itemError { outcome.errors += 1 }
                 slots[index].inbound.removeFirst(response.length)
                 slots[index].outbound = []
+                if response.closes {
+                    // The server (a proxy's keep-alive limit) ends the connection: open another, as clients do.
+                    close(slots[index].socket)
+                    slots[index] = Slot(socket: try Self.connect(host: host, port: port))
+                }
                 if try !startNext(&slots[index]) { active -= 1 }
             }
         }

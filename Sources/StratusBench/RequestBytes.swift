@@ -25,11 +25,13 @@ enum RequestBytes {
 
 /// Finds complete HTTP/1.1 responses in received bytes.
 enum ResponseParser {
-    /// A complete response at the start of `bytes`: its status, where its body lies, and its total length.
+    /// A complete response at the start of `bytes`: its status, where its body lies, its total length, and
+    /// whether the server closes the connection after it (`Connection: close`, as a proxy does now and then).
     struct Parsed {
         var status: Int
         var body: Range<Int>
         var length: Int
+        var closes = false
     }
 
     /// The response at the start of `bytes[0..<count]`, or `nil` if it is not complete yet.
@@ -42,7 +44,15 @@ enum ResponseParser {
         let bodyStart = headerEnd + 4
         let length = contentLength(bytes, headerEnd: headerEnd)
         guard bytes.count >= bodyStart + length else { return nil }
-        return Parsed(status: status, body: bodyStart..<(bodyStart + length), length: bodyStart + length)
+        var closes = false
+        if var cursor = valueStart(of: Array("connection:".utf8), bytes, headerEnd: headerEnd) {
+            closes = true
+            for letter in "close".utf8 {
+                guard cursor < headerEnd, bytes[cursor] | 0x20 == letter else { closes = false; break }
+                cursor += 1
+            }
+        }
+        return Parsed(status: status, body: bodyStart..<(bodyStart + length), length: bodyStart + length, closes: closes)
     }
 
     private static func find(_ bytes: UnsafeRawBufferPointer) -> Int? {
@@ -54,9 +64,19 @@ enum ResponseParser {
         return nil
     }
 
-    /// The Content-Length header's value, matched case-insensitively.
+    /// The Content-Length header's value.
     private static func contentLength(_ bytes: UnsafeRawBufferPointer, headerEnd: Int) -> Int {
-        let name = Array("content-length:".utf8)
+        guard var cursor = valueStart(of: Array("content-length:".utf8), bytes, headerEnd: headerEnd) else { return 0 }
+        var value = 0
+        while bytes[cursor] >= 48 && bytes[cursor] <= 57 {
+            value = value * 10 + Int(bytes[cursor] - 48)
+            cursor += 1
+        }
+        return value
+    }
+
+    /// Where the value of the header `name` (lowercase, with its colon) begins, matched case-insensitively.
+    private static func valueStart(of name: [UInt8], _ bytes: UnsafeRawBufferPointer, headerEnd: Int) -> Int? {
         var index = 0
         while index + name.count < headerEnd {
             if bytes[index] == 10 {
@@ -68,17 +88,12 @@ enum ResponseParser {
                 if matched {
                     var cursor = index + 1 + name.count
                     while bytes[cursor] == 0x20 { cursor += 1 }
-                    var value = 0
-                    while bytes[cursor] >= 48 && bytes[cursor] <= 57 {
-                        value = value * 10 + Int(bytes[cursor] - 48)
-                        cursor += 1
-                    }
-                    return value
+                    return cursor
                 }
             }
             index += 1
         }
-        return 0
+        return nil
     }
 
     /// Whether a body reports a per-item failure (`serverErrorCode` inside a 200 answer).

@@ -45,6 +45,13 @@ public struct FolderBlobStore: BlobStore {
     /// Appended bytes go straight to the file.
     public var memoryPerUpload: Int { 0 }
 
+    /// Checks that both folders exist and can be written (a disk unmounted or made read-only fails it).
+    public func checkAvailable() async throws {
+        let folders = [Self.blobsFolder(root).path, Self.uploadsFolder(root).path]
+        let usable = try await FileCalls.run { folders.allSatisfy { FileManager.default.isWritableFile(atPath: $0) } }
+        guard usable else { throw StorageError(.unavailable, "the asset folder \(root.path) cannot be written") }
+    }
+
     public func beginUpload(key: String) async throws -> any BlobUpload {
         try BlobKeys.validate(key)
         let temporary = Self.uploadsFolder(root).appendingPathComponent("\(key).\(UInt64.random(in: 0...UInt64.max))")

@@ -5,9 +5,10 @@ import Synchronization
 /// rather than a timer per operation (a timer per database call cost a sizeable share of the server's time).
 ///
 /// An operation runs in a task of its own; the watchdog, waking every ``tick`` while any operation waits,
-/// cancels those past their deadline that have not got their connection yet. Cancelling gives the pool's
-/// request up; the caller then gets ``StorageError/Code/unavailable``. Once an operation has its connection,
-/// it runs to its end.
+/// gives up those past their deadline that have not got their connection yet: the caller gets
+/// ``StorageError/Code/unavailable`` at once, and the task is cancelled, which withdraws its request from the
+/// pool. The caller does not wait for that: a pool that has shut down never answers. Once an operation has its
+/// connection, it runs to its end.
 final class ConnectionDeadlines: Sendable {
     static let shared = ConnectionDeadlines()
 
@@ -29,20 +30,30 @@ final class ConnectionDeadlines: Sendable {
     private let state = Mutex(State())
 
     /// Runs `operation`, giving up with ``StorageError/Code/unavailable`` when it has not called `started`
-    /// (it has its connection) within `wait`.
+    /// (it has its connection) within `wait`. `started` throws when the operation was given up first: the
+    /// operation must not use the connection then, since its caller was told it did not run.
     func run<T: Sendable>(
-        wait: Duration, _ operation: @escaping @Sendable (_ started: @escaping @Sendable () -> Void) async throws -> T
+        wait: Duration, _ operation: @escaping @Sendable (_ started: @escaping @Sendable () throws -> Void) async throws -> T
     ) async throws -> T {
         let progress = OperationProgress()
-        let task = Task { try await operation { progress.markStarted() } }
-        let id = register(Waiter(deadline: .now + wait, progress: progress, cancel: { task.cancel() }))
-        defer { state.withLock { _ = $0.waiters.removeValue(forKey: id) } }
-        do {
-            return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
-        } catch {
-            if progress.expired { throw StorageError(.unavailable, "the database cannot be reached (no connection within \(wait))") }
-            throw error
+        let outcome = OperationOutcome<T>()
+        let task = Task {
+            do {
+                outcome.finish(.success(try await operation {
+                    // A connection that comes after the caller was told "unavailable" is not used.
+                    guard progress.markStarted() else { throw CancellationError() }
+                }))
+            } catch {
+                outcome.finish(.failure(error))
+            }
         }
+        let unavailable = StorageError(.unavailable, "the database cannot be reached (no connection within \(wait))")
+        let id = register(Waiter(deadline: .now + wait, progress: progress, cancel: {
+            outcome.finish(.failure(unavailable))
+            task.cancel()
+        }))
+        defer { state.withLock { _ = $0.waiters.removeValue(forKey: id) } }
+        return try await withTaskCancellationHandler { try await outcome.value } onCancel: { task.cancel() }
     }
 
     private func register(_ waiter: Waiter) -> UInt64 {
@@ -82,12 +93,46 @@ private final class OperationProgress: Sendable {
     var started: Bool { value.load(ordering: .acquiring) == Self.running }
     var expired: Bool { value.load(ordering: .acquiring) == Self.givenUp }
 
-    func markStarted() {
-        _ = value.compareExchange(expected: Self.waiting, desired: Self.running, ordering: .acquiringAndReleasing)
+    /// Marks the operation started unless it was given up first; returns whether it was.
+    func markStarted() -> Bool {
+        value.compareExchange(expected: Self.waiting, desired: Self.running, ordering: .acquiringAndReleasing).exchanged
     }
 
     /// Gives the operation up unless it has started; returns whether it was given up.
     func expire() -> Bool {
         value.compareExchange(expected: Self.waiting, desired: Self.givenUp, ordering: .acquiringAndReleasing).exchanged
+    }
+}
+
+/// The first result an operation gets, from its task or from the watchdog giving it up; later ones are ignored.
+private final class OperationOutcome<T: Sendable>: Sendable {
+    private struct State {
+        var result: Result<T, any Error>?
+        var waiter: CheckedContinuation<T, any Error>?
+    }
+
+    private let state = Mutex(State())
+
+    func finish(_ result: Result<T, any Error>) {
+        let waiter: CheckedContinuation<T, any Error>? = state.withLock { state in
+            guard state.result == nil else { return nil }
+            state.result = result
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume(with: result)
+    }
+
+    var value: T {
+        get async throws {
+            try await withCheckedThrowingContinuation { continuation in
+                let ready: Result<T, any Error>? = state.withLock { state in
+                    if let result = state.result { return result }
+                    state.waiter = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(with: ready) }
+            }
+        }
     }
 }

@@ -34,16 +34,6 @@ struct IndexEntryRows {
     consuming func insert(connection: PostgresConnection, logger: Logger) async throws {
         guard count > 0 else { return }
         writer.endArray()
-        try await connection.run(
-            """
-            INSERT INTO field_index (zone_id, type, field, kind, value, extra, record_id, number)
-            SELECT zone_id, type, field, kind, decode(value, 'hex'), extra, record_id, number
-            FROM jsonb_to_recordset(\(writer.text)::jsonb) AS v(
-                zone_id bigint, type text, field text, kind smallint, value text, extra double precision, record_id bigint, number double precision
-            )
-            ON CONFLICT DO NOTHING
-            """,
-            logger: logger
-        )
+        try await connection.run(InsertIndexEntries.self, try binds(writer.text), logger: logger)
     }
 }

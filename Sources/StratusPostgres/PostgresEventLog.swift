@@ -15,8 +15,9 @@ import Synchronization
 /// do not mind.
 ///
 /// ``catchUp()`` is one indexed statement, cheap when nothing is new, so security checks call it before they
-/// trust a cache. A listening connection (`LISTEN stratus_events`) runs it as soon as any node commits
-/// events; a slow poll covers a lost notification.
+/// trust a cache. It reads every visible event above the settled position; only the reads of the listening
+/// connection (`LISTEN stratus_events`, run as soon as any node commits events) and of a slow poll, which
+/// covers a lost notification, also compute the settled bound and move the settled position on.
 final class PostgresEventLog: Sendable {
     /// Events read per statement.
     static let pageSize = 500
@@ -31,6 +32,8 @@ final class PostgresEventLog: Sendable {
         var readsStarted: UInt64 = 0
         /// The number of the last read that ended.
         var readsEnded: UInt64 = 0
+        /// Whether the next read computes the settled bound (``catchUp(settling:)``).
+        var settleRequested = false
     }
 
     private let client: PostgresClient
@@ -40,6 +43,9 @@ final class PostgresEventLog: Sendable {
     private let connectionWait: Duration
     /// How often the log is read without a notification.
     private let pollInterval: Duration
+    /// The delay of the newest event delivered.
+    let lag = EventLag()
+    var lastLagMilliseconds: Int64? { lag.lastMilliseconds }
     private let state: Mutex<State>
     /// Serializes readers: a second caller waits for the first one's read, then reads again.
     private let reading = AsyncMutex()
@@ -70,34 +76,44 @@ final class PostgresEventLog: Sendable {
     /// Every request calls this, so callers share reads: a caller waits for a read that began after it came,
     /// and while one read runs, everyone who comes meanwhile is served by the next one. One read serves a
     /// crowd, and no caller misses an event committed before it called.
-    func catchUp() async throws {
-        let needed = state.withLock { $0.readsStarted + 1 }
+    ///
+    /// - Parameter settling: also compute the settled bound (an extra look at the running transactions) and
+    ///   move the settled position on, so that later reads start higher. The listener and the poll settle;
+    ///   requests need not.
+    func catchUp(settling: Bool = false) async throws {
+        let needed = state.withLock { state in
+            if settling { state.settleRequested = true }
+            return state.readsStarted + 1
+        }
         try await reading.run {
-            let number: UInt64? = state.withLock { state in
+            let read: (number: UInt64, settling: Bool)? = state.withLock { state in
                 guard state.readsEnded < needed else { return nil }
                 state.readsStarted += 1
-                return state.readsStarted
+                defer { state.settleRequested = false }
+                return (state.readsStarted, state.settleRequested)
             }
-            guard let number else { return }
-            try await readAndDeliver()
-            state.withLock { $0.readsEnded = number }
+            guard let read else { return }
+            try await readAndDeliver(settling: read.settling)
+            state.withLock { $0.readsEnded = read.number }
         }
     }
 
     /// Reads every page of events after the settled position, and delivers what is new.
-    private func readAndDeliver() async throws {
+    private func readAndDeliver(settling: Bool) async throws {
+        var cursor = state.withLock { $0.settledThrough }
         while true {
-            let from = state.withLock { $0.settledThrough }
-            let page = try await readPage(after: from)
+            let page = try await readPage(after: cursor, settling: settling)
             let full = page.events.count == Self.pageSize
             state.withLock { state in
                 var deliveries: [StoreEventDelivery] = []
                 if page.prunedThrough > state.settledThrough { deliveries.append(.missed) }
-                let fresh = page.events.filter { !state.deliveredAbove.contains($0.position) }
+                let fresh = page.events.filter { $0.position > state.settledThrough && !state.deliveredAbove.contains($0.position) }
                 if !fresh.isEmpty { deliveries.append(.committed(fresh.compactMap { StoreEvent(encoded: $0.body) })) }
+                if let newest = fresh.map(\.createdAt).max() { lag.record(committedAt: newest) }
                 state.deliveredAbove.formUnion(fresh.map(\.position))
                 // Settled up to the bound, or up to the page's end when the page did not reach it.
-                var settled = max(state.settledThrough, page.prunedThrough, page.bound - 1)
+                var settled = max(state.settledThrough, page.prunedThrough)
+                if let bound = page.bound { settled = max(settled, bound - 1) }
                 if full, let last = page.events.last?.position { settled = min(settled, last) }
                 state.settledThrough = max(state.settledThrough, settled)
                 state.deliveredAbove = state.deliveredAbove.filter { $0 > state.settledThrough }
@@ -105,28 +121,32 @@ final class PostgresEventLog: Sendable {
                     for observer in state.observers { observer(delivery) }
                 }
             }
-            if !full { break }
+            guard full, let last = page.events.last?.position else { break }
+            cursor = max(last, page.prunedThrough)
         }
     }
 
     private struct Page {
-        var bound: Int64
+        /// The settled bound, when the read computed it.
+        var bound: Int64?
         var prunedThrough: Int64
-        var events: [(position: Int64, body: String)]
+        var events: [(position: Int64, body: String, createdAt: Int64)]
     }
 
-    /// The settled bound, the newest pruned position, and the visible events after `position`.
-    private func readPage(after position: Int64) async throws -> Page {
-        let bindings = try binds(position, positionOffset)
+    /// The newest pruned position, the visible events after `position`, and, when settling, the settled bound.
+    private func readPage(after position: Int64, settling: Bool) async throws -> Page {
         let logger = logger
+        let offset = positionOffset
         return try await Self.withConnection(client, wait: connectionWait) { connection in
-            var page = Page(bound: 0, prunedThrough: 0, events: [])
-            for (bound, pruned, position, body) in try await connection.rows(
-                ReadEvents.self, bindings, as: (Int64, Int64, Int64?, String?).self, logger: logger
-            ) {
+            var page = Page(bound: nil, prunedThrough: 0, events: [])
+            typealias Row = (Int64?, Int64, Int64?, String?, Int64?)
+            let rows = settling
+                ? try await connection.rows(ReadEventsSettling.self, try binds(position, offset), as: Row.self, logger: logger)
+                : try await connection.rows(ReadEvents.self, try binds(position), as: Row.self, logger: logger)
+            for (bound, pruned, position, body, createdAt) in rows {
                 page.bound = bound
                 page.prunedThrough = pruned
-                if let position, let body { page.events.append((position, body)) }
+                if let position, let body { page.events.append((position, body, createdAt ?? 0)) }
             }
             return page
         }
@@ -139,16 +159,16 @@ final class PostgresEventLog: Sendable {
             do {
                 try await client.withConnection { connection in
                     try await connection.listen(on: "stratus_events") { notifications in
-                        try await self.catchUp()
+                        try await self.catchUp(settling: true)
                         failing = false
                         try await withThrowingTaskGroup(of: Void.self) { group in
                             group.addTask {
-                                for try await _ in notifications { try await self.catchUp() }
+                                for try await _ in notifications { try await self.catchUp(settling: true) }
                             }
                             group.addTask {
                                 while !Task.isCancelled {
                                     try await Task.sleep(for: self.pollInterval)
-                                    try await self.catchUp()
+                                    try await self.catchUp(settling: true)
                                 }
                             }
                             try await group.next()
@@ -173,7 +193,7 @@ extension PostgresEventLog {
     ) async throws -> T {
         try await PostgresStore.withConnectionDeadline(wait) { started in
             try await client.withConnection { connection in
-                started()
+                try started()
                 return try await body(connection)
             }
         }
@@ -221,17 +241,22 @@ final class AsyncMutex: Sendable {
     }
 }
 
-/// The settled bound, the newest pruned position, and a page of the events after `$1`; `$2` is the position
-/// offset.
+/// The newest pruned position and a page of the events after `$1` (no bound: its first column is NULL).
 private enum ReadEvents: PreparedText {
     static let name = "read_events"
     static let sql = """
-        SELECT (SELECT stratus_settled_bound($2)),
+        SELECT NULL::bigint,
             COALESCE((SELECT convert_from(value, 'UTF8')::bigint FROM meta WHERE key = 'events_pruned_through'), 0),
-            e.position, e.body
+            e.position, e.body, e.created_at
         FROM (SELECT 1) AS one
         LEFT JOIN LATERAL (
-            SELECT position, body FROM store_events WHERE position > $1 ORDER BY position LIMIT \(PostgresEventLog.pageSize)
+            SELECT position, body, created_at FROM store_events WHERE position > $1 ORDER BY position LIMIT \(PostgresEventLog.pageSize)
         ) AS e ON true
         """
+}
+
+/// ``ReadEvents`` with the settled bound first; `$2` is the position offset.
+private enum ReadEventsSettling: PreparedText {
+    static let name = "read_events_settling"
+    static let sql = ReadEvents.sql.replacingOccurrences(of: "SELECT NULL::bigint,", with: "SELECT (SELECT stratus_settled_bound($2)),")
 }

@@ -23,6 +23,7 @@ enum PostgresMigrations {
     static let all: [Migration] = [
         Migration(version: 1, name: "core", sql: coreSchema),
         Migration(version: 2, name: "settled-bound", sql: settledBoundFunction),
+        Migration(version: 3, name: "sign-in-failures", sql: signInFailures),
     ]
 
     /// The newest version this build knows.
@@ -32,9 +33,9 @@ enum PostgresMigrations {
     /// - Returns: the versions applied (empty when the database was up to date).
     /// - Throws: ``StorageError/Code/internalFailure`` for a database migrated by a newer version.
     /// - Parameter started: called once a connection is had.
-    static func migrate(_ client: PostgresClient, logger: Logger, started: @Sendable () -> Void = {}) async throws -> [Int] {
+    static func migrate(_ client: PostgresClient, logger: Logger, started: @Sendable () throws -> Void = {}) async throws -> [Int] {
         try await client.withTransaction(logger: logger) { connection in
-            started()
+            try started()
             try await connection.run("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
             try await connection.run(
                 """
@@ -412,5 +413,16 @@ enum PostgresMigrations {
             RETURN (LEAST(pg_snapshot_xmax(snapshot)::text::bigint, COALESCE(oldest, pg_snapshot_xmax(snapshot)::text::bigint))
                 + position_offset) << 20;
         END $$;
+        """
+
+    /// Version 3: failed sign-ins per key (account and address, or address), so that the sign-in throttle counts
+    /// the attempts sent to every node.
+    static let signInFailures = """
+        CREATE TABLE sign_in_failures (
+            key TEXT PRIMARY KEY,
+            count BIGINT NOT NULL,
+            last_at BIGINT NOT NULL
+        );
+        CREATE INDEX sign_in_failures_last ON sign_in_failures (last_at);
         """
 }

@@ -120,39 +120,27 @@ final class PostgresPlanApplier {
 
     // MARK: - Record saves, together
 
-    /// Writes the pending saves: replaced rows, then new rows, then what every one of them holds.
+    /// Writes the pending saves: replaced rows, then new rows, then what every one of them holds. A single
+    /// record's row and index entries are one statement.
     private func flush() async throws {
         guard !pending.isEmpty else { return }
         let saves = pending
         pending = []
+        if saves.count == 1, let zoneID = try await loader.zoneID(saves[0].key.zoneName) {
+            try await saveSingle(saves[0], zoneID: zoneID)
+            try await insertHoldings(of: saves, entriesWritten: true)
+            return
+        }
         let replaced = saves.filter(\.replacesRow)
         if !replaced.isEmpty {
             let ids = try replaced.map { try rowID($0.key) }
             try await removeHoldings(ofRecords: ids)
-            try await connection.run(
-                """
-                UPDATE records r SET type = v.type, change_tag = v.change_tag, seq = v.seq, deleted = false, fields = v.fields,
-                    created_at = v.created_at, created_by = v.created_by, created_device = v.created_device,
-                    modified_at = v.modified_at, modified_by = v.modified_by, modified_device = v.modified_device,
-                    parent = v.parent, share_name = v.share_name, short_guid = v.short_guid
-                FROM jsonb_to_recordset(\(try await rowsJSON(replaced, ids: ids))::jsonb) AS v(\(unescaped: Self.rowColumns))
-                WHERE r.id = v.id
-                """,
-                logger: logger
-            )
+            try await connection.run(UpdateRecords.self, try binds(try await rowsJSON(replaced, ids: ids)), logger: logger)
         }
         let inserted = saves.filter { !$0.replacesRow }
         if !inserted.isEmpty {
             let rows = try await connection.rows(
-                """
-                INSERT INTO records (zone_id, name, type, change_tag, seq, fields, created_at, created_by, created_device,
-                    modified_at, modified_by, modified_device, parent, share_name, short_guid)
-                SELECT zone_id, name, type, change_tag, seq, fields, created_at, created_by, created_device,
-                    modified_at, modified_by, modified_device, parent, share_name, short_guid
-                FROM jsonb_to_recordset(\(try await rowsJSON(inserted, ids: nil))::jsonb) AS v(\(unescaped: Self.rowColumns))
-                RETURNING id, zone_id, name
-                """,
-                as: (Int64, Int64, String).self, logger: logger
+                InsertRecords.self, try binds(try await rowsJSON(inserted, ids: nil)), as: (Int64, Int64, String).self, logger: logger
             )
             var keysByRow: [String: RecordKey] = [:]
             for record in inserted {
@@ -163,14 +151,23 @@ final class PostgresPlanApplier {
                 if let key = keysByRow["\(zoneID)/\(name)"] { loader.remember(key, id: id) }
             }
         }
-        try await insertHoldings(of: saves)
+        try await insertHoldings(of: saves, entriesWritten: false)
     }
 
-    /// The columns of a record row as `jsonb_to_recordset` reads them.
-    private static let rowColumns = """
-        id bigint, zone_id bigint, name text, type text, change_tag text, seq bigint, fields text, created_at bigint, created_by text,
-        created_device text, modified_at bigint, modified_by text, modified_device text, parent text, share_name text, short_guid text
-        """
+    /// One record's row, new or replacing the one there, with its index entries.
+    private func saveSingle(_ record: PlannedRecord, zoneID: Int64) async throws {
+        if record.replacesRow {
+            let id = try rowID(record.key)
+            try await removeHoldings(ofRecords: [id])
+            try await connection.run(UpdateRecord.self, RecordWriteStatements.singleRecord(record, zoneID: zoneID, row: id), logger: logger)
+        } else {
+            let bindings = try RecordWriteStatements.singleRecord(record, zoneID: zoneID, row: record.key.recordName)
+            guard let id = try await connection.rows(InsertRecord.self, bindings, as: Int64.self, logger: logger).first else {
+                throw StorageError(.internalFailure, "record \(record.key) was not inserted")
+            }
+            loader.remember(record.key, id: id)
+        }
+    }
 
     private func rowsJSON(_ records: [PlannedRecord], ids: [Int64]?) async throws -> String {
         var writer = JSONWriter(capacity: 512 * records.count)
@@ -210,9 +207,9 @@ final class PostgresPlanApplier {
         if let value { writer.string(value) } else { writer.null() }
     }
 
-    /// Inserts the index entries, references, asset holdings and used receipts of saved records, one
-    /// statement each.
-    private func insertHoldings(of saves: [PlannedRecord]) async throws {
+    /// Inserts the index entries (unless written with the rows), references, asset holdings and used receipts of
+    /// saved records, one statement each.
+    private func insertHoldings(of saves: [PlannedRecord], entriesWritten: Bool) async throws {
         var entries = IndexEntryRows()
         var references = JSONWriter()
         var assets = JSONWriter()
@@ -224,7 +221,7 @@ final class PostgresPlanApplier {
         for record in saves {
             let id = try rowID(record.key)
             let zoneID = try await loader.zoneID(record.key.zoneName) ?? loader.zone.id
-            for entry in record.indexEntries {
+            for entry in record.indexEntries where !entriesWritten {
                 entries.add(entry, zoneID: zoneID, type: record.type, recordID: id)
             }
             for edge in record.references {
@@ -261,44 +258,14 @@ final class PostgresPlanApplier {
         assets.endArray()
         receipts.endArray()
         try await entries.insert(connection: connection, logger: logger)
-        if counts.references > 0 {
-            try await connection.run(
-                """
-                INSERT INTO record_refs (target_zone_id, target_name, source_id, action)
-                SELECT * FROM jsonb_to_recordset(\(references.text)::jsonb)
-                    AS v(target_zone_id bigint, target_name text, source_id bigint, action smallint)
-                ON CONFLICT DO NOTHING
-                """,
-                logger: logger
-            )
-        }
-        if counts.assets > 0 {
-            try await connection.run(
-                """
-                INSERT INTO asset_refs (record_id, field, asset_id)
-                SELECT * FROM jsonb_to_recordset(\(assets.text)::jsonb) AS v(record_id bigint, field text, asset_id text)
-                ON CONFLICT DO NOTHING
-                """,
-                logger: logger
-            )
-        }
-        if counts.receipts > 0 {
-            try await connection.run(
-                """
-                UPDATE asset_receipts a SET used_record_id = v.record_id, used_field = v.field
-                FROM jsonb_to_recordset(\(receipts.text)::jsonb) AS v(receipt text, record_id bigint, field text)
-                WHERE a.receipt = v.receipt
-                """,
-                logger: logger
-            )
-        }
+        if counts.references > 0 { try await connection.run(InsertReferences.self, try binds(references.text), logger: logger) }
+        if counts.assets > 0 { try await connection.run(InsertAssetHoldings.self, try binds(assets.text), logger: logger) }
+        if counts.receipts > 0 { try await connection.run(UseReceipts.self, try binds(receipts.text), logger: logger) }
     }
 
     /// Removes what records' old versions held beside their rows: index entries, references and asset holdings.
     private func removeHoldings(ofRecords ids: [Int64]) async throws {
-        try await connection.run("DELETE FROM field_index WHERE record_id = ANY(\(ids))", logger: logger)
-        try await connection.run("DELETE FROM record_refs WHERE source_id = ANY(\(ids))", logger: logger)
-        try await connection.run("DELETE FROM asset_refs WHERE record_id = ANY(\(ids))", logger: logger)
+        try await connection.run(RemoveHoldings.self, try binds(ids), logger: logger)
     }
 
     private func rowID(_ key: RecordKey) throws -> Int64 {

@@ -13,7 +13,17 @@ import StratusStore
 /// records' text columns are compared and sorted `COLLATE "C"`, so both sort as SQLite sorts them. `NULL` sorts first ascending
 /// and last descending, as in SQLite.
 struct PostgresQuerySQL {
-    private let zoneIDs: [Int64]
+    /// The zones a query reads.
+    enum Zones {
+        /// Live zones already read.
+        case rows([ZoneRow])
+        /// One zone by name, found by the statement itself (`NULL`, and so no rows, when it is not live).
+        case named(ZoneRef)
+    }
+
+    private let zones: Zones
+    /// The SQL that stands for the zone id(s), bound on first use: `= $n`, `= ANY($n)` or `= (SELECT id ...)`.
+    private var zoneMatch: String?
     private let recordType: String
     private let walk: IndexWalk?
     private var conditions: [String] = []
@@ -41,8 +51,8 @@ struct PostgresQuerySQL {
         var kind: SortKind
     }
 
-    init(zoneIDs: [Int64], recordType: String, plan: QueryPlan) {
-        self.zoneIDs = zoneIDs
+    init(zones: Zones, recordType: String, plan: QueryPlan) {
+        self.zones = zones
         self.recordType = recordType
         if case .walk(let walk) = plan { self.walk = walk } else { walk = nil }
     }
@@ -52,6 +62,27 @@ struct PostgresQuerySQL {
         try? bindings.append(value)
         boundTypes.append(String(describing: Value.self))
         return "$\(bindings.count)"
+    }
+
+    /// `column` restricted to the query's zones. Zones are bound, never written into the text, so that every
+    /// zone's queries of one shape share a prepared statement.
+    private mutating func zoneCondition(_ column: String) -> String {
+        if zoneMatch == nil {
+            switch zones {
+            case .rows(let rows) where rows.count == 1:
+                zoneMatch = "= \(bind(rows[0].id))"
+            case .rows(let rows):
+                zoneMatch = "= ANY(\(bind(rows.map(\.id))))"
+            case .named(let zone):
+                let database = zone.database
+                zoneMatch = """
+                    = (SELECT id FROM zones WHERE container_id = \(bind(database.containerID)) \
+                    AND environment = \(bind(database.environment.rawValue)) AND scope = \(bind(database.scope.rawValue)) \
+                    AND owner = \(bind(database.ownerRecordName)) AND name = \(bind(zone.zoneName)) AND NOT deleted)
+                    """
+            }
+        }
+        return "\(column) \(zoneMatch!)"
     }
 
     private mutating func bind(_ key: IndexKey) -> String {
@@ -88,7 +119,6 @@ struct PostgresQuerySQL {
         let positive = filter.comparator.negated ?? filter.comparator
         var lookups: [String] = []
         let walking = walk != nil
-        let zoneList = zoneIDs.map(String.init).joined(separator: ",")
         let recordType = recordType
         func lookup(kind: IndexEntry.Kind, _ condition: String, _ builder: inout PostgresQuerySQL) {
             let field = builder.bind(name)
@@ -97,9 +127,10 @@ struct PostgresQuerySQL {
                 lookups.append("EXISTS (SELECT 1 FROM field_index f WHERE f.record_id = r.id AND f.field = \(field) AND f.kind = \(kind.rawValue) AND \(condition))")
                 return
             }
+            let zone = builder.zoneCondition("zone_id")
             let type = builder.bind(recordType)
             lookups.append(
-                "r.id IN (SELECT record_id FROM field_index WHERE zone_id IN (\(zoneList)) AND type = \(type) AND field = \(field) AND kind = \(kind.rawValue) AND \(condition))"
+                "r.id IN (SELECT record_id FROM field_index WHERE \(zone) AND type = \(type) AND field = \(field) AND kind = \(kind.rawValue) AND \(condition))"
             )
         }
         switch positive {
@@ -255,8 +286,7 @@ struct PostgresQuerySQL {
     /// record's columns, then the sort keys `s0`, `s1`, ...
     mutating func statement(after cursor: QueryCursor?, limit: Int) -> PostgresQuery {
         if let walk { return walkStatement(walk, after: cursor, limit: limit) }
-        let zoneList = zoneIDs.map(String.init).joined(separator: ",")
-        var whereClause = ["r.zone_id IN (\(zoneList))", "r.type = \(bind(recordType))", "NOT r.deleted"]
+        var whereClause = [zoneCondition("r.zone_id"), "r.type = \(bind(recordType))", "NOT r.deleted"]
         whereClause += conditions
         var select = "SELECT \(PostgresRecordRow.columns)"
         for (index, key) in sortKeys.enumerated() { select += ", \(key.expression) AS s\(index)" }
@@ -271,9 +301,8 @@ struct PostgresQuerySQL {
     private mutating func walkStatement(_ walk: IndexWalk, after cursor: QueryCursor?, limit: Int) -> PostgresQuery {
         var select = "SELECT \(PostgresRecordRow.columns)"
         for (index, key) in sortKeys.enumerated() { select += ", \(key.expression) AS s\(index)" }
-        let zoneList = zoneIDs.map(String.init).joined(separator: ",")
         var whereClause = [
-            "d.zone_id IN (\(zoneList))", "d.type = \(bind(recordType))", "d.field = \(bind(walk.field))", "d.kind = \(walk.kind.rawValue)",
+            zoneCondition("d.zone_id"), "d.type = \(bind(recordType))", "d.field = \(bind(walk.field))", "d.kind = \(walk.kind.rawValue)",
         ]
         for bound in walk.lowerBounds { whereClause.append("d.value >= \(bind(bound))") }
         for bound in walk.upperBounds { whereClause.append("d.value < \(bind(bound))") }

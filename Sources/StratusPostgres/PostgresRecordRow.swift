@@ -9,6 +9,9 @@ struct PostgresRecordRow: Sendable {
         "r.id, r.name, r.type, r.change_tag, r.fields, r.created_at, r.created_by, r.created_device, "
         + "r.modified_at, r.modified_by, r.modified_device, r.deleted, r.zone_id, r.parent, r.share_name, r.short_guid"
 
+    /// How many cells ``columns`` takes.
+    static let columnCount = 16
+
     typealias Columns = (Int64, String, String, String, String, Int64, String, String, Int64, String, String, Bool, Int64, String?, String?, String?)
 
     var id: Int64

@@ -40,7 +40,15 @@ final class PostgresSchemaCache: Sendable {
         let rows = try await connection.rows(
             LoadSchema.self, try binds(known?.version ?? -1, key.containerID, key.environment.rawValue), as: (Int64, String?).self, logger: logger
         )
-        guard let (version, body) = rows.first else { return (.initial, 0) }
+        return try resolve(key, known: known, version: rows.first?.0, body: rows.first?.1)
+    }
+
+    /// The schema a read of its row found: `version` `nil` when there is no row, `body` `nil` when it is
+    /// `known`, the version the read was given.
+    func resolve(
+        _ key: SchemaKey, known: (schema: Schema, version: Int64)?, version: Int64?, body: String?
+    ) throws -> (schema: Schema, version: Int64) {
+        guard let version else { return (.initial, 0) }
         if body == nil, let known { return known }
         let schema = try JSONDecoder().decode(Schema.self, from: Data((body ?? "").utf8))
         remember(key, schema, version: version)

@@ -68,6 +68,20 @@ final class PostgresSnapshotLoader {
         return loaded
     }
 
+    /// The engine's first snapshot from what ``RecordWriteOpening`` read: the batch's own records (those it did
+    /// not find are absent) and the zone's sharing.
+    func opened(_ opening: RecordWriteOpening, schema: Schema) async throws -> RecordSnapshot {
+        var snapshot = RecordSnapshot(schema: schema)
+        snapshot.absentRecords = exclusive
+        for row in opening.rows {
+            guard let record = try await stored(row) else { continue }
+            snapshot.records[record.key] = record
+            snapshot.absentRecords.remove(record.key)
+        }
+        snapshot.zoneSharing = opening.zoneSharing
+        return snapshot
+    }
+
     // MARK: - Records
 
     private func liveZoneIDs() async throws -> [String: Int64] {

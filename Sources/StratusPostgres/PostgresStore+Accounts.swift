@@ -168,6 +168,39 @@ extension PostgresStore: AccountStore {
         }
     }
 
+    public func recordSignInFailures(keys: [String], now: Int64, window: Int64) async throws {
+        let keys = Array(Set(keys))
+        try await writeUnpositioned { connection in
+            // Other keys' stale counts are swept as failures arrive, so the table never grows without bound.
+            try await connection.run(
+                """
+                WITH swept AS (DELETE FROM sign_in_failures WHERE last_at < \(now - window) AND NOT (key = ANY(\(keys))))
+                INSERT INTO sign_in_failures (key, count, last_at) SELECT k, 1, \(now) FROM unnest(\(keys)::text[]) AS k
+                ON CONFLICT (key) DO UPDATE SET
+                    count = CASE WHEN sign_in_failures.last_at < \(now - window) THEN 1 ELSE sign_in_failures.count + 1 END,
+                    last_at = excluded.last_at
+                """,
+                logger: self.logger
+            )
+        }
+    }
+
+    public func signInFailures(keys: [String], now: Int64, window: Int64) async throws -> [String: SignInFailures] {
+        try await read { connection in
+            let rows = try await connection.rows(
+                "SELECT key, count, last_at FROM sign_in_failures WHERE key = ANY(\(keys)) AND last_at >= \(now - window)",
+                as: (String, Int64, Int64).self, logger: self.logger
+            )
+            return Dictionary(rows.map { ($0.0, SignInFailures(count: Int($0.1), lastAt: $0.2)) }) { first, _ in first }
+        }
+    }
+
+    public func forgetSignInFailures(key: String) async throws {
+        try await writeUnpositioned { connection in
+            try await connection.run("DELETE FROM sign_in_failures WHERE key = \(key)", logger: self.logger)
+        }
+    }
+
     public func session(id: String) async throws -> Session? {
         try await read { connection in
             let rows = try await connection.query(

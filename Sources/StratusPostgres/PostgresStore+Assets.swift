@@ -4,14 +4,14 @@ import StratusStore
 
 extension PostgresStore: AssetStore {
     public func beginAssetUpload(id: String, database: DatabaseRef, holdUntil: Int64) async throws {
-        try await write { write in
-            try await write.connection.run(
+        try await writeUnpositioned { connection in
+            try await connection.run(
                 """
                 INSERT INTO assets (id, container_id, environment, scope, owner, state, hold_until)
                 VALUES (\(id), \(database.containerID), \(database.environment.rawValue), \(database.scope.rawValue), \(database.ownerRecordName),
                     \(AssetState.uploading.rawValue), \(holdUntil))
                 """,
-                logger: write.logger
+                logger: self.logger
             )
         }
     }
@@ -32,8 +32,8 @@ extension PostgresStore: AssetStore {
     }
 
     public func abandonAssetUpload(id: String) async throws {
-        try await write { write in
-            try await write.connection.run("DELETE FROM assets WHERE id = \(id) AND state = \(AssetState.uploading.rawValue)", logger: write.logger)
+        try await writeUnpositioned { connection in
+            try await connection.run("DELETE FROM assets WHERE id = \(id) AND state = \(AssetState.uploading.rawValue)", logger: self.logger)
         }
     }
 
@@ -96,9 +96,9 @@ extension PostgresStore: AssetStore {
 
     public func forgetAssets(ids: [String]) async throws {
         guard !ids.isEmpty else { return }
-        try await write { write in
-            try await write.connection.run(
-                "DELETE FROM assets WHERE id = ANY(\(ids)) AND state = \(AssetState.collecting.rawValue)", logger: write.logger
+        try await writeUnpositioned { connection in
+            try await connection.run(
+                "DELETE FROM assets WHERE id = ANY(\(ids)) AND state = \(AssetState.collecting.rawValue)", logger: self.logger
             )
         }
     }

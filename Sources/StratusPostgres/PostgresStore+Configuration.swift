@@ -5,7 +5,8 @@ import StratusStore
 
 extension PostgresStore {
     /// Where the PostgreSQL store's database is and how it connects, read from a URL:
-    /// `postgres://USER:PASSWORD@HOST:PORT/DBNAME?sslmode=require` (or `postgresql://`).
+    /// `postgres://USER:PASSWORD@HOST:PORT/DBNAME?sslmode=require` (or `postgresql://`), or, for a server on the
+    /// same machine, through its Unix socket: `postgres://USER:PASSWORD@/DBNAME?host=/var/run/postgresql`.
     public struct Configuration: Sendable, Equatable {
         /// How the connection uses TLS, as libpq's `sslmode` names it.
         public enum TLSMode: String, Sendable, CaseIterable {
@@ -19,7 +20,9 @@ extension PostgresStore {
             case verifyFull = "verify-full"
         }
 
+        /// A host name or address; or, starting with `/`, the folder of the server's Unix socket (as in libpq).
         public var host: String
+        /// The TCP port; with a socket folder, the number in the socket's name (`.s.PGSQL.PORT`).
         public var port: Int
         public var username: String
         public var password: String?
@@ -48,7 +51,8 @@ extension PostgresStore {
         }
 
         /// Reads a `postgres://` or `postgresql://` URL. The database defaults to the user's name, the port to 5432;
-        /// user and password may be percent-encoded. `sslmode` is the only query parameter understood.
+        /// user and password may be percent-encoded. The query parameters understood are `sslmode`, `host` (a
+        /// socket folder, which replaces the URL's host) and `port`.
         /// - Throws: ``StorageError/Code/invalidArgument``, saying what is wrong with the URL.
         public init(url text: String, poolSize: Int = 10) throws(StorageError) {
             guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
@@ -56,9 +60,8 @@ extension PostgresStore {
             else {
                 throw StorageError(.invalidArgument, "the database URL must look like postgres://USER:PASSWORD@HOST:PORT/DBNAME")
             }
-            guard let host = components.host, !host.isEmpty else {
-                throw StorageError(.invalidArgument, "the database URL names no host")
-            }
+            var host = components.host ?? ""
+            var port = components.port ?? 5432
             guard let username = components.percentEncodedUser.flatMap({ $0.removingPercentEncoding }), !username.isEmpty else {
                 throw StorageError(.invalidArgument, "the database URL names no user (postgres://USER@HOST/DBNAME)")
             }
@@ -69,8 +72,22 @@ extension PostgresStore {
             if database.isEmpty { database = username }
             var tls = TLSMode.prefer
             for item in components.queryItems ?? [] {
+                if item.name == "host" {
+                    guard let folder = item.value, folder.hasPrefix("/") else {
+                        throw StorageError(.invalidArgument, "the database URL's host parameter must be the folder of a Unix socket, such as /var/run/postgresql")
+                    }
+                    host = folder
+                    continue
+                }
+                if item.name == "port" {
+                    guard let value = item.value.flatMap({ Int($0) }), (1...65535).contains(value) else {
+                        throw StorageError(.invalidArgument, "the database URL's port parameter must be a port number")
+                    }
+                    port = value
+                    continue
+                }
                 guard item.name == "sslmode" else {
-                    throw StorageError(.invalidArgument, "the database URL's parameter \(item.name) is not supported (only sslmode)")
+                    throw StorageError(.invalidArgument, "the database URL's parameter \(item.name) is not supported (only sslmode, host and port)")
                 }
                 guard let mode = TLSMode(rawValue: item.value ?? "") else {
                     throw StorageError(
@@ -79,15 +96,26 @@ extension PostgresStore {
                 }
                 tls = mode
             }
+            guard !host.isEmpty else {
+                throw StorageError(.invalidArgument, "the database URL names no host (postgres://USER@HOST/DBNAME, or ?host=/socket/folder)")
+            }
             self.init(
-                host: host, port: components.port ?? 5432, username: username,
+                host: host, port: port, username: username,
                 password: components.percentEncodedPassword?.removingPercentEncoding, database: database, tls: tls, poolSize: poolSize
             )
         }
 
         /// The URL without its password, for logs and messages.
         public var redactedDescription: String {
-            "postgres://\(username)\(password == nil ? "" : ":***")@\(host):\(port)/\(database)?sslmode=\(tls.rawValue)"
+            let user = "\(username)\(password == nil ? "" : ":***")"
+            if let socketPath { return "postgres://\(user)@/\(database)?host=\(socketPath)" }
+            return "postgres://\(user)@\(host):\(port)/\(database)?sslmode=\(tls.rawValue)"
+        }
+
+        /// The server's Unix socket when ``host`` is a socket folder: `FOLDER/.s.PGSQL.PORT`, as libpq names it.
+        public var socketPath: String? {
+            guard host.hasPrefix("/") else { return nil }
+            return (host.hasSuffix("/") ? host : host + "/") + ".s.PGSQL.\(port)"
         }
 
         /// postgres-nio's configuration of one connection to the database: for a first try that reports the
@@ -106,7 +134,9 @@ extension PostgresStore {
             case .verifyFull:
                 connectionTLS = .require(try NIOSSLContext(configuration: TLSConfiguration.makeClientConfiguration()))
             }
-            var configuration = PostgresConnection.Configuration(
+            var configuration = socketPath.map {
+                PostgresConnection.Configuration(unixSocketPath: $0, username: username, password: password, database: database)
+            } ?? PostgresConnection.Configuration(
                 host: host, port: port, username: username, password: password, database: database, tls: connectionTLS
             )
             configuration.options.connectTimeout = .seconds(4)
@@ -130,7 +160,9 @@ extension PostgresStore {
             case .verifyFull:
                 clientTLS = .require(TLSConfiguration.makeClientConfiguration())
             }
-            var configuration = PostgresClient.Configuration(
+            var configuration = socketPath.map {
+                PostgresClient.Configuration(unixSocketPath: $0, username: username, password: password, database: database)
+            } ?? PostgresClient.Configuration(
                 host: host, port: port, username: username, password: password, database: database, tls: clientTLS
             )
             configuration.options.maximumConnections = poolSize + 1

@@ -16,22 +16,34 @@ extension PostgresStore: EventStore {
     }
 
     public func acquireLease(_ name: String, holder: String, now: Int64, duration: Int64) async throws -> Bool {
-        try await write { write in
-            try await write.connection.count(
+        try await writeUnpositioned { connection in
+            try await connection.count(
                 """
                 INSERT INTO leases (name, holder, expires_at) VALUES (\(name), \(holder), \(now + duration))
                 ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
                 WHERE leases.holder = excluded.holder OR leases.expires_at <= \(now)
                 RETURNING 1
                 """,
-                logger: write.logger
+                logger: self.logger
             ) > 0
         }
     }
 
+    public func statistics() -> StoreStatistics {
+        let counts = connectionUse.counts
+        return StoreStatistics(
+            connectionsInUse: counts.inUse, connectionsAwaited: counts.awaited, connectionLimit: configuration.poolSize,
+            eventLagMilliseconds: events.lastLagMilliseconds
+        )
+    }
+
+    public func checkAvailable() async throws {
+        try await read { connection in try await connection.run("SELECT 1", logger: self.logger) }
+    }
+
     public func releaseLease(_ name: String, holder: String) async throws {
-        try await write { write in
-            try await write.connection.run("DELETE FROM leases WHERE name = \(name) AND holder = \(holder)", logger: write.logger)
+        try await writeUnpositioned { connection in
+            try await connection.run("DELETE FROM leases WHERE name = \(name) AND holder = \(holder)", logger: self.logger)
         }
     }
 
@@ -41,8 +53,8 @@ extension PostgresStore: EventStore {
 
     /// Removes events older than ``eventRetention`` and records the newest position removed.
     func pruneEvents(now: Int64) async throws {
-        try await write { write in
-            try await write.connection.run(
+        try await writeUnpositioned { connection in
+            try await connection.run(
                 """
                 WITH removed AS (DELETE FROM store_events WHERE created_at < \(now - Self.eventRetention) RETURNING position)
                 INSERT INTO meta (key, value)
@@ -50,7 +62,7 @@ extension PostgresStore: EventStore {
                 ON CONFLICT (key) DO UPDATE SET value = convert_to(
                     GREATEST(convert_from(meta.value, 'UTF8')::bigint, convert_from(excluded.value, 'UTF8')::bigint)::text, 'UTF8')
                 """,
-                logger: write.logger
+                logger: self.logger
             )
         }
     }

@@ -253,13 +253,13 @@ extension PostgresStore: NotificationStore {
     }
 
     public func deletePushDevice(token: String) async throws {
-        try await write { write in try await write.connection.run("DELETE FROM push_devices WHERE token = \(token)", logger: write.logger) }
+        try await writeUnpositioned { connection in try await connection.run("DELETE FROM push_devices WHERE token = \(token)", logger: self.logger) }
     }
 
     public func removeExpiredNotifications(now: Int64, createdBefore cutoff: Int64) async throws {
-        try await write { write in
-            try await write.connection.run("DELETE FROM push_tokens WHERE expires_at <= \(now)", logger: write.logger)
-            try await write.connection.run("DELETE FROM notifications WHERE created_at < \(cutoff)", logger: write.logger)
+        try await writeUnpositioned { connection in
+            try await connection.run("DELETE FROM push_tokens WHERE expires_at <= \(now)", logger: self.logger)
+            try await connection.run("DELETE FROM notifications WHERE created_at < \(cutoff)", logger: self.logger)
         }
     }
 }

@@ -19,7 +19,8 @@ extension PostgresStore {
             guard let (statement, boundTypes, zones, sortKeys) = try await self.pageStatement(for: query, typed, connection: connection) else {
                 return QueryPage(records: [], continuationMarker: nil)
             }
-            let zoneIDs = Dictionary(uniqueKeysWithValues: zones.map { ($0.id, $0.zone.wireZoneID) })
+            var zoneIDs: [Int64: ZoneID] = [:]
+            if case .rows(let rows) = zones { zoneIDs = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0.zone.wireZoneID) }) }
             var rows: [(PostgresRecordRow, [JSONValue])] = []
             for row in try await connection.rows(preparing: statement, types: boundTypes, logger: self.logger) {
                 let cells = Array(row)
@@ -35,6 +36,11 @@ extension PostgresStore {
                 }
                 rows.append((try PostgresRecordRow(row: row), keys))
             }
+            if rows.isEmpty, case .named(let zone) = zones, !zone.isDefault,
+                try await Self.liveZone(zone, connection: connection, logger: self.logger) == nil {
+                throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
+            }
+            if case .named(let zone) = zones, let first = rows.first { zoneIDs[first.0.zoneID] = zone.wireZoneID }
             var records: [Record] = []
             records.reserveCapacity(typed.limit)
             // The statement reads one row past the page, which only says that more come.
@@ -62,28 +68,31 @@ extension PostgresStore {
         }
     }
 
-    /// The statement of one page with its zones and sort keys, or `nil` when no zone can hold a match.
+    /// The statement of one page with its zones and sort keys, or `nil` when no zone can hold a match. One zone
+    /// is found by the statement itself; every zone of the database, or one holding shared trees, is read first.
     private func pageStatement(
         for query: RecordQuery, _ typed: PlannedQuery, connection: PostgresConnection
-    ) async throws -> (PostgresQuery, boundTypes: [String], [ZoneRow], [PostgresQuerySQL.SortKey])? {
-        let zones: [ZoneRow]
-        if let zoneName = query.zoneName {
+    ) async throws -> (PostgresQuery, boundTypes: [String], PostgresQuerySQL.Zones, [PostgresQuerySQL.SortKey])? {
+        let zones: PostgresQuerySQL.Zones
+        if let zoneName = query.zoneName, query.sharedRoots == nil {
+            zones = .named(query.database.zone(zoneName))
+        } else if let zoneName = query.zoneName {
             guard let zone = try await Self.liveZone(query.database.zone(zoneName), connection: connection, logger: logger) else {
                 if zoneName == ZoneID.defaultZoneName { return nil }
                 throw StorageError(.zoneNotFound, "zone \(zoneName) does not exist")
             }
-            zones = [zone]
+            zones = .rows([zone])
         } else {
-            zones = try await Self.liveZones(in: query.database, connection: connection, logger: logger)
+            let rows = try await Self.liveZones(in: query.database, connection: connection, logger: logger)
+            guard !rows.isEmpty else { return nil }
+            zones = .rows(rows)
         }
-        guard !zones.isEmpty else { return nil }
-        var builder = PostgresQuerySQL(zoneIDs: zones.map(\.id), recordType: typed.query.recordType, plan: typed.plan)
+        var builder = PostgresQuerySQL(zones: zones, recordType: typed.query.recordType, plan: typed.plan)
         for filter in typed.filtersToCheck { try builder.add(filter) }
         if let creator = query.createdBy { builder.restrict(toCreator: creator) }
-        if let roots = query.sharedRoots, let zone = zones.first, zones.count == 1 {
+        if let roots = query.sharedRoots {
+            guard case .rows(let rows) = zones, let zone = rows.first, rows.count == 1 else { return nil }
             builder.restrict(toTreesUnder: roots, zoneID: zone.id)
-        } else if query.sharedRoots != nil {
-            return nil
         }
         for sort in typed.query.sort { builder.add(sort) }
         let statement = builder.statement(after: typed.cursor, limit: typed.limit + 1)

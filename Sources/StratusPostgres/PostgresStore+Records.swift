@@ -41,26 +41,34 @@ extension PostgresStore: RecordStore {
         let database = batch.zone.database
         let schema = try await self.schema(containerID: database.containerID, environment: database.environment)
         let prepared = batch.operations.map { PreparedFields.prepare($0, schema: schema, environment: database.environment) }
+        let names = Array(Set(batch.operations.map(\.recordName)))
         return try await writeRetryingConflicts { write in
-            let zone = try await Self.ensureZone(batch.zone, write: write)
             let key = SchemaKey(containerID: database.containerID, environment: database.environment)
-            let own = Set(batch.operations.map { RecordKey(zoneName: batch.zone.zoneName, recordName: $0.recordName) })
+            let own = Set(names.map { RecordKey(zoneName: batch.zone.zoneName, recordName: $0) })
+            // Usually one statement opens the write; a zone that is not live yet is handled the long way.
+            let opening = names.isEmpty ? nil : try await RecordWriteOpening.run(
+                zone: batch.zone, names: names, write: write, schemas: self.schemas, positionOffset: self.positionOffset
+            )
+            let zone = if let opening { opening.zone } else { try await Self.ensureZone(batch.zone, write: write) }
             let loader = PostgresSnapshotLoader(
                 connection: write.connection, logger: write.logger, zone: zone, caller: batch.caller, exclusive: own
             )
+            let schema = try await write.schema(key, cache: self.schemas)
+            var snapshot = RecordSnapshot(schema: schema)
+            if let opening { snapshot = try await loader.opened(opening, schema: schema) }
             let input = RecordEngine.Input(batch: batch, prepared: prepared, firstSequence: try await write.upcomingPosition())
-            let plan = try await Self.decide(input, schema: try await write.schema(key, cache: self.schemas), loader: loader)
+            let plan = try await Self.decide(input, snapshot: snapshot, loader: loader)
             _ = try await write.positions(plan.sequencesUsed)
             try await PostgresPlanApplier(write: write, loader: loader).apply(plan)
             if let schema = plan.schema { write.setSchema(schema, for: key) }
-            try await Self.enqueue(plan.events, in: write, database: database)
+            try await Self.enqueue(plan.events, in: write, database: database, subscribed: opening?.subscribed)
             return plan.results
         }
     }
 
     /// Asks the engine for a batch's plan, loading what it needs until it has decided.
-    static func decide(_ input: RecordEngine.Input, schema: Schema, loader: PostgresSnapshotLoader) async throws -> WritePlan {
-        var snapshot = RecordSnapshot(schema: schema)
+    static func decide(_ input: RecordEngine.Input, snapshot: RecordSnapshot, loader: PostgresSnapshotLoader) async throws -> WritePlan {
+        var snapshot = snapshot
         for _ in 0..<Self.maximumPlanningRounds {
             switch RecordEngine.plan(input, snapshot: snapshot) {
             case .load(let request):
@@ -105,12 +113,16 @@ extension PostgresStore: RecordStore {
 
     /// Puts a batch's record events in the outbox for subscription matching, when the container environment
     /// has any subscription.
-    static func enqueue(_ events: [RecordEvent], in write: PostgresWrite, database: DatabaseRef) async throws {
+    /// - Parameter subscribed: whether it has, when the transaction read that already.
+    static func enqueue(_ events: [RecordEvent], in write: PostgresWrite, database: DatabaseRef, subscribed: Bool? = nil) async throws {
         guard !events.isEmpty else { return }
-        let subscribed = try await write.connection.rows(
-            AnySubscription.self, try binds(database.containerID, database.environment.rawValue), as: Bool.self, logger: write.logger
-        ).first ?? false
-        guard subscribed else { return }
+        var anySubscription = subscribed ?? false
+        if subscribed == nil {
+            anySubscription = try await write.connection.rows(
+                AnySubscription.self, try binds(database.containerID, database.environment.rawValue), as: Bool.self, logger: write.logger
+            ).first ?? false
+        }
+        guard anySubscription else { return }
         let first = try await write.positions(Int64(events.count))
         try await write.connection.run(
             """

@@ -50,11 +50,11 @@ extension PostgresStore: ServerKeyStore {
     }
 
     public func markSignatureSeen(_ id: String, expiresAt: Int64, now: Int64) async throws -> Bool {
-        try await write { write in
-            try await write.connection.run("DELETE FROM seen_signatures WHERE expires_at < \(now)", logger: write.logger)
-            return try await write.connection.count(
+        try await writeUnpositioned { connection in
+            try await connection.run("DELETE FROM seen_signatures WHERE expires_at < \(now)", logger: self.logger)
+            return try await connection.count(
                 "INSERT INTO seen_signatures (id, expires_at) VALUES (\(id), \(expiresAt)) ON CONFLICT (id) DO NOTHING RETURNING 1",
-                logger: write.logger
+                logger: self.logger
             ) == 1
         }
     }

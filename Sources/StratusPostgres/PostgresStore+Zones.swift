@@ -71,13 +71,11 @@ extension PostgresStore {
     /// briefly for committed changes to settle (see ``readSettled(_:)``).
     /// - Parameter settle: wait for settling; not inside a write, which would hold settling back while it waited.
     func zoneInfo(_ row: ZoneRow, connection: PostgresConnection, settle: Bool = true) async throws -> ZoneInfo {
-        let deadline = ContinuousClock.now + (settle ? Self.settleWait : .zero)
-        var pause = Duration.milliseconds(1)
-        while true {
+        try await untilSettled(wait: settle ? Self.settleWait : .zero, connection: connection) { connection in
             let rows = try await connection.rows(
                 PostgresQuery(
                     unsafeSQL: """
-                        WITH b AS MATERIALIZED (SELECT \(ChangePosition.settledBoundSQL(offset: positionOffset)) AS bound)
+                        WITH b AS MATERIALIZED (SELECT \(ChangePosition.settledBoundSQL(offset: self.positionOffset)) AS bound)
                         SELECT COALESCE(GREATEST((SELECT seq FROM zones WHERE id = $1 AND seq < b.bound),
                                 (SELECT MAX(seq) FROM records WHERE zone_id = $1 AND seq < b.bound)), 0),
                             (SELECT seq FROM records WHERE zone_id = $1 AND seq >= b.bound ORDER BY seq LIMIT 1) IS NOT NULL
@@ -85,14 +83,10 @@ extension PostgresStore {
                         """,
                     binds: try binds(row.id)
                 ),
-                as: (Int64, Bool).self, logger: logger
+                as: (Int64, Bool).self, logger: self.logger
             )
             let (last, unsettled) = rows.first ?? (0, false)
-            if !unsettled || ContinuousClock.now + pause > deadline {
-                return ZoneInfo(zoneID: row.zone.wireZoneID, syncToken: ZoneSyncToken(zone: row.id, sequence: last).text, atomic: !row.zone.isDefault)
-            }
-            try await Task.sleep(for: pause)
-            pause = min(pause * 2, .milliseconds(50))
+            return (ZoneInfo(zoneID: row.zone.wireZoneID, syncToken: ZoneSyncToken(zone: row.id, sequence: last).text, atomic: !row.zone.isDefault), unsettled)
         }
     }
 

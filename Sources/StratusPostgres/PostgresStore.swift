@@ -29,6 +29,10 @@ public final class PostgresStore: Sendable {
     let schemas = PostgresSchemaCache()
     /// Keys of the indexes being built (see PostgresStore+IndexBuilds), refreshed by store events.
     let buildingIndexes: Mutex<Set<String>>
+    /// Database calls holding or waiting for a pooled connection, for ``statistics()``.
+    let connectionUse = ConnectionUse()
+    /// Set by ``close()``: calls made afterwards (work still running while a server stops) fail at once.
+    private let closed = Atomic<Bool>(false)
     private let clientTask: Task<Void, Never>
     private let eventsTask: Task<Void, Never>
 
@@ -55,7 +59,9 @@ public final class PostgresStore: Sendable {
         // per retry, so its background messages start at `warning`.
         var poolLogger = logger
         poolLogger.logLevel = max(logger.logLevel, .warning)
-        let client = PostgresClient(configuration: configuration.clientConfiguration(), backgroundLogger: poolLogger)
+        let client = PostgresClient(
+            configuration: configuration.clientConfiguration(), eventLoopGroup: SpreadEventLoopGroup(), backgroundLogger: poolLogger
+        )
         let clientTask = Task { await client.run() }
         do {
             let applied = try await withConnectionDeadline(configuration.connectionWait) { started in
@@ -71,7 +77,7 @@ public final class PostgresStore: Sendable {
             )
             let building = try await withConnectionDeadline(configuration.connectionWait) { started in
                 try await client.withConnection { connection in
-                    started()
+                    try started()
                     return try await Self.loadBuildingIndexes(connection: connection, logger: logger)
                 }
             }
@@ -103,6 +109,7 @@ public final class PostgresStore: Sendable {
 
     /// Closes every connection. The store must not be used afterwards.
     public func close() async {
+        closed.store(true, ordering: .releasing)
         eventsTask.cancel()
         await eventsTask.value
         clientTask.cancel()
@@ -122,16 +129,25 @@ public final class PostgresStore: Sendable {
 
     /// Runs reads outside a transaction: each statement sees the latest commit.
     func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try refuseWhenClosed()
         do {
-            return try await Self.withConnectionDeadline(configuration.connectionWait) { started in
-                try await self.client.withConnection { connection in
-                    started()
-                    return try await body(connection)
+            return try await connectionUse.call { connected in
+                try await Self.withConnectionDeadline(configuration.connectionWait) { started in
+                    try await self.client.withConnection { connection in
+                        try started()
+                        connected()
+                        return try await body(connection)
+                    }
                 }
             }
         } catch {
             throw StorageError.translating(error)
         }
+    }
+
+    /// Throws ``StorageError/Code/unavailable`` once the store is closed.
+    private func refuseWhenClosed() throws {
+        if closed.load(ordering: .acquiring) { throw StorageError(.unavailable, "the server is shutting down") }
     }
 
     /// How long a change feed waits for changes already committed but not yet settled (see ``ChangePosition``).
@@ -144,31 +160,70 @@ public final class PostgresStore: Sendable {
     /// milliseconds. Waiting for that gives read-your-writes (a client that saved, then syncs, sees its save);
     /// after the wait the feed answers what is settled, and the rest comes with the next sync.
     func readSettled<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> (value: T, unsettled: Bool)) async throws -> T {
-        try await read { connection in
-            let deadline = ContinuousClock.now + Self.settleWait
-            var pause = Duration.milliseconds(1)
-            while true {
-                let (value, unsettled) = try await body(connection)
-                if !unsettled || ContinuousClock.now + pause > deadline { return value }
-                try await Task.sleep(for: pause)
-                pause = min(pause * 2, .milliseconds(50))
+        try await read { connection in try await self.untilSettled(wait: Self.settleWait, connection: connection, body) }
+    }
+
+    /// Runs `body` on `connection` until it reports nothing unsettled or `wait` has passed; then returns its last
+    /// result. Giving up after a wait is logged with the transaction that held settling back.
+    func untilSettled<T: Sendable>(
+        wait: Duration, connection: PostgresConnection, _ body: @Sendable (PostgresConnection) async throws -> (value: T, unsettled: Bool)
+    ) async throws -> T {
+        let deadline = ContinuousClock.now + wait
+        var pause = Duration.milliseconds(1)
+        while true {
+            let (value, unsettled) = try await body(connection)
+            if !unsettled { return value }
+            if ContinuousClock.now + pause > deadline {
+                if wait > .zero { await logUnsettled(connection: connection) }
+                return value
             }
+            try await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(50))
         }
+    }
+
+    /// Says which open transaction of this database held a change feed's settling back past ``settleWait``.
+    private func logUnsettled(connection: PostgresConnection) async {
+        let holder = try? await connection.rows(
+            """
+            SELECT pid, COALESCE(application_name, ''), COALESCE(state, ''),
+                COALESCE(EXTRACT(EPOCH FROM now() - xact_start)::float8, 0), left(COALESCE(query, ''), 160)
+            FROM pg_stat_activity
+            WHERE datname = current_database() AND backend_xid IS NOT NULL AND pid <> pg_backend_pid()
+            ORDER BY backend_xid::text::bigint LIMIT 1
+            """,
+            as: (Int32, String, String, Double, String).self, logger: logger
+        ).first
+        var metadata: Logger.Metadata = [:]
+        if let (pid, application, state, age, statement) = holder {
+            metadata = [
+                "postgres.pid": "\(pid)", "postgres.application": "\(application)", "postgres.state": "\(state)",
+                "postgres.transaction_seconds": "\(String(format: "%.1f", age))", "postgres.statement": "\(statement)",
+            ]
+        }
+        logger.warning(
+            "a change feed answered before every committed change had settled: a transaction begun before them is still open; the rest comes with the next sync",
+            metadata: metadata
+        )
     }
 
     /// Runs `body` in a transaction with the write's positions and events, and commits.
     ///
     /// The store events `body` emits are stored with the change and announced (`NOTIFY`) at commit.
     func write<T: Sendable>(_ body: @escaping @Sendable (PostgresWrite) async throws -> T) async throws -> T {
+        try refuseWhenClosed()
         do {
-            let (value, emitted) = try await Self.withConnectionDeadline(configuration.connectionWait) { started in
-                try await self.client.withTransaction(logger: self.logger) { connection in
-                    started()
-                    let write = PostgresWrite(connection: connection, logger: self.logger, positionOffset: self.positionOffset)
-                    let value = try await body(write)
-                    try await write.storeSchemas(cache: self.schemas)
-                    try await write.storeEvents()
-                    return (value, !write.events.isEmpty)
+            let (value, emitted) = try await connectionUse.call { connected in
+                try await Self.withConnectionDeadline(configuration.connectionWait) { started in
+                    try await self.client.withTransaction(logger: self.logger) { connection in
+                        try started()
+                        connected()
+                        let write = PostgresWrite(connection: connection, logger: self.logger, positionOffset: self.positionOffset)
+                        let value = try await body(write)
+                        try await write.storeSchemas(cache: self.schemas)
+                        try await write.storeEvents()
+                        return (value, !write.events.isEmpty)
+                    }
                 }
             }
             // This node's observers learn of its own events before the caller goes on.
@@ -177,6 +232,15 @@ public final class PostgresStore: Sendable {
         } catch {
             throw StorageError.translating(error)
         }
+    }
+
+    /// Runs `body`'s statements outside a transaction, each committing on its own: for writes that take no
+    /// positions and emit no store events (leases, housekeeping), where each statement stands alone.
+    ///
+    /// Such a statement holds a transaction id only while PostgreSQL runs it, never while the server is between
+    /// round trips, so a busy server never holds back the change feeds' settled bound with it (``ChangePosition``).
+    func writeUnpositioned<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        try await read(body)
     }
 
     /// The most times a write is tried when a concurrent writer got in its way.
@@ -207,7 +271,7 @@ public final class PostgresStore: Sendable {
     /// (it calls `started`) within `wait`: the database is down or every connection is busy. Once started, the
     /// operation runs to its end.
     static func withConnectionDeadline<T: Sendable>(
-        _ wait: Duration, _ operation: @escaping @Sendable (_ started: @escaping @Sendable () -> Void) async throws -> T
+        _ wait: Duration, _ operation: @escaping @Sendable (_ started: @escaping @Sendable () throws -> Void) async throws -> T
     ) async throws -> T {
         try await ConnectionDeadlines.shared.run(wait: wait, operation)
     }

@@ -23,6 +23,13 @@ final class PostgresWrite {
         self.positionOffset = positionOffset
     }
 
+    /// Sets the transaction's first change position, read by a statement that also did other work.
+    func startPositions(at base: Int64) {
+        guard nextPosition == nil else { return }
+        nextPosition = base
+        lastPosition = base - 1 + ChangePosition.maximumPerTransaction
+    }
+
     /// The position ``positions(_:)`` would hand out next, for a plan that takes several at once.
     func upcomingPosition() async throws -> Int64 {
         let first = try await positions(0)
@@ -34,9 +41,7 @@ final class PostgresWrite {
     func positions(_ count: Int64 = 1) async throws -> Int64 {
         if nextPosition == nil {
             let bases: [Int64] = try await connection.rows(TransactionBase.self, bindings(positionOffset), as: Int64.self, logger: logger)
-            let base = bases.first ?? 0
-            nextPosition = base
-            lastPosition = base - 1 + ChangePosition.maximumPerTransaction
+            startPositions(at: bases.first ?? 0)
         }
         let first = nextPosition!
         guard first + count - 1 <= lastPosition else {

@@ -43,4 +43,9 @@ extension PostgresConnection {
     ) async throws -> [(repeat each Column)] {
         try await rows(text, bindings, logger: logger).map { try $0.decode((repeat each Column).self) }
     }
+
+    /// Runs a prepared statement, discarding any rows.
+    func run<Text: PreparedText>(_ text: Text.Type, _ bindings: PostgresBindings, logger: Logger) async throws {
+        for try await _ in try await execute(Prepared(text, bindings), logger: logger) {}
+    }
 }

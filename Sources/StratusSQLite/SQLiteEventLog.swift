@@ -29,6 +29,9 @@ final class SQLiteEventLog: Sendable {
     /// Held while reading and delivering, so that deliveries never overlap or reorder.
     private let state: Mutex<State>
     private let logger: Logger
+    /// The delay of the newest event delivered.
+    private let lag = EventLag()
+    var lastLagMilliseconds: Int64? { lag.lastMilliseconds }
 
     /// Opens the log's connection; events committed before this are not delivered.
     init(path: String, logger: Logger) throws {
@@ -51,12 +54,13 @@ final class SQLiteEventLog: Sendable {
     /// Reads and delivers every event committed since the last delivery.
     func catchUp() throws {
         try state.withLock { state in
-            let (deliveries, version, lastID) = try connection.inDatabase { db -> ([StoreEventDelivery], Int64, Int64) in
+            let (deliveries, version, lastID, newest) = try connection.inDatabase { db -> ([StoreEventDelivery], Int64, Int64, Int64?) in
                 let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? 0
-                guard version != state.dataVersion else { return ([], version, state.lastID) }
-                let (deliveries, last) = try Self.read(after: state.lastID, db: db)
-                return (deliveries, version, last)
+                guard version != state.dataVersion else { return ([], version, state.lastID, nil) }
+                let (deliveries, last, newest) = try Self.read(after: state.lastID, db: db)
+                return (deliveries, version, last, newest)
             }
+            if let newest { lag.record(committedAt: newest) }
             state.dataVersion = version
             state.lastID = lastID
             for delivery in deliveries {
@@ -66,12 +70,14 @@ final class SQLiteEventLog: Sendable {
     }
 
     /// Every event after `lastID`, with a ``StoreEventDelivery/missed`` first when some were pruned unread.
-    private static func read(after lastID: Int64, db: Database) throws -> ([StoreEventDelivery], Int64) {
+    /// - Returns: the deliveries, the last id read, and when the newest event read was committed.
+    private static func read(after lastID: Int64, db: Database) throws -> ([StoreEventDelivery], Int64, Int64?) {
         var deliveries: [StoreEventDelivery] = []
         var last = lastID
+        var newest: Int64?
         while true {
             let rows = try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT id, body FROM store_events WHERE id > ? ORDER BY id LIMIT ?"), arguments: [last, pageSize]
+                db.cachedStatement(sql: "SELECT id, body, created_at FROM store_events WHERE id > ? ORDER BY id LIMIT ?"), arguments: [last, pageSize]
             )
             guard let first = rows.first else { break }
             // Ids are consecutive (one writer at a time, and a rolled-back id is handed out again): a jump means
@@ -79,9 +85,10 @@ final class SQLiteEventLog: Sendable {
             if deliveries.isEmpty, first["id"] as Int64 != lastID + 1 { deliveries.append(.missed) }
             deliveries.append(.committed(rows.compactMap { StoreEvent(encoded: $0["body"]) }))
             last = rows.last!["id"]
+            newest = rows.last!["created_at"]
             if rows.count < pageSize { break }
         }
-        return (deliveries, last)
+        return (deliveries, last, newest)
     }
 
     /// Polls for other processes' events until the log is released or the task is cancelled.

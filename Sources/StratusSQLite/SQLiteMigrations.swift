@@ -365,6 +365,17 @@ enum SQLiteMigrations {
                 INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', 0);
                 """)
         }
+        migrator.registerMigration("v14-sign-in-failures") { db in
+            try db.execute(sql: """
+                -- Failed sign-ins per key (account and address, or address), for the sign-in throttle of every process.
+                CREATE TABLE sign_in_failures (
+                    key TEXT PRIMARY KEY,
+                    count INTEGER NOT NULL,
+                    last_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX sign_in_failures_last ON sign_in_failures (last_at);
+                """)
+        }
         return migrator
     }
 }

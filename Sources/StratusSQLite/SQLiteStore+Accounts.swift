@@ -143,6 +143,41 @@ extension SQLiteStore: AccountStore {
         }
     }
 
+    public func recordSignInFailures(keys: [String], now: Int64, window: Int64) async throws {
+        try await write { batch in
+            try batch.db.execute(sql: "DELETE FROM sign_in_failures WHERE last_at < ?", arguments: [now - window])
+            for key in keys {
+                try batch.db.execute(
+                    sql: """
+                        INSERT INTO sign_in_failures (key, count, last_at) VALUES (?, 1, ?)
+                        ON CONFLICT (key) DO UPDATE SET count = count + 1, last_at = excluded.last_at
+                        """,
+                    arguments: [key, now]
+                )
+            }
+        }
+    }
+
+    public func signInFailures(keys: [String], now: Int64, window: Int64) async throws -> [String: SignInFailures] {
+        try await read { db in
+            var found: [String: SignInFailures] = [:]
+            for key in keys {
+                if let row = try Row.fetchOne(
+                    db, sql: "SELECT count, last_at FROM sign_in_failures WHERE key = ? AND last_at >= ?", arguments: [key, now - window]
+                ) {
+                    found[key] = SignInFailures(count: row[0], lastAt: row[1])
+                }
+            }
+            return found
+        }
+    }
+
+    public func forgetSignInFailures(key: String) async throws {
+        try await write { batch in
+            try batch.db.execute(sql: "DELETE FROM sign_in_failures WHERE key = ?", arguments: [key])
+        }
+    }
+
     public func secret(named name: String, makeSecret: @Sendable () -> Data) async throws -> Data {
         let candidate = makeSecret()
         return try await write { batch in

@@ -35,6 +35,19 @@ extension SQLiteStore: EventStore {
         }
     }
 
+    /// Reads hold a reader connection each; writes share the one writer, and count as holding it while queued.
+    public func statistics() -> StoreStatistics {
+        let counts = connectionUse.counts
+        return StoreStatistics(
+            connectionsInUse: counts.inUse, connectionsAwaited: counts.awaited, connectionLimit: configuration.maximumReaderCount + 1,
+            eventLagMilliseconds: events.lastLagMilliseconds
+        )
+    }
+
+    public func checkAvailable() async throws {
+        _ = try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM meta") }
+    }
+
     /// How long events are kept for processes that read them late; one that falls further behind is told it
     /// missed some (``StoreEventDelivery/missed``).
     static let eventRetention: Int64 = 10 * 60 * 1000

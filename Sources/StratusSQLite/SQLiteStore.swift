@@ -26,6 +26,8 @@ public final class SQLiteStore: Sendable {
     let buildingIndexes: Mutex<Set<String>>
     /// Delivers store events, this process's and other processes' (SQLiteStore+Events).
     let events: SQLiteEventLog
+    /// Reads and writes in progress, for ``statistics()``.
+    let connectionUse = ConnectionUse()
 
     /// Opens (creating if needed) the store's file and brings its tables up to date.
     /// - Parameter logger: where background work reports trouble.
@@ -110,13 +112,16 @@ public final class SQLiteStore: Sendable {
 
     /// Synchronous so that GRDB's synchronous reads are the ones called.
     private func readOnCallingThread<T>(snapshot: Bool, _ body: (Database) throws -> T) throws -> T {
-        snapshot ? try pool.read(body) : try pool.unsafeRead(body)
+        try connectionUse.holding { snapshot ? try pool.read(body) : try pool.unsafeRead(body) }
     }
 
     /// Runs a closure in the next group commit.
     func write<T: Sendable>(_ body: @escaping @Sendable (WriteBatch) throws -> T) async throws -> T {
         do {
-            return try await writer.write(body)
+            return try await connectionUse.call { connected in
+                connected()
+                return try await writer.write(body)
+            }
         } catch {
             throw StorageError.translating(error)
         }

@@ -61,24 +61,28 @@ private func buildServer(
         SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
     }
     let hasher = PasswordHasher(rounds: configuration.passwordHashRounds)
-    let pushSender = try configuration.apns.map { try APNsSender(configuration: $0, store: store, logger: Logger(label: "stratus.apns")) }
-    let notifier = SubscriptionNotifier.start(store: store, pushSender: pushSender)
+    let metrics = ServerMetrics(node: configuration.nodeName)
+    let pushSender = try configuration.apns.map {
+        try APNsSender(configuration: $0, store: store, metrics: metrics, logger: Logger(label: "stratus.apns"))
+    }
+    let notifier = SubscriptionNotifier.start(store: store, pushSender: pushSender, metrics: metrics)
     let state = ServerState(
         configuration: configuration, store: store,
         authenticator: Authenticator(store: store, signingKey: signingKey, sessionLifetime: configuration.sessionLifetime),
         serverKeys: ServerKeyVerifier(store: store),
-        passwordHasher: hasher, signInThrottle: SignInThrottle(),
+        passwordHasher: hasher, signInThrottle: SignInThrottle(store: store, firstPause: Int64(max(1, configuration.signInPause)) * 1000),
         blobs: blobs, notifier: notifier, assetURLs: AssetURLs(key: assetURLKey),
         consoleSessions: ConsoleSessions(
             store: store, adminKey: configuration.adminKey, csrfKey: signingKey,
             secureCookies: configuration.publicURL?.hasPrefix("https://") ?? false
         ),
         activity: ActivityLog(),
+        metrics: metrics,
         decoyPasswordHash: try hasher.hash(Authenticator.randomHex(bytes: 16))
     )
 
     let router = Router(context: StratusRequestContext.self)
-    router.add(middleware: ActivityMiddleware(log: state.activity))
+    router.add(middleware: ActivityMiddleware(log: state.activity, metrics: state.metrics))
     if configuration.logRequests {
         router.add(middleware: RequestLogMiddleware())
     }
@@ -91,14 +95,7 @@ private func buildServer(
     router.add(middleware: CloudKitErrorMiddleware())
     router.add(middleware: RequestSizeMiddleware())
 
-    router.get("healthz") { _, _ in
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("status")
-        writer.string("ok")
-        writer.endObject()
-        return JSONResponse.make(writer)
-    }
+    HealthController(server: state).register(on: router)
     AdminController(server: state).register(on: router)
     ConsoleController(files: try ConsoleFiles.load(), imageSources: configuration.publicURL ?? "").register(on: router)
     AccountsController(server: state).register(on: router)

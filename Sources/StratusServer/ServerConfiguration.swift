@@ -33,8 +33,14 @@ public struct ServerConfiguration: Sendable {
     /// Whether the client address is taken from `X-Forwarded-For` (set it behind a proxy that writes that
     /// header, and only then): sign-in throttles count failures per client address. Default `false`.
     public var trustForwardedFor: Bool
+    /// Seconds an address waits after five wrong passwords for one account (or thirty across accounts); each
+    /// further failure doubles the wait, up to 15 minutes. Default 5.
+    public var signInPause: Int = 5
     /// Deadlines for request heads and bodies, and the cap on connections per client address.
     public var connectionLimits: ConnectionLimits
+    /// This server process's name among the nodes sharing a database: in `/readyz`, `/metrics` and the console's
+    /// Activity page. Default `stratus`; `stratus serve` makes it the host name and port.
+    public var nodeName = "stratus"
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, adminKey: String, maximumRequestBytes: Int = 16 * 1024 * 1024,

@@ -14,6 +14,7 @@ struct ServerState: Sendable {
     let assetURLs: AssetURLs
     let consoleSessions: ConsoleSessions
     let activity: ActivityLog
+    let metrics: ServerMetrics
     /// A hash of a random password at the configured cost, checked against when an address has no account.
     let decoyPasswordHash: String
 }

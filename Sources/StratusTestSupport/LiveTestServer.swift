@@ -37,6 +37,8 @@ public struct LiveTestServer: Sendable {
         let store = try await factory.makeStore(folder.path)
         let blobs = try FolderBlobStore(root: URL(fileURLWithPath: folder.path + "/assets"))
         var configuration = ServerConfiguration(adminKey: adminKey, maximumRequestBytes: 8 * 1024 * 1024, passwordHashRounds: 1_000, logRequests: false)
+        // Long enough that a loaded machine's slow requests do not outlast a sign-in pause.
+        configuration.signInPause = 120
         configure(&configuration)
         let router = try await buildRouter(configuration: configuration, store: store, blobs: blobs)
         var logger = Logger(label: "stratus-tests")

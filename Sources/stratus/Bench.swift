@@ -34,6 +34,12 @@ struct Bench: AsyncParsableCommand {
     @Option(help: "The server's process id, to report its peak memory.")
     var serverPID: Int32?
 
+    @Option(help: "Where clients waiting for notifications connect: another node sharing --url's database, to time a notification from a save on one node to a client on another.")
+    var listenURL: String?
+
+    @Flag(help: "Run only the /healthz baseline and the notification scenarios.")
+    var notificationsOnly = false
+
     @Option(help: "Start a server on this PostgreSQL database (postgres://...) and benchmark it, instead of --url.")
     var database: String?
 
@@ -55,8 +61,17 @@ struct Bench: AsyncParsableCommand {
         let key = try adminKey ?? environmentValue("STRATUS_ADMIN_KEY") ?? DataFolder(path: data).storedAdminKey()
         guard let key else { throw ValidationError("give --admin-key, or --data with the server's admin.key") }
         guard records >= 200, records % 200 == 0 else { throw ValidationError("--records must be a multiple of 200") }
+        var options = Benchmark.Options(host: host, port: components.port ?? 80, adminKey: key, seconds: seconds, datasetSize: records, serverPID: serverPID)
+        if let listenURL {
+            guard let listen = URLComponents(string: listenURL), let listenHost = listen.host else {
+                throw ValidationError("--listen-url must look like http://127.0.0.1:8081")
+            }
+            options.listenHost = listenHost
+            options.listenPort = listen.port ?? 80
+        }
+        options.notificationsOnly = notificationsOnly
         let benchmark = Benchmark(
-            options: .init(host: host, port: components.port ?? 80, adminKey: key, seconds: seconds, datasetSize: records, serverPID: serverPID),
+            options: options,
             log: { message in FileHandle.standardError.write(Data((message + "\n").utf8)) }
         )
         let report = try await benchmark.run()

@@ -37,8 +37,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The URL clients reach this server at, used in redirect URLs (STRATUS_PUBLIC_URL).")
     var publicURL: String?
 
+    @Option(help: "This node's name among servers sharing a database, in /readyz, /metrics and the console (STRATUS_NODE_NAME). Default: host name and port.")
+    var nodeName: String?
+
     @Option(help: "PBKDF2 rounds for new password hashes (STRATUS_PASSWORD_ROUNDS).")
     var passwordRounds: Int?
+
+    @Option(help: "Seconds an address waits after five wrong passwords for an account, doubling with each further one (STRATUS_SIGN_IN_PAUSE). Default 5.")
+    var signInPause: Int?
 
     @Flag(help: "Do not log one line per request.")
     var quiet = false
@@ -75,7 +81,7 @@ struct Serve: AsyncParsableCommand {
                 FileHandle.standardOutput.write(Data("Generated an admin key (kept in \(folder.adminKeyPath)); it is shown only this once:\n  \(stored.key)\n".utf8))
             }
         }
-        let configuration = ServerConfiguration(
+        var configuration = ServerConfiguration(
             host: host ?? environmentValue("STRATUS_HOST") ?? "127.0.0.1",
             port: port ?? environmentValue("STRATUS_PORT").flatMap(Int.init) ?? 8080,
             adminKey: key!,
@@ -92,6 +98,10 @@ struct Serve: AsyncParsableCommand {
             trustForwardedFor: connections.trustForwardedFor || environmentValue("STRATUS_TRUST_FORWARDED_FOR") == "1",
             connectionLimits: try connections.limits()
         )
+        configuration.nodeName = nodeName ?? environmentValue("STRATUS_NODE_NAME")
+            ?? "\(ProcessInfo.processInfo.hostName):\(configuration.port == 0 ? "pid\(ProcessInfo.processInfo.processIdentifier)" : "\(configuration.port)")"
+        configuration.signInPause = signInPause ?? environmentValue("STRATUS_SIGN_IN_PAUSE").flatMap(Int.init) ?? 5
+        guard configuration.signInPause > 0 else { throw ValidationError("--sign-in-pause must be at least 1 second") }
         ConnectionOptions.raiseOpenFileLimit()
         let blobs = try await assets.openBlobStore(dataFolder: folder)
         let host = configuration.host

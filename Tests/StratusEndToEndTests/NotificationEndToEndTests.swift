@@ -31,6 +31,20 @@ import Testing
             _ = try await post("records/modify", #"{"operations":[{"operationType":"create","record":{"recordName":"\#(name)","recordType":"Message","fields":{"channel":{"value":"\#(channel)"},"text":{"value":"\#(text)"}}}}]}"#)
         }
 
+        /// Subscribes to the messages of `channel` (with their text) and answers the path of a new courier queue.
+        func subscribeToChannel(_ channel: String) async throws -> String {
+            _ = try await post("subscriptions/modify", #"""
+                {"operations":[{"operationType":"create","subscription":{"subscriptionID":"\#(channel)","subscriptionType":"query",
+                  "query":{"recordType":"Message","filterBy":[{"comparator":"EQUALS","fieldName":"channel","fieldValue":{"value":"\#(channel)"}}]},
+                  "notificationInfo":{"additionalFields":["text"],"shouldSendContentAvailable":true}}}]}
+                """#)
+            let created = try await post("tokens/create", #"{"apnsEnvironment":"development"}"#)
+            guard let url = created["webcourierURL"] as? String, let courier = URLComponents(string: url)?.percentEncodedPath else {
+                throw E2EFailure("tokens/create answered no courier URL: \(created)")
+            }
+            return courier
+        }
+
         /// Polls a courier path once and answers the payload's `af.text`, or `nil` for an empty answer.
         func poll(_ courier: String) async throws -> String? {
             let (status, json) = try await server.send("GET", courier)
@@ -54,14 +68,7 @@ import Testing
         let alice = try await User.signUp("a@example.com", apiToken: apiToken, on: server)
         let bob = try await User.signUp("b@example.com", apiToken: apiToken, on: server)
         try await bob.say("welcome", in: "random", name: "seed")
-        _ = try await alice.post("subscriptions/modify", #"""
-            {"operations":[{"operationType":"create","subscription":{"subscriptionID":"general","subscriptionType":"query",
-              "query":{"recordType":"Message","filterBy":[{"comparator":"EQUALS","fieldName":"channel","fieldValue":{"value":"general"}}]},
-              "notificationInfo":{"additionalFields":["text"],"shouldSendContentAvailable":true}}}]}
-            """#)
-        let created = try await alice.post("tokens/create", #"{"apnsEnvironment":"development"}"#)
-        let courierURL = try #require(created["webcourierURL"] as? String)
-        let courier = try #require(URLComponents(string: courierURL)).percentEncodedPath
+        let courier = try await alice.subscribeToChannel("general")
         let stream = try EventStreamClient(port: server.port, path: "/notifications/1/\(Self.container)/development/stream?\(alice.query)")
         try await Task.sleep(for: .milliseconds(200))
 

@@ -5,7 +5,7 @@ import Testing
 /// `stratus serve` on a PostgreSQL cluster of the test's own, which the test crashes (`pg_ctl stop -m immediate`)
 /// and starts again.
 @Suite(.serialized) struct PostgresOutageEndToEndTests {
-    @Test("while PostgreSQL is down requests get 503 with retryAfter and /healthz answers; afterwards the server recovers alone, and every acknowledged write survived the crash of the database and of the server")
+    @Test("while PostgreSQL is down requests and /readyz get 503 with retryAfter and /healthz answers; afterwards the server recovers alone, and every acknowledged write survived the crash of the database and of the server")
     func outageAndRecovery() async throws {
         guard let cluster = try await PrivateCluster.start() else { return }
         let folder = EndToEndTests.temporaryFolder()
@@ -29,6 +29,7 @@ import Testing
             return try await server.send("POST", "\(database)/records/modify?\(query)", body: #"{"zoneID":{"zoneName":"Notes"},"operations":[\#(operations.joined(separator: ","))]}"#)
         }
         #expect(try await save(0..<20).0 == 200)
+        #expect(try await server.send("GET", "/readyz").0 == 200)
 
         try cluster.crash()
         let start = ContinuousClock.now
@@ -38,6 +39,12 @@ import Testing
         #expect(refusal["retryAfter"] != nil)
         #expect(ContinuousClock.now - start < .seconds(10), "answered within 10 seconds")
         #expect(try await server.send("GET", "/healthz").0 == 200)
+        let readyStart = ContinuousClock.now
+        let (readiness, notReady) = try await server.send("GET", "/readyz")
+        #expect(readiness == 503)
+        #expect(notReady["retryAfter"] != nil)
+        #expect((notReady["reason"] as? String)?.contains("the database") == true, "\(notReady)")
+        #expect(ContinuousClock.now - readyStart < .seconds(5), "a readiness check answers within its deadline")
 
         try cluster.restart()
         var recovered = false
@@ -46,6 +53,7 @@ import Testing
             if !recovered { try await Task.sleep(for: .milliseconds(500)) }
         }
         #expect(recovered, "the server works again once the database is back, without a restart")
+        #expect(try await server.send("GET", "/readyz").0 == 200)
 
         server.kill()
         let restarted = ServerProcess(dataFolder: folder, arguments: ["--database", cluster.url, "--quiet"])

@@ -34,12 +34,20 @@ final class ServerProcess: @unchecked Sendable {
         self.backend = backend
     }
 
+    /// A handle on a server started elsewhere (the proxy in front of a cluster): for its requests only.
+    init(attachedTo baseURL: String) {
+        dataFolder = ""
+        extraArguments = []
+        backend = .sqlite
+        self.baseURL = baseURL
+    }
+
     /// The server's loopback port.
     var port: Int { Int(baseURL.split(separator: ":").last ?? "0") ?? 0 }
 
     /// Starts the server and waits for its "listening" line.
     func start() throws {
-        let arguments = ["serve", "--port", "0", "--data", dataFolder, "--admin-key", Self.adminKey, "--password-rounds", "1000"]
+        let arguments = ["serve", "--port", "0", "--data", dataFolder, "--admin-key", Self.adminKey, "--password-rounds", "1000", "--sign-in-pause", "120"]
             + backend.serveArguments(dataFolder) + extraArguments
         let child = try ChildProcess(Self.executable.path, arguments, output: .pipe)
         started.withLock { $0 = child }

@@ -171,7 +171,7 @@ final class EventStreamClient {
     private let socket: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int, path: String) throws {
+    init(port: Int, path: String, headers: [String: String] = [:]) throws {
         socket = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -181,7 +181,8 @@ final class EventStreamClient {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Foundation.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw E2EFailure("cannot connect to port \(port)") }
-        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\r\n".utf8)
+        let extra = headers.map { "\($0.key): \($0.value)\r\n" }.joined()
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nAccept: text/event-stream\r\n\(extra)\r\n".utf8)
         _ = request.withUnsafeBytes { Foundation.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
@@ -189,13 +190,20 @@ final class EventStreamClient {
 
     /// The `data` of the next `notification` event, or `nil` when none arrives within `timeout` seconds.
     func nextEvent(timeout: Double) -> String? {
+        nextIdentifiedEvent(timeout: timeout)?.data
+    }
+
+    /// The `id` and `data` of the next `notification` event, or `nil` when none arrives within `timeout` seconds.
+    func nextIdentifiedEvent(timeout: Double) -> (id: String, data: String)? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let text = String(decoding: buffer, as: UTF8.self)
             if let start = text.range(of: "event: notification\ndata: "), let end = text[start.upperBound...].range(of: "\n\n") {
                 let data = String(text[start.upperBound..<end.lowerBound])
+                let head = text[..<start.lowerBound]
+                let id = head.range(of: "id: ", options: .backwards).map { String(head[$0.upperBound...].prefix { $0.isNumber }) } ?? ""
                 buffer = Array(text[end.upperBound...].utf8)
-                return data
+                return (id, data)
             }
             var wait = timeval(tv_sec: 0, tv_usec: 100_000)
             setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))

@@ -27,7 +27,9 @@ import Testing
 
     @Test("malformed URLs are refused, saying what is wrong", arguments: [
         ("mysql://u@h/db", "must look like"),
-        ("postgres:///db", "no host"),
+        ("postgres://u@/db", "no host"),
+        ("postgres://u@h/db?host=relative/folder", "folder of a Unix socket"),
+        ("postgres://u@h/db?port=http", "port number"),
         ("postgres://h/db", "no user"),
         ("postgres://u@h/db?sslmode=sometimes", "sslmode must be one of"),
         ("postgres://u@h/db?timeout=3", "not supported"),
@@ -39,6 +41,19 @@ import Testing
             guard let error = error as? StorageError else { return false }
             return error.code == .invalidArgument && error.message.contains(reason)
         }
+    }
+
+    @Test("a socket folder in the host parameter connects through the server's Unix socket, as with libpq")
+    func socketFolder() throws {
+        let configuration = try PostgresStore.Configuration(url: "postgres://app:secret@/stratus?host=/var/run/postgresql")
+        #expect(configuration.host == "/var/run/postgresql")
+        #expect(configuration.socketPath == "/var/run/postgresql/.s.PGSQL.5432")
+        #expect(configuration.redactedDescription == "postgres://app:***@/stratus?host=/var/run/postgresql/.s.PGSQL.5432")
+        let withPort = try PostgresStore.Configuration(url: "postgres://app@ignored:6543/stratus?host=/tmp/")
+        #expect(withPort.socketPath == "/tmp/.s.PGSQL.6543")
+        let portParameter = try PostgresStore.Configuration(url: "postgres://app@/stratus?host=/tmp&port=7000")
+        #expect(portParameter.socketPath == "/tmp/.s.PGSQL.7000")
+        #expect(try PostgresStore.Configuration(url: "postgres://app@db.example.com/stratus").socketPath == nil)
     }
 
     @Test("a pool of no connections is refused")

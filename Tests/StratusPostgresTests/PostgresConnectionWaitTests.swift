@@ -27,7 +27,7 @@ import Testing
             await #expect {
                 try await PostgresStore.withConnectionDeadline(.seconds(1)) { started in
                     try await store.client.withConnection { connection in
-                        started()
+                        try started()
                         try await connection.run("SELECT 1", logger: quietLogger)
                     }
                 }
@@ -40,6 +40,24 @@ import Testing
             for holder in holders { _ = try? await holder.value }
             // Once a connection is free, calls run again.
             try await store.read { connection in try await connection.run("SELECT 1", logger: quietLogger) }
+        }
+    }
+
+    @Test("a call made after the store shut down (work still running while a server stops) fails at once as unavailable")
+    func callAfterClose() async throws {
+        guard let database = try await PostgreSQLServer.databaseForTest() else { return }
+        try await withDatabaseRemoved(database) {
+            let store = try await PostgresStore.connect(configuration: try testConfiguration(database.url, poolSize: 2), logger: quietLogger)
+            try await store.checkAvailable()
+            await store.close()
+            // Background work still running when a server stops (a lease given up, a long poll) calls the store.
+            let began = ContinuousClock.now
+            await #expect {
+                try await store.checkAvailable()
+            } throws: { error in
+                (error as? StorageError)?.code == .unavailable
+            }
+            #expect(ContinuousClock.now - began < .seconds(1), "refused without waiting for a connection")
         }
     }
 }

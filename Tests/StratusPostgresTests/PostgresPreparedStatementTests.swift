@@ -20,7 +20,7 @@ import Testing
         #expect(shapes.slot(for: "SELECT $1", types: ["String"]) == 1)
     }
 
-    @Test("lookups and queries of one shape run as prepared statements that PostgreSQL stops planning, with the right answers")
+    @Test("lookups and queries of one shape, in any zone, run as prepared statements that PostgreSQL stops planning, with the right answers")
     func preparedOnTheConnection() async throws {
         guard let database = try await PostgreSQLServer.databaseForTest() else { return }
         try await withDatabaseRemoved(database) {
@@ -28,22 +28,36 @@ import Testing
             let store = try await PostgresStore.connect(configuration: try testConfiguration(database.url, poolSize: 1), logger: quietLogger)
             do {
                 let zone = DatabaseRef.privateDatabase("iCloud.test.Prepared", .development, owner: "_a11ce000000000000000000000000000").zone("Items")
-                _ = try await store.modifyZones([.create(zoneName: "Items")], in: zone.database)
-                let operations = (0..<20).map { index in
-                    RecordOperation(type: .create, recordName: "i\(index)", recordType: "Item", fields: ["rank": FieldInput(value: .integer(Int64(index)), type: nil)])
+                // Two zones of the same records: queries of one shape share a statement whichever zone they read.
+                let other = zone.database.zone("More")
+                _ = try await store.modifyZones([.create(zoneName: "Items"), .create(zoneName: "More")], in: zone.database)
+                for (target, prefix) in [(zone, "i"), (other, "m")] {
+                    let operations = (0..<20).map { index in
+                        RecordOperation(type: .create, recordName: "\(prefix)\(index)", recordType: "Item", fields: ["rank": FieldInput(value: .integer(Int64(index)), type: nil)])
+                    }
+                    _ = try await store.modifyRecords(RecordBatch(
+                        zone: target, operations: operations, atomic: true, caller: Caller(userRecordName: zone.database.ownerRecordName), timestamp: 1_700_000_000_000
+                    ))
                 }
-                _ = try await store.modifyRecords(RecordBatch(
-                    zone: zone, operations: operations, atomic: true, caller: Caller(userRecordName: zone.database.ownerRecordName), timestamp: 1_700_000_000_000
-                ))
                 for index in 0..<12 {
                     let found = try await store.lookupRecords(["i\(index)"], in: zone)
                     #expect(found["i\(index)"]?.fields.json.contains(#"{"rank":{"type":"INT64","value":\#(index)}}"#) == true, "\(found)")
                     let filter = FilterInput(comparator: "EQUALS", fieldName: "rank", systemFieldName: nil, fieldValue: FieldInput(value: .integer(Int64(index)), type: nil), distance: nil)
-                    let page = try await store.queryRecords(RecordQuery(
-                        database: zone.database, zoneName: "Items", query: QueryInput(recordType: "Item", filterBy: [filter], sortBy: []), limit: 10, continuationMarker: nil
-                    ))
-                    #expect(page.records.map(\.recordName) == ["i\(index)"])
+                    for (zoneName, prefix) in [("Items", "i"), ("More", "m")] {
+                        let page = try await store.queryRecords(RecordQuery(
+                            database: zone.database, zoneName: zoneName, query: QueryInput(recordType: "Item", filterBy: [filter], sortBy: []), limit: 10, continuationMarker: nil
+                        ))
+                        #expect(page.records.map(\.recordName) == ["\(prefix)\(index)"])
+                        #expect(page.records.first?.zoneID.zoneName == zoneName)
+                    }
                 }
+                // A zone that does not exist is an error, as before the statement found zones itself.
+                let rankOne = FilterInput(comparator: "EQUALS", fieldName: "rank", systemFieldName: nil, fieldValue: FieldInput(value: .integer(1), type: nil), distance: nil)
+                let missing = RecordQuery(
+                    database: zone.database, zoneName: "Missing", query: QueryInput(recordType: "Item", filterBy: [rankOne], sortBy: []), limit: 10,
+                    continuationMarker: nil
+                )
+                await #expect(throws: StorageError.self) { try await store.queryRecords(missing) }
                 let prepared = try await store.read { connection in
                     try await connection.rows(
                         PostgresQuery(unsafeSQL: "SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE name LIKE 'stratus_%'"),

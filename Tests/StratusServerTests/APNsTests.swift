@@ -63,6 +63,33 @@ import Testing
         }
     }
 
+    @Test("three servers sharing a store send each notification through APNs once, not once per server")
+    func oncePerNotificationAcrossNodes() async throws {
+        let device = String(repeating: "cd", count: 32)
+        let fake = try FakeAPNs(gone: [])
+        let key = P256.Signing.PrivateKey()
+        let apns = APNsConfiguration(
+            privateKeyPEM: key.pemRepresentation, keyID: "KEY1234567", teamID: "TEAM123456", topic: "com.example.chat",
+            sandboxHost: "localhost:\(fake.port)", trustedCertificatesPEM: fake.certificatePEM
+        )
+        try await TestServer.runNodes(3, configure: { $0.apns = apns }) { nodes in
+            let token = try await nodes[0].createContainer()
+            let alice = try await nodes[0].signUp("alice@example.com", token: token)
+            let bob = try await nodes[1].signUp("bob@example.com", token: token)
+            _ = try await alice.post("public", "subscriptions/modify", #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"all","subscriptionType":"query","query":{"recordType":"Message"},"notificationInfo":{"alertBody":"New message"}}}]}"#)
+            #expect(try await alice.post("public", "tokens/register", #"{"apnsEnvironment":"development","apnsToken":"\#(device)"}"#).status == 200)
+            // Three saves, each through another server.
+            for (index, node) in nodes.enumerated() {
+                let writer = UserSession(client: node, apiToken: bob.apiToken, webAuthToken: bob.webAuthToken, userRecordName: bob.userRecordName)
+                _ = try await writer.post("public", "records/modify", #"{"operations":[{"operationType":"create","record":{"recordName":"m\#(index)","recordType":"Message","fields":{"text":{"value":"hello"}}}}]}"#)
+            }
+            #expect(try await fake.waitForRequests(3).count == 3)
+            // Time for a second server to send them again, were it to.
+            try await Task.sleep(for: .seconds(1))
+            #expect(try await fake.waitForRequests(3).count == 3)
+        }
+    }
+
     @Test("without an APNs key, tokens/register refuses device tokens and still accepts courier tokens")
     func withoutAPNs() async throws {
         try await TestServer.run { client in

@@ -28,6 +28,8 @@ struct TestServer {
         let store = try await StoreFactory.current.makeStore(folder)
         let blobs = try FolderBlobStore(root: URL(fileURLWithPath: folder + "/assets"))
         var configuration = ServerConfiguration(adminKey: adminKey, maximumRequestBytes: 2 * 1024 * 1024, passwordHashRounds: 1_000, logRequests: false)
+        // Long enough that a loaded machine's slow requests do not outlast a sign-in pause.
+        configuration.signInPause = 120
         configure(&configuration)
         let router = try await buildRouter(configuration: configuration, store: store, blobs: blobs)
         let app = Application(router: router)
@@ -38,6 +40,46 @@ struct TestServer {
             try await app.test(.router) { client in
                 try await body(TestClient(client: client, parts: parts))
             }
+        } catch {
+            await StoreFactory.current.releaseStore(store, folder)
+            throw error
+        }
+        await StoreFactory.current.releaseStore(store, folder)
+    }
+}
+
+extension TestServer {
+    /// Runs `body` against `count` in-process servers on one fresh store, as nodes sharing a database: each with
+    /// its own caches, subscription notifier and background work, and its own name (`node-1`, ...).
+    static func runNodes(
+        _ count: Int, configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: @escaping @Sendable ([TestClient]) async throws -> Void
+    ) async throws {
+        let testFolder = try TestFolder("stratus-http")
+        defer { testFolder.remove() }
+        let folder = testFolder.path
+        let store = try await StoreFactory.current.makeStore(folder)
+        do {
+            let blobs = try FolderBlobStore(root: URL(fileURLWithPath: folder + "/assets"))
+            var built: [(responder: RouterResponder<StratusRequestContext>, parts: ServerParts)] = []
+            for index in 1...count {
+                var configuration = ServerConfiguration(adminKey: adminKey, maximumRequestBytes: 2 * 1024 * 1024, passwordHashRounds: 1_000, logRequests: false)
+                // Long enough that a loaded machine's slow requests do not outlast a sign-in pause.
+                configuration.signInPause = 120
+                configure(&configuration)
+                configuration.nodeName = "node-\(index)"
+                let parts = ServerParts(
+                    store: store, blobs: blobs, collector: AssetCollector(store: store, blobs: blobs, configuration: configuration, logger: Logger(label: "test"))
+                )
+                built.append((try await buildRouter(configuration: configuration, store: store, blobs: blobs).buildResponder(), parts))
+            }
+            let nodes = built
+            @Sendable func nest(_ index: Int, _ clients: [TestClient]) async throws {
+                guard index < nodes.count else { return try await body(clients) }
+                try await Application(responder: nodes[index].responder).test(.router) { client in
+                    try await nest(index + 1, clients + [TestClient(client: client, parts: nodes[index].parts)])
+                }
+            }
+            try await nest(0, [])
         } catch {
             await StoreFactory.current.releaseStore(store, folder)
             throw error

@@ -49,6 +49,14 @@ public final class S3BlobStore: BlobStore {
         _ = try await response.body.collect(upTo: 64 * 1024)
     }
 
+    /// Asks for the bucket (`HEAD`): the object store answers, the credentials are good, the bucket exists.
+    public func checkAvailable() async throws {
+        let response = try await send("HEAD", path: bucketPath)
+        guard response.status == .ok else {
+            throw StorageError(.unavailable, "the object store answered \(response.status.code) for bucket \(configuration.bucket)")
+        }
+    }
+
     public func beginUpload(key: String) async throws -> any BlobUpload {
         try BlobKeys.validate(key)
         return S3Upload(store: self, path: objectPath(key))

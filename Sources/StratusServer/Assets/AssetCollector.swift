@@ -25,7 +25,10 @@ public struct AssetCollector: Service {
     }
 
     public func run() async throws {
-        let lease = Lease(name: "asset-collection", duration: max(60_000, Int64(configuration.assetSweepInterval * 3_000)))
+        let lease = Lease(
+            name: "asset-collection", holder: Lease.holder(onNode: configuration.nodeName),
+            duration: max(60_000, Int64(configuration.assetSweepInterval * 3_000))
+        )
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {

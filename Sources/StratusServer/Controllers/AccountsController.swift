@@ -82,17 +82,17 @@ struct AccountsController {
         let email = try Self.normalizedEmail(body.emailAddress)
         let throttleKey = authentication.container.id + "|" + email
         let address = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
-        if let retryAfter = server.signInThrottle.retryAfter(account: throttleKey, address: address) {
+        if let retryAfter = try await server.signInThrottle.retryAfter(account: throttleKey, address: address) {
             throw APIError(.throttled, "too many failed sign-ins from this address; try again later", retryAfter: retryAfter)
         }
         let account = try await server.store.account(containerID: authentication.container.id, emailAddress: email)
         // An unknown address costs a hash too, so timing does not tell which addresses have accounts.
         let valid = server.passwordHasher.verify(body.password, against: account?.passwordHash ?? server.decoyPasswordHash)
         guard let account, valid else {
-            server.signInThrottle.recordFailure(account: throttleKey, address: address)
+            try await server.signInThrottle.recordFailure(account: throttleKey, address: address)
             throw APIError(.authenticationFailed, "the email address or password is wrong")
         }
-        server.signInThrottle.recordSuccess(account: throttleKey, address: address)
+        try await server.signInThrottle.recordSuccess(account: throttleKey, address: address)
         let token = try await server.authenticator.startSession(for: account)
         return try JSONResponse.make(encoding: SignInResponse(ckWebAuthToken: token, userRecordName: account.userRecordName))
     }

@@ -110,7 +110,8 @@ extension AdminController {
     }
 
     /// `GET /admin/1/activity?after=N`: this node's latest requests after sequence number `N` (oldest first), and
-    /// its counters for the last hour: `requests`, `errors` and the latency quantiles `p50Ms`, `p99Ms`.
+    /// its counters for the last hour: `requests`, `errors` and the latency quantiles `p50Ms`, `p99Ms`; `node`
+    /// names the node (behind a load balancer, each answer may come from another).
     @Sendable func activity(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
         let after = try Self.integer(request.uri.queryParameters["after"].map(String.init), named: "after", default: 0, range: 0...Int.max)
@@ -140,6 +141,8 @@ extension AdminController {
                 writer.integer(minute.minute * 60_000)
                 writer.endObject()
             }
+            writer.key("node")
+            writer.string(server.configuration.nodeName)
             writer.array("recent", recent) { writer, entry in
                 writer.beginObject()
                 writer.key("method")

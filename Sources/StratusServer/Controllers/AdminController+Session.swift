@@ -17,14 +17,14 @@ extension AdminController {
         let body = try await RequestBody.decode(Body.self, from: request, limit: 16 * 1024)
         let throttleKey = "console"
         let address = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
-        if let retryAfter = server.signInThrottle.retryAfter(account: throttleKey, address: address) {
+        if let retryAfter = try await server.signInThrottle.retryAfter(account: throttleKey, address: address) {
             throw APIError(.throttled, "too many wrong admin keys from this address; try again later", retryAfter: retryAfter)
         }
         guard Authenticator.constantTimeEquals(body.adminKey, server.configuration.adminKey) else {
-            server.signInThrottle.recordFailure(account: throttleKey, address: address)
+            try await server.signInThrottle.recordFailure(account: throttleKey, address: address)
             throw APIError(.authenticationFailed, "that is not this server's admin key")
         }
-        server.signInThrottle.recordSuccess(account: throttleKey, address: address)
+        try await server.signInThrottle.recordSuccess(account: throttleKey, address: address)
         let session = try await server.consoleSessions.start()
         return Self.sessionResponse(csrfToken: session.csrfToken, expiresAt: session.expiresAt, cookie: session.cookie)
     }

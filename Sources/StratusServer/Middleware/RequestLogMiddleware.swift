@@ -11,7 +11,7 @@ struct RequestLogMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let start = ContinuousClock.now
         let response = try await next(request, context)
-        let micros = ActivityMiddleware.microseconds(since: start)
+        let micros = ActivityMiddleware.microseconds(ContinuousClock.now - start)
         context.logger.info(
             "request",
             metadata: [

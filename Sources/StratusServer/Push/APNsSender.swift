@@ -17,11 +17,12 @@ final class APNsSender: Sendable {
     private let key: Data
     private let client: HTTPClient
     private let store: any Store
+    private let metrics: ServerMetrics
     private let logger: Logger
     private let token = Mutex<(value: String, issuedAt: Date)?>(nil)
 
     /// - Throws: ``APIError`` when the key is not a P-256 private key in PEM.
-    init(configuration: APNsConfiguration, store: any Store, logger: Logger) throws {
+    init(configuration: APNsConfiguration, store: any Store, metrics: ServerMetrics, logger: Logger) throws {
         do {
             key = try P256.Signing.PrivateKey(pemRepresentation: configuration.privateKeyPEM).rawRepresentation
         } catch {
@@ -38,6 +39,7 @@ final class APNsSender: Sendable {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
         self.configuration = configuration
         self.store = store
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -77,7 +79,7 @@ final class APNsSender: Sendable {
             let response = try await client.execute(request, timeout: .seconds(30))
             let body = String(buffer: try await response.body.collect(upTo: 64 * 1024))
             switch response.status.code {
-            case 200: break
+            case 200: metrics.notificationsDelivered(1, via: "apns")
             case 410:
                 try await store.deletePushDevice(token: device.token)
             case 400 where body.contains("BadDeviceToken") || body.contains("DeviceTokenNotForTopic"):

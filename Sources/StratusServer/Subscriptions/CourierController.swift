@@ -32,6 +32,7 @@ struct CourierController {
         let deadline = ContinuousClock.now + .milliseconds(Int(server.configuration.courierWait * 1000))
         while true {
             if let next = try await server.store.takeNotification(forToken: token, now: Authenticator.now()) {
+                server.metrics.notificationsDelivered(1, via: "courier")
                 return Self.json(next.notification.payload)
             }
             guard try await Self.wait(for: arrivals, until: deadline) else {
@@ -68,6 +69,7 @@ struct CourierController {
         let latest = try await server.store.latestNotificationID()
         let start = resume ?? latest
         let store = server.store
+        let metrics = server.metrics
         var headers = HTTPFields()
         headers[.contentType] = "text/event-stream"
         headers[.cacheControl] = "no-cache"
@@ -82,6 +84,7 @@ struct CourierController {
                         try await writer.write(ByteBuffer(string: Self.event(notification)))
                         last = notification.id
                     }
+                    metrics.notificationsDelivered(backlog.count, via: "stream")
                     if backlog.count < 200 { break }
                 }
             }

@@ -11,7 +11,7 @@ struct NotificationSweeper: Service {
     let logger: Logger
 
     func run() async throws {
-        let lease = Lease(name: "notification-expiry", duration: 180_000)
+        let lease = Lease(name: "notification-expiry", holder: Lease.holder(onNode: configuration.nodeName), duration: 180_000)
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {

@@ -33,8 +33,9 @@ final class SubscriptionNotifier: Service {
     private let index = Mutex(SubscriptionIndex())
     /// Sends notifications to registered devices through Apple's push service, when configured.
     private let pushSender: APNsSender?
+    private let metrics: ServerMetrics
     /// Short, so that after a crash the restarted process (or another) resumes matching within seconds.
-    private let lease = Lease(name: "subscription-matching", duration: 10_000)
+    private let lease: Lease
     private let work: AsyncStream<Work>.Continuation
     private let matchQueued = Mutex(false)
     /// Set when the server shuts down: this process matches no more.
@@ -43,16 +44,18 @@ final class SubscriptionNotifier: Service {
 
     /// Starts following the store: loads every subscription, then matches what waits in the outbox. Both go
     /// through the notifier's queue, after which the store's events apply in order, so none is lost to the load.
-    static func start(store: any Store, pushSender: APNsSender?) -> SubscriptionNotifier {
-        let notifier = SubscriptionNotifier(store: store, pushSender: pushSender)
+    static func start(store: any Store, pushSender: APNsSender?, metrics: ServerMetrics) -> SubscriptionNotifier {
+        let notifier = SubscriptionNotifier(store: store, pushSender: pushSender, metrics: metrics)
         notifier.enqueue(.reloadAll)
         notifier.enqueue(.match)
         return notifier
     }
 
-    private init(store: any Store, pushSender: APNsSender?) {
+    private init(store: any Store, pushSender: APNsSender?, metrics: ServerMetrics) {
         self.store = store
         self.pushSender = pushSender
+        self.metrics = metrics
+        lease = Lease(name: "subscription-matching", holder: Lease.holder(onNode: metrics.node), duration: 10_000)
         let (stream, continuation) = AsyncStream<Work>.makeStream()
         work = continuation
         Task { [weak self] in
@@ -185,6 +188,7 @@ final class SubscriptionNotifier: Service {
                 }
             }
             guard let stored = try await store.completeRecordEvents(through: last.id, count: pending.count, outcome: outcome) else { continue }
+            metrics.notificationsQueued(stored.count)
             // Removed here at once as well as by the store's event, so the next batch cannot fire them again.
             index.withLock { index in
                 for fired in outcome.firedOnce { index.remove(.init(database: fired.database, owner: fired.owner, id: fired.id)) }

@@ -45,4 +45,12 @@ public protocol AccountStore: Sendable {
     /// A server secret, created from `makeSecret` the first time it is asked for, the same ever after
     /// (and on every node that shares the store).
     func secret(named name: String, makeSecret: @Sendable () -> Data) async throws -> Data
+
+    /// Counts one failed sign-in under each of `keys` at `now` (milliseconds since 1970), for every node that
+    /// shares the store. A key whose last failure is older than `window` milliseconds starts again at one.
+    func recordSignInFailures(keys: [String], now: Int64, window: Int64) async throws
+    /// The failed sign-ins counted under each of `keys` whose last failure is within `window` of `now`.
+    func signInFailures(keys: [String], now: Int64, window: Int64) async throws -> [String: SignInFailures]
+    /// Forgets the failed sign-ins counted under `key`.
+    func forgetSignInFailures(key: String) async throws
 }

@@ -66,6 +66,19 @@ public struct Session: Sendable, Hashable {
     }
 }
 
+/// Failed sign-ins counted under one key (an account and a client address, or an address alone).
+public struct SignInFailures: Sendable, Hashable {
+    /// Failures in a row, none further apart than the window they were counted in.
+    public var count: Int
+    /// When the last one was, in milliseconds since 1970.
+    public var lastAt: Int64
+
+    public init(count: Int, lastAt: Int64) {
+        self.count = count
+        self.lastAt = lastAt
+    }
+}
+
 extension Account {
     /// Whether this is a container's developer: the identity its server-to-server keys act as, as on Apple's
     /// server, where a key acts as the developer who made it. It has no email address and no password, so

@@ -26,6 +26,9 @@ public protocol BlobStore: Sendable {
     func keys() async throws -> [String]
     /// Removes what uploads cut short by a crash left behind, if they started before `cutoff`.
     func removeAbandonedUploads(startedBefore cutoff: Date) async throws
+    /// Checks that blobs can be stored and read now, for readiness checks.
+    /// - Throws: ``StorageError/Code/unavailable`` when the store cannot be reached or used.
+    func checkAvailable() async throws
 }
 
 /// One blob being written. Call ``commit()`` to make it visible, or ``abort()`` to discard it.

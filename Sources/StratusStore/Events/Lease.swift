@@ -24,6 +24,12 @@ public final class Lease: Sendable {
     /// Milliseconds since 1970 before which a refused lease is not asked for again.
     private let refusedUntil = Mutex<Int64>(0)
 
+    /// A holder name for a process of the node `node`: the node's name and a random part, so that whoever looks at
+    /// the leases table sees which node runs each job, and two processes of one node never share a claim.
+    public static func holder(onNode node: String) -> String {
+        "\(node)/\(UUID().uuidString.prefix(8).lowercased())"
+    }
+
     public init(name: String, holder: String = UUID().uuidString, duration: Int64 = 30_000) {
         self.name = name
         self.holder = holder

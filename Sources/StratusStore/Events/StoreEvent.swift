@@ -69,4 +69,29 @@ public protocol EventStore: Sendable {
     func acquireLease(_ name: String, holder: String, now: Int64, duration: Int64) async throws -> Bool
     /// Gives the lease up, if `holder` holds it, so that another process can take it at once.
     func releaseLease(_ name: String, holder: String) async throws
+    /// Reads from the database once, for readiness checks.
+    /// - Throws: ``StorageError/Code/unavailable`` when the database cannot be reached.
+    func checkAvailable() async throws
+    /// How this process uses the database now, for monitoring.
+    func statistics() -> StoreStatistics
+}
+
+/// How one process uses its database, as `/metrics` reports it.
+public struct StoreStatistics: Sendable, Hashable {
+    /// Database calls holding a connection now.
+    public var connectionsInUse: Int
+    /// Database calls waiting for a connection now.
+    public var connectionsAwaited: Int
+    /// The most connections the process opens for calls.
+    public var connectionLimit: Int
+    /// Milliseconds from the commit of the newest store event this process delivered to its delivery here
+    /// (by the two processes' clocks); `nil` before the first.
+    public var eventLagMilliseconds: Int64?
+
+    public init(connectionsInUse: Int, connectionsAwaited: Int, connectionLimit: Int, eventLagMilliseconds: Int64?) {
+        self.connectionsInUse = connectionsInUse
+        self.connectionsAwaited = connectionsAwaited
+        self.connectionLimit = connectionLimit
+        self.eventLagMilliseconds = eventLagMilliseconds
+    }
 }

@@ -253,6 +253,9 @@ import Testing
             try await session.go("#/activity", heading: "Activity")
             try await browser.waitForText("POST /admin/1/\(Self.container)/token", in: "#activity-table")
             try await browser.waitForText("Requests, last hour", in: "#counters")
+            // The page names the node it shows (behind a load balancer, each node keeps its own).
+            let node = try #require(try await server.send("GET", "/readyz").1["node"] as? String)
+            try await browser.waitForText(node, in: "#activity-node")
             let (_, _) = try await alice.post("public", "records/query", #"{"query":{"recordType":"Post"}}"#)
             try await browser.waitForText("/public/records/query", in: "#activity-table", timeout: 6)
             try await session.screenshot("activity")

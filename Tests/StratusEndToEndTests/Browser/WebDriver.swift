@@ -38,7 +38,7 @@ final class WebDriver: @unchecked Sendable {
         // exits, or has not answered within 30 seconds, is replaced by another on another free port.
         let deadline = Date().addingTimeInterval(90)
         while true {
-            let port = try Self.freePort()
+            let port = try Loopback.freePort()
             let driver = try ChildProcess(driverPath, ["--port=\(port)"])
             let attemptEnds = min(deadline, Date().addingTimeInterval(30))
             while driver.isRunning {
@@ -62,24 +62,6 @@ final class WebDriver: @unchecked Sendable {
             driver.killNow()
             guard Date() < deadline else { throw E2EFailure("chromedriver did not start within 90 seconds") }
         }
-    }
-
-    /// A loopback port nothing listens on now.
-    private static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
-            }
-        }
-        guard bound else { throw E2EFailure("no free loopback port for chromedriver") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Ends the browser and its driver.

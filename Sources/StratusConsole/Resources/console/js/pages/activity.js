@@ -7,10 +7,12 @@ export async function activityPage(main) {
   const counters = h("div", { class: "counters", id: "counters" });
   const bars = h("div", { class: "bars", id: "minute-bars", role: "img", "aria-label": "Requests per minute, last hour" });
   const body = h("tbody", {});
+  const node = h("strong", { id: "activity-node" }, "…");
   const pause = h("button", { type: "button", class: "quiet", id: "pause-activity", "aria-pressed": "false" }, "Pause");
   replace(main,
     h("h1", {}, "Activity"),
-    h("p", { class: "muted" }, "This server node's requests; the list updates every two seconds."),
+    h("p", { class: "muted" }, "The requests of server node ", node, "; the list updates every two seconds. ",
+      "Behind a load balancer each node keeps its own: open the console on a node's own address to see that node."),
     counters, h("h2", {}, "Requests per minute"), bars,
     h("h2", {}, "Latest requests"), h("div", { class: "row" }, pause),
     h("div", { class: "table-wrap" }, h("table", { id: "activity-table" },
@@ -20,6 +22,8 @@ export async function activityPage(main) {
   pause.addEventListener("click", () => { paused = !paused; pause.textContent = paused ? "Resume" : "Pause"; pause.setAttribute("aria-pressed", String(paused)); });
   const refresh = async () => {
     const activity = await admin.activity(after);
+    // Behind a load balancer another node may answer: the page says which one did.
+    node.textContent = activity.node ?? "…";
     const { requests, errors, p50Ms, p99Ms } = activity.lastHour;
     replace(counters,
       counter("Requests, last hour", requests), counter("Errors", errors),
