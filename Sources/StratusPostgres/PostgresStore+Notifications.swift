@@ -196,32 +196,37 @@ extension PostgresStore: NotificationStore {
                 for: user, containerID: container, environment: Environment(rawValue: environment) ?? .development, connection: connection
             ))
         }
-        return try await write { write in
-            let queues = try await write.connection.rows(
-                PostgresQuery(
-                    unsafeSQL: "SELECT \(Self.tokenColumns) FROM push_tokens WHERE token = $1 AND expires_at > $2 FOR UPDATE",
-                    binds: try binds(token, now)
-                ),
-                as: (String, String, String, String, String, Int64, Int64).self, logger: write.logger
-            )
-            guard let queue = queues.first.map(Self.pushToken) else {
-                throw StorageError(.notFound, "the courier token does not exist or expired")
-            }
-            let next = try await write.connection.rows(
+        // One statement, committed on its own: the queue's row is locked, its next settled notification found
+        // and the cursor moved past it, in one round trip. The first column tells a missing queue from an empty one.
+        let rows = try await writeUnpositioned { connection in
+            try await connection.rows(
                 PostgresQuery(
                     unsafeSQL: """
-                        SELECT \(Self.notificationColumns) FROM notifications
-                        WHERE container_id = $1 AND environment = $2 AND recipient = $3 AND id > $4 AND id < \(self.settledBound)
-                        ORDER BY id LIMIT 1
+                        WITH queue AS (
+                            SELECT container_id, environment, user_record_name, cursor FROM push_tokens
+                            WHERE token = $1 AND expires_at > $2 FOR UPDATE
+                        ),
+                        next AS (
+                            SELECT n.id, n.container_id, n.environment, n.recipient, n.subscription_id, n.payload, n.created_at
+                            FROM notifications n, queue q
+                            WHERE n.container_id = q.container_id AND n.environment = q.environment AND n.recipient = q.user_record_name
+                                AND n.id > q.cursor AND n.id < \(self.settledBound)
+                            ORDER BY n.id LIMIT 1
+                        ),
+                        moved AS (UPDATE push_tokens SET cursor = next.id FROM next WHERE token = $1)
+                        SELECT EXISTS (SELECT 1 FROM queue), next.*
+                        FROM (SELECT 1) AS one LEFT JOIN next ON true
                         """,
-                    binds: try binds(queue.containerID, queue.environment.rawValue, queue.user, queue.cursor)
+                    binds: try binds(token, now)
                 ),
-                as: NotificationColumns.self, logger: write.logger
-            ).first.map(Self.notification)
-            guard let next else { return nil }
-            try await write.connection.run("UPDATE push_tokens SET cursor = \(next.id) WHERE token = \(token)", logger: write.logger)
-            return next
+                as: (Bool, Int64?, String?, String?, String?, String?, String?, Int64?).self, logger: self.logger
+            )
         }
+        guard let row = rows.first, row.0 else { throw StorageError(.notFound, "the courier token does not exist or expired") }
+        guard let id = row.1, let container = row.2, let environment = row.3, let recipient = row.4, let subscription = row.5,
+            let payload = row.6, let createdAt = row.7
+        else { return nil }
+        return Self.notification((id, container, environment, recipient, subscription, payload, createdAt))
     }
 
     public func savePushDevice(_ device: PushDevice) async throws {

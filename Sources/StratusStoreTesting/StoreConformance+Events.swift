@@ -76,6 +76,31 @@ extension StoreConformance {
                     containerID: Fixture.container, environment: .development, recipients: [Fixture.alice], latestID: notifications.last?.id ?? -1
                 )))
             },
+            ConformanceCase("a courier queue hands out its user's notifications in order, each once, also to takers at the same time") { store in
+                let zone = try await Fixture.createZone(store, "Chat")
+                let subscription = StoredSubscription(id: "all", database: Fixture.privateDB(), owner: Fixture.alice, body: "{}", createdAt: 1)
+                try await store.saveSubscription(subscription, mustExist: false)
+                try await store.savePushToken(PushToken(
+                    token: "queue", containerID: Fixture.container, environment: .development, user: Fixture.alice,
+                    apnsEnvironment: "development", expiresAt: Fixture.now + 60_000, cursor: 0
+                ))
+                try await Fixture.modify(store, zone, (1...6).map { Fixture.create("m\($0)") })
+                let pending = try await store.pendingRecordEvents(limit: 10)
+                var outcome = EventOutcome()
+                outcome.notifications = (1...6).map { index in
+                    PendingNotification(containerID: Fixture.container, environment: .development, recipient: Fixture.alice, subscriptionID: "all", payload: "{\"n\":\(index)}")
+                }
+                let stored = try #require(try await store.completeRecordEvents(through: pending.last!.id, count: pending.count, outcome: outcome))
+                #expect(try await store.takeNotification(forToken: "queue", now: Fixture.now)?.id == stored[0].id)
+                let taken = try await withThrowingTaskGroup(of: StoredNotification?.self) { group in
+                    for _ in 0..<8 { group.addTask { try await store.takeNotification(forToken: "queue", now: Fixture.now) } }
+                    return try await group.reduce(into: [StoredNotification]()) { if let taken = $1 { $0.append(taken) } }
+                }
+                #expect(taken.map(\.id).sorted() == stored.dropFirst().map(\.id))
+                #expect(try await store.takeNotification(forToken: "queue", now: Fixture.now) == nil)
+                await #expect(throws: StorageError.self) { try await store.takeNotification(forToken: "queue", now: Fixture.now + 60_000) }
+                await #expect(throws: StorageError.self) { try await store.takeNotification(forToken: "unknown", now: Fixture.now) }
+            },
             ConformanceCase("a lease is held by one holder at a time, until it expires or is given up") { store in
                 #expect(try await store.acquireLease("job", holder: "a", now: 1_000, duration: 100))
                 #expect(try await !store.acquireLease("job", holder: "b", now: 1_050, duration: 100))
