@@ -1,6 +1,10 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The client package, what an app depends on: the wire model, the StratusKit SDK and its kits. It has no
+// dependencies, so an app that adds it resolves and builds nothing else. The server, its command line and every
+// test live in the package in `Server/`, which depends on this one.
+
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
@@ -9,118 +13,14 @@ let package = Package(
     name: "Stratus",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
     products: [
-        .executable(name: "stratus", targets: ["stratus"]),
         .library(name: "StratusModel", targets: ["StratusModel"]),
-        .library(name: "StratusStore", targets: ["StratusStore"]),
-        .library(name: "StratusSQLite", targets: ["StratusSQLite"]),
-        .library(name: "StratusPostgres", targets: ["StratusPostgres"]),
-        .library(name: "StratusBlobs", targets: ["StratusBlobs"]),
-        .library(name: "StratusServer", targets: ["StratusServer"]),
         .library(name: "StratusKit", targets: ["StratusKit"]),
         .library(name: "StratusMessages", targets: ["StratusMessages"]),
         .library(name: "StratusFlags", targets: ["StratusFlags"]),
-        .library(name: "StratusAdminClient", targets: ["StratusAdminClient"]),
-        .library(name: "StratusTestSupport", targets: ["StratusTestSupport"]),
-    ],
-    dependencies: [
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
-        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
-        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
-        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // Wire format and domain values. No I/O.
         .target(name: "StratusModel", swiftSettings: swiftSettings),
-        // The storage contract every backend implements.
-        .target(
-            name: "StratusStore",
-            dependencies: ["StratusModel", .product(name: "Crypto", package: "swift-crypto")],
-            swiftSettings: swiftSettings
-        ),
-        // One conformance suite that every backend runs.
-        .target(
-            name: "StratusStoreTesting",
-            dependencies: ["StratusStore", "StratusModel"],
-            swiftSettings: swiftSettings
-        ),
-        // The embedded default backend.
-        .target(
-            name: "StratusSQLite",
-            dependencies: [
-                "StratusStore", "StratusModel",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        // The backend for apps that outgrow one machine: PostgreSQL, through postgres-nio.
-        .target(
-            name: "StratusPostgres",
-            dependencies: [
-                "StratusStore", "StratusModel",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        // Asset file stores: a local folder, and S3-compatible object storage.
-        .target(
-            name: "StratusBlobs",
-            dependencies: [
-                "StratusStore",
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        // The web console's files, served by the server at /console.
-        .target(
-            name: "StratusConsole",
-            resources: [.copy("Resources/console")],
-            swiftSettings: swiftSettings
-        ),
-        // The HTTP API as a library.
-        .target(
-            name: "StratusServer",
-            dependencies: [
-                "StratusStore", "StratusModel", "StratusConsole",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-            ],
-            swiftSettings: swiftSettings
-        ),
         // The client SDK, shaped like Apple's CloudKit framework. Talks HTTP through a `Transport`.
         .target(
             name: "StratusKit",
@@ -139,108 +39,6 @@ let package = Package(
             name: "StratusFlags",
             dependencies: ["StratusKit"],
             resources: [.copy("Resources/Flags.ckdb")],
-            swiftSettings: swiftSettings
-        ),
-        // A client of the admin API, for tests, examples and the benchmark's set-up.
-        .target(name: "StratusAdminClient", swiftSettings: swiftSettings),
-        // Test servers over any backend (a store factory), for the HTTP, SDK and end-to-end tests.
-        .target(
-            name: "StratusTestSupport",
-            dependencies: [
-                "StratusServer", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", "StratusStoreTesting", "StratusAdminClient",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        // Load generator behind `stratus bench`.
-        .target(
-            name: "StratusBench",
-            dependencies: ["StratusModel", "StratusAdminClient"],
-            swiftSettings: swiftSettings
-        ),
-        // The `stratus` executable: composition root and operator commands.
-        .executableTarget(
-            name: "stratus",
-            dependencies: [
-                "StratusServer", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", "StratusModel", "StratusBench", "StratusAdminClient",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        // Examples: run them against a local `stratus serve` (see the README).
-        .target(name: "StratusExampleSupport", dependencies: ["StratusKit", "StratusAdminClient"], path: "Examples/ExampleSupport", swiftSettings: swiftSettings),
-        .executableTarget(
-            name: "fatchat", dependencies: ["StratusKit", "StratusExampleSupport"], path: "Examples/fatchat", swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "messages", dependencies: ["StratusMessages", "StratusExampleSupport"], path: "Examples/messages", swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "flags", dependencies: ["StratusFlags", "StratusExampleSupport"], path: "Examples/flags", swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "StratusModelTests",
-            dependencies: ["StratusModel", "StratusStoreTesting"],
-            resources: [.copy("Fixtures")],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "StratusStoreTests",
-            dependencies: ["StratusStore", "StratusModel"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "StratusSQLiteTests",
-            dependencies: ["StratusSQLite", "StratusStoreTesting", "StratusStore", "StratusModel"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "StratusPostgresTests",
-            dependencies: ["StratusPostgres", "StratusStoreTesting", "StratusStore", "StratusModel"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "StratusBlobsTests",
-            dependencies: ["StratusBlobs", "StratusStore", "StratusStoreTesting"],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "StratusServerTests",
-            dependencies: [
-                "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusModel", "StratusStoreTesting",
-                "StratusTestSupport", "StratusAdminClient",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "StratusKitTests",
-            dependencies: [
-                "StratusKit", "StratusMessages", "StratusFlags", "StratusServer", "StratusStore", "StratusModel",
-                "StratusTestSupport", "StratusAdminClient",
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            swiftSettings: swiftSettings
-        ),
-        .testTarget(
-            name: "StratusEndToEndTests",
-            dependencies: [
-                "stratus", "fatchat", "messages", "flags", "StratusModel", "StratusBlobs", "StratusStoreTesting",
-                "StratusTestSupport", "StratusAdminClient",
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
             swiftSettings: swiftSettings
         ),
     ]

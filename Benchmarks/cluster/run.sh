@@ -20,8 +20,8 @@ stop_all() {
 }
 trap 'stop_all; rm -rf "$work"' EXIT
 
-swift build -c release --product stratus >&2
-stratus=.build/release/stratus
+swift build --package-path Server -c release --product stratus >&2
+stratus=Server/.build/release/stratus
 server=$(bash .ci/postgres-cluster --until-pid $$)
 database() { echo "${server%/postgres}/$1"; }
 free_port() {

@@ -2,13 +2,13 @@
 # The HTTP floor on this machine: trivial GET requests per second from raw SwiftNIO channel handlers (answering
 # at once, from a task per request, from a task asking a Hummingbird router), a bare Hummingbird application and
 # `stratus serve`'s /healthz, taking turns (wrk, 16 connections, 8 s each, 3 rounds).
-# Usage: bash Benchmarks/http-floor/run.sh [path/to/stratus]   (default: .build/release/stratus)
+# Usage: bash Benchmarks/http-floor/run.sh [path/to/stratus]   (default: Server/.build/release/stratus)
 set -euo pipefail
 cd "$(dirname "$0")"
 root=$(cd ../.. && pwd)
-stratus=${1:-$root/.build/release/stratus}
+stratus=${1:-$root/Server/.build/release/stratus}
 command -v wrk >/dev/null 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk; }
-[ -x "$stratus" ] || (cd "$root" && swift build -c release --product stratus)
+[ -x "$stratus" ] || (cd "$root" && swift build --package-path Server -c release --product stratus)
 swift build -c release --product http-floor 2>&1 | grep -E "error|Build" || true
 data=$(mktemp -d)
 pids=()

@@ -11,5 +11,5 @@ if ! command -v wrk >/dev/null 2>&1; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk
 fi
-swift build -c release --product stratus
-python3 Benchmarks/peer/peer.py --stratus .build/release/stratus "$@"
+swift build --package-path Server -c release --product stratus
+python3 Benchmarks/peer/peer.py --stratus Server/.build/release/stratus "$@"

@@ -13,8 +13,8 @@ work=$(mktemp -d /tmp/stratus-pgbench-XXXXXX)
 trap 'kill $sqlite_pid 2>/dev/null || true; rm -rf "$work"' EXIT
 sqlite_pid=""
 
-swift build -c release --product stratus >&2
-stratus=.build/release/stratus
+swift build --package-path Server -c release --product stratus >&2
+stratus=Server/.build/release/stratus
 server=$(bash .ci/postgres-cluster --until-pid $$)
 database() { echo "${server%/postgres}/$1"; }
 

@@ -14,9 +14,68 @@ extension Database {
         return response.body
     }
 
-    /// Downloads a fetched asset into a file.
+    /// Downloads a fetched asset into a file as its bytes arrive, so a large asset is never held in memory whole.
+    /// The file appears complete or not at all.
+    /// - Throws: ``StratusError`` `assetFileNotFound` when the asset has no download URL, or it expired or is gone.
     public func download(_ asset: Asset, to fileURL: URL) async throws {
-        try await data(for: asset).write(to: fileURL, options: .atomic)
+        guard let url = asset.downloadURL else { throw StratusError(.assetFileNotFound, "the asset has no download URL; fetch its record first") }
+        let partial = fileURL.deletingLastPathComponent().appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).partial")
+        guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
+            throw StratusError(.internalError, "cannot create \(partial.path)")
+        }
+        defer { try? FileManager.default.removeItem(at: partial) }
+        let handle = try FileHandle(forWritingTo: partial)
+        var written: Int64 = 0
+        do {
+            defer { try? handle.close() }
+            for try await chunk in container.transport.stream(TransportRequest(method: "GET", url: url)) {
+                try handle.write(contentsOf: chunk)
+                written += Int64(chunk.count)
+            }
+        } catch let error as StratusError where error.code == .permissionFailure || error.code == .unknownItem {
+            throw StratusError(.assetFileNotFound, "the asset's download URL expired or the file is gone; fetch its record again")
+        }
+        if let size = asset.size, size != written {
+            throw StratusError(.networkFailure, "the download ended after \(written) of \(size) bytes")
+        }
+        _ = try? FileManager.default.removeItem(at: fileURL)
+        try FileManager.default.moveItem(at: partial, to: fileURL)
+    }
+
+    /// The record with each fetched asset (in a field or a list) downloaded into `folder`, its ``Asset/fileURL``
+    /// naming the file, as CloudKit hands out a fetched `CKAsset`. Files are named by their checksum, so an asset
+    /// already downloaded there is not downloaded again. The app owns the files and removes them when done.
+    public func downloadingAssets(of record: Record, into folder: URL = FileManager.default.temporaryDirectory.appendingPathComponent("StratusKit-Assets")) async throws -> Record {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var record = record
+        for (name, value) in record.values {
+            switch value {
+            case .asset(let asset):
+                record.values[name] = .asset(try await downloaded(asset, into: folder))
+            case .list(let items) where items.contains(where: { if case .asset = $0 { true } else { false } }):
+                var downloadedItems: [FieldValue] = []
+                for item in items {
+                    if case .asset(let asset) = item { downloadedItems.append(.asset(try await downloaded(asset, into: folder))) } else { downloadedItems.append(item) }
+                }
+                record.values[name] = .list(downloadedItems)
+            default:
+                continue
+            }
+        }
+        return record
+    }
+
+    private func downloaded(_ asset: Asset, into folder: URL) async throws -> Asset {
+        guard asset.downloadURL != nil else { return asset }
+        let name = (asset.fileChecksum ?? UUID().uuidString).map { $0.isLetter || $0.isNumber ? $0 : "_" }
+        let file = folder.appendingPathComponent(String(name))
+        let existing = (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.int64Value
+        if asset.fileChecksum == nil || existing == nil || (asset.size != nil && existing != asset.size) {
+            try await download(asset, to: file)
+        }
+        var local = asset
+        local.fileURL = file
+        return local
     }
 
     /// The record with every asset still to upload uploaded, holding its receipt.

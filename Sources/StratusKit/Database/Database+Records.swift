@@ -12,8 +12,9 @@ extension Database {
         return try results.saveResults[record.recordID]!.get()
     }
 
-    /// Saves and deletes records, and throws `partialFailure` if any of them failed, its
-    /// ``StratusError/partialErrorsByItemID`` naming each failure (the callback API's way).
+    /// Saves and deletes records. When one item was given, its failure is thrown as it is, as ``save(_:)-(Record)``
+    /// throws it; when several were, any failure throws `partialFailure`, its ``StratusError/partialErrorsByItemID``
+    /// naming each (the callback API's way).
     /// - Returns: the saved records, in the order given.
     @discardableResult
     public func save(_ records: [Record], deleting recordIDs: [Record.ID] = [], savePolicy: SavePolicy = .ifServerRecordUnchanged, atomically: Bool = true) async throws -> [Record] {
@@ -26,6 +27,7 @@ extension Database {
             if case .failure(let error) = result { failures[id] = error as? StratusError ?? StratusError(.internalError, "\(error)") }
         }
         guard failures.isEmpty else {
+            if records.count + recordIDs.count == 1, let only = failures.values.first { throw only }
             var error = StratusError(.partialFailure, "\(failures.count) of \(records.count + recordIDs.count) items failed")
             error.partialErrorsByItemID = failures
             throw error

@@ -72,61 +72,6 @@ public struct SubscriptionNotification: Sendable, Hashable {
     }
 }
 
-extension Container {
-    /// The signed-in user's notifications as the server commits them, from the server's event stream.
-    /// The sequence reconnects after a dropped connection and resumes after the last notification it
-    /// delivered, so none is lost or repeated; it ends when iteration stops, and throws `notAuthenticated`
-    /// when nobody is signed in.
-    ///
-    /// ```swift
-    /// for try await notification in container.notifications() {
-    ///     if case .query(let recordID, .recordCreated, let fields) = notification.kind { … }
-    /// }
-    /// ```
-    /// - Parameter after: resume after this ``SubscriptionNotification/sequenceNumber`` (one the app stored); `0`
-    ///   starts with every notification the server still keeps for the user; `nil` with those committed from now on.
-    public func notifications(after sequenceNumber: Int64? = nil) -> AsyncThrowingStream<SubscriptionNotification, any Error> {
-        let (stream, continuation) = AsyncThrowingStream<SubscriptionNotification, any Error>.makeStream()
-        let task = Task { [self] in
-            var last = sequenceNumber
-            var delay: UInt64 = 250_000_000
-            while !Task.isCancelled {
-                do {
-                    var parser = EventStreamParser()
-                    let query = last.map { [URLQueryItem(name: "after", value: String($0))] } ?? []
-                    let request = TransportRequest(
-                        method: "GET", url: url("/notifications/1/\(identifier)/\(environment.rawValue)/stream", query: query),
-                        headers: ["Accept": "text/event-stream"]
-                    )
-                    for try await chunk in transport.stream(request) {
-                        for event in parser.feed(chunk) {
-                            guard let id = event.id.flatMap(Int64.init), let data = event.data.data(using: .utf8),
-                                let payload = (try? JSONDecoder().decode(JSONValue.self, from: data))?.objectValue
-                            else { continue }
-                            last = id
-                            delay = 250_000_000
-                            if let notification = SubscriptionNotification(sequenceNumber: id, payload: payload, currentUser: currentUserRecordName) {
-                                continuation.yield(notification)
-                            }
-                        }
-                    }
-                } catch let error as StratusError where error.code == .notAuthenticated {
-                    continuation.finish(throwing: error)
-                    return
-                } catch {
-                    if Task.isCancelled { break }
-                }
-                // The connection ended: reconnect, waiting longer each time up to 10 seconds.
-                try? await Task.sleep(nanoseconds: delay)
-                delay = min(delay * 2, 10_000_000_000)
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in task.cancel() }
-        return stream
-    }
-}
-
 /// Splits a server-sent event stream into events (`id`, `data`), across chunk boundaries.
 struct EventStreamParser {
     struct Event: Equatable {

@@ -69,7 +69,8 @@ public struct LocalizedString: Sendable, Hashable, ExpressibleByDictionaryLitera
 /// A file held by a record field (`CKAsset`). Saving a record uploads the assets made from a file or from
 /// data; a fetched asset has a ``downloadURL`` (signed by the server, valid about an hour).
 public struct Asset: Sendable, Hashable {
-    /// A local file to upload.
+    /// A local file: the one to upload, or where a fetched asset was downloaded
+    /// (``Database/downloadingAssets(of:into:)``), as `CKAsset.fileURL`.
     public var fileURL: URL?
     /// Bytes to upload.
     public var data: Data?
@@ -96,6 +97,6 @@ public struct Asset: Sendable, Hashable {
         self.size = size
     }
 
-    /// Whether the asset still has to be uploaded.
-    var needsUpload: Bool { receipt == nil && (fileURL != nil || data != nil) }
+    /// Whether the asset still has to be uploaded: made from a file or bytes, neither fetched nor uploaded yet.
+    var needsUpload: Bool { receipt == nil && fileChecksum == nil && (fileURL != nil || data != nil) }
 }

@@ -7,8 +7,8 @@ internal import StratusModel
 /// var share = Share(rootRecord: list)
 /// share.publicPermission = .none
 /// share.addParticipant(.userRecordID(friendID), permission: .readWrite)
-/// let saved = try await database.modifyRecords(saving: [list, share.record], deleting: [])
-/// let url = try Share(saved.saveResults[share.recordID]!.get())?.url   // send it to the friend
+/// let saved = try await database.save(share)   // the root record must be saved already
+/// let url = saved.url                          // send it to the friend
 /// ```
 public struct Share: Sendable, Hashable {
     /// The record type of shares.
@@ -232,5 +232,18 @@ extension Container {
             participantRole: result["participantType"]?.stringValue.flatMap(Share.Role.init(rawValue:)) ?? .user,
             shortGUID: shortGUID
         )
+    }
+}
+
+extension Database {
+    /// Saves a share (CloudKit's `save(_:)` with a `CKShare`) and returns it as saved, with its ``Share/url``.
+    /// A record share's root record must exist already; to create both at once, save them together with
+    /// ``modifyRecords(saving:deleting:savePolicy:atomically:)``.
+    /// - Throws: ``StratusError``, the share record's own error (`invalidArguments` when the root does not exist).
+    @discardableResult
+    public func save(_ share: Share) async throws -> Share {
+        let saved = try await save(share.record)
+        guard let savedShare = Share(saved) else { throw StratusError(.internalError, "the saved share came back as a \(saved.recordType) record") }
+        return savedShare
     }
 }

@@ -72,7 +72,7 @@ private final class StreamDelegate: NSObject, URLSessionDataDelegate, @unchecked
     ) {
         let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard status == 200 else {
-            continuation.finish(throwing: StratusError(status == 421 || status == 401 ? .notAuthenticated : .serverRejectedRequest, "the stream answered \(status)"))
+            continuation.finish(throwing: StratusError(StratusError.Code(streamStatus: status), "the stream answered \(status)"))
             completionHandler(.cancel)
             return
         }
@@ -90,5 +90,19 @@ private final class StreamDelegate: NSObject, URLSessionDataDelegate, @unchecked
             continuation.finish()
         }
         session.finishTasksAndInvalidate()
+    }
+}
+
+extension StratusError.Code {
+    /// The code for a stream that answered `status` instead of 200.
+    init(streamStatus status: Int) {
+        self = switch status {
+        case 401, 421: .notAuthenticated
+        case 403: .permissionFailure
+        case 404: .unknownItem
+        case 429: .requestRateLimited
+        case 503: .serviceUnavailable
+        default: .serverRejectedRequest
+        }
     }
 }

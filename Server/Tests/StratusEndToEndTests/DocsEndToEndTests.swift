@@ -6,12 +6,9 @@ import Testing
 /// `stratus serve` process: the README's tour, then the signing example and the sharing walkthrough, which
 /// continue from the tour's variables.
 @Suite(.serialized) struct DocsEndToEndTests {
-    /// The repository's root, found from this file's place in it.
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     /// The `sh` code blocks of a Markdown file, in order.
     static func shellBlocks(_ file: String) throws -> [String] {
-        let text = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+        let text = try String(contentsOfFile: Repository.path(file), encoding: .utf8)
         return text.components(separatedBy: "```sh\n").dropFirst().compactMap { $0.components(separatedBy: "```").first }
     }
 
@@ -34,7 +31,7 @@ import Testing
         let sharing = try #require(try Self.shellBlocks("docs/sharing.md").first, "sharing.md has a walkthrough")
         let stratus = ServerProcess.executable.path
         var script = "set -e\n" + tour.replacingOccurrences(of: "S=http://127.0.0.1:8080", with: "S=\(server.baseURL)")
-        script += "\necho '=== keys'\n" + security.dropFirst().joined(separator: "\n").replacingOccurrences(of: "swift run stratus", with: stratus)
+        script += "\necho '=== keys'\n" + security.dropFirst().joined(separator: "\n").replacingOccurrences(of: "swift run --package-path Server stratus", with: stratus)
         script += "\necho '=== sharing'\n" + sharing
 
         let (status, text) = try ChildProcess.run("/bin/bash", ["-c", script], directory: folder)

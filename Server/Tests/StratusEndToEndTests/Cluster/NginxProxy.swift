@@ -23,9 +23,7 @@ final class NginxProxy: Sendable {
     /// The repository's site configuration.
     static var siteConfiguration: String {
         get throws {
-            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent()
-            return try String(contentsOf: root.appendingPathComponent("deploy/nginx/stratus.conf"), encoding: .utf8)
+            try String(contentsOfFile: Repository.path("deploy/nginx/stratus.conf"), encoding: .utf8)
         }
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import StratusKit
+@testable import StratusKit
 import Testing
 
 @Suite struct SyncTests {
@@ -65,6 +65,27 @@ import Testing
             defer { try? FileManager.default.removeItem(at: copy) }
             try await database.download(pages[1], to: copy)
             #expect(try Data(contentsOf: copy) == Data("second".utf8))
+
+            // Like a fetched CKAsset: every asset of the record downloaded into a folder, its fileURL set; saving the
+            // record again uploads nothing and keeps the assets.
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kit-assets-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            var local = try await database.downloadingAssets(of: fetched, into: folder)
+            let localPhoto = try #require((local["photo"] as Asset?)?.fileURL)
+            #expect(try Data(contentsOf: localPhoto) == bytes)
+            let localPages = try #require(local["pages"] as [Asset]?).compactMap(\.fileURL)
+            #expect(try localPages.map { try Data(contentsOf: $0) } == [Data("from a file".utf8), Data("second".utf8)])
+            local["title"] = "renamed"
+            let resaved = try await database.save(local)
+            #expect((resaved["photo"] as Asset?)?.fileChecksum == photo.fileChecksum)
+            #expect(try await database.data(for: try #require(try await database.record(for: record.recordID)["photo"] as Asset?)) == bytes)
+            // An expired or forged download URL is assetFileNotFound, and leaves no file behind.
+            let forged = try #require(URL(string: photo.downloadURL!.absoluteString + "x"))
+            var stale = photo
+            stale.downloadURL = forged
+            let target = folder.appendingPathComponent("stale")
+            await #expect { try await database.download(stale, to: target) } throws: { error in (error as? StratusError)?.code == .assetFileNotFound }
+            #expect(!FileManager.default.fileExists(atPath: target.path))
 
             var missing = Record(recordType: "Attachment")
             missing["photo"] = Asset(fileURL: URL(fileURLWithPath: "/nonexistent/file"))

@@ -59,7 +59,7 @@ import Testing
         #expect(container.webAuthToken == "rotated-token")
     }
 
-    @Test("save(_:deleting:) throws partialFailure naming each failed record")
+    @Test("saving several throws partialFailure naming each failed record; saving one throws its own error")
     func partialFailure() async throws {
         try await KitTestServer.run { server in
             let database = try await server.signedUp("ann@example.com").publicCloudDatabase
@@ -71,6 +71,11 @@ import Testing
                 #expect(error.code == .partialFailure)
                 #expect(error.partialErrorsByItemID.keys.map(\.recordName) == ["taken"])
                 #expect(error.partialErrorsByItemID.values.first?.code == .serverRecordChanged)
+            }
+            // One record, saved alone or in an array, throws the record's own error.
+            for save in [{ _ = try await database.save(Record(recordType: "Note", recordID: Record.ID(recordName: "taken"))) },
+                         { _ = try await database.save([Record(recordType: "Note", recordID: Record.ID(recordName: "taken"))]) }] {
+                await #expect { try await save() } throws: { error in (error as? StratusError)?.code == .serverRecordChanged }
             }
         }
     }

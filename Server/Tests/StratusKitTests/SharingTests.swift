@@ -58,6 +58,24 @@ import Testing
         }
     }
 
+    @Test("save(share) saves a share of a record saved before and returns it with its URL; its failure is its own")
+    func saveShare() async throws {
+        try await KitTestServer.run { server in
+            let ann = try await server.signedUp("ann@example.com")
+            let database = ann.privateCloudDatabase
+            let zone = try await database.save(Zone(zoneName: "Lists"))
+            let list = try await database.save(Record(recordType: "List", recordID: Record.ID(recordName: "todo", zoneID: zone.zoneID)))
+            var share = Share(rootRecord: list)
+            share.publicPermission = .readOnly
+            let saved = try await database.save(share)
+            #expect(saved.url != nil)
+            #expect(saved.publicPermission == .readOnly)
+            #expect(try await database.record(for: list.recordID).share?.recordID == saved.recordID)
+            let missing = Share(rootRecord: Record(recordType: "List", recordID: Record.ID(recordName: "nowhere", zoneID: zone.zoneID)))
+            await #expect { try await database.save(missing) } throws: { error in (error as? StratusError)?.code == .invalidArguments }
+        }
+    }
+
     @Test("a zone-wide share with a public link; participants leave by deleting the zone from their shared database")
     func zoneShare() async throws {
         try await KitTestServer.run { server in

@@ -3,10 +3,9 @@ import StratusStoreTesting
 import Testing
 
 /// Server-to-server signatures checked against an independent signer: a Python client using the
-/// `cryptography` package (`Tests/Peers/server_to_server_signer.py`), sending to a running server.
+/// `cryptography` package (`Server/Tests/Peers/server_to_server_signer.py`), sending to a running server.
 @Suite struct ServerToServerTests {
-    static let signer = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Peers/server_to_server_signer.py").path
+    static let signer = Repository.path("Server/Tests/Peers/server_to_server_signer.py")
 
     @Test("signed requests from an independent signer: every client variant passes, every tampering fails")
     func independentSigner() async throws {

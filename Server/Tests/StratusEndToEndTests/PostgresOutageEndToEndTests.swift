@@ -99,8 +99,7 @@ struct PrivateCluster {
     }
 
     private static func script(_ arguments: [String]) throws -> (Int32, String) {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(".ci/postgres-cluster").path
+        let script = Repository.path(".ci/postgres-cluster")
         let child = try ChildProcess("/bin/bash", [script] + arguments, output: .pipe, errors: .output)
         var output = Data()
         while let data = child.output?.availableData, !data.isEmpty { output.append(data) }

@@ -63,6 +63,50 @@ import Testing
         }
     }
 
+    @Test("notificationEvents says when it is connected and dropped, and resumes from a position kept in a file across restarts")
+    func eventsAndPosition() async throws {
+        try await KitTestServer.run { server in
+            let ann = try await server.signedUp("ann@example.com")
+            try await ann.privateCloudDatabase.save(Subscription(id: "notes", query: Query(recordType: "Note")))
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("kit-position-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: file) }
+            func save(_ name: String) async throws {
+                try await ann.privateCloudDatabase.save(Record(recordType: "Note", recordID: Record.ID(recordName: name)))
+            }
+
+            // A first run: connected, then a notification; the position is written to the file.
+            var first = ann.notificationEvents(resumingAt: NotificationPosition(file: file, startingAfter: 0)).makeAsyncIterator()
+            guard case .connected = try #require(try await first.next()) else { Issue.record("not connected first"); return }
+            try await save("n1")
+            guard case .notification(let n1) = try #require(try await first.next()) else { Issue.record("no notification"); return }
+            #expect(NotificationPosition(file: file).sequenceNumber == n1.sequenceNumber)
+
+            // While no stream is open (the app was quit), two more; a relaunch reading the file gets exactly those.
+            try await save("n2")
+            try await save("n3")
+            var relaunched = ann.notifications(resumingAt: NotificationPosition(file: file)).makeAsyncIterator()
+            let missed = [try await relaunched.next(), try await relaunched.next()].compactMap { $0 }
+            #expect(missed.count == 2 && missed.allSatisfy { $0.sequenceNumber > n1.sequenceNumber })
+            #expect(NotificationPosition(file: file).sequenceNumber == missed.last?.sequenceNumber)
+        }
+    }
+
+    @Test("a dropped stream reports disconnected with its wait, then connected again")
+    func dropped() async throws {
+        let transport = ReplayTransport { _ in [Data(": hello\n\n".utf8)] }
+        let container = Container(identifier: "c", serverURL: URL(string: "http://localhost")!, apiToken: "t", webAuthToken: "w", transport: transport)
+        var iterator = container.notificationEvents().makeAsyncIterator()
+        var seen: [String] = []
+        for _ in 0..<4 {
+            switch try await iterator.next() {
+            case .connected: seen.append("connected")
+            case .disconnected(let wait): seen.append("disconnected \(wait)")
+            default: seen.append("other")
+            }
+        }
+        #expect(seen == ["connected", "disconnected 0.25", "connected", "disconnected 0.25"])
+    }
+
     @Test("server-sent events split across chunks are put back together, and a dropped stream resumes after the last event")
     func eventParsing() async throws {
         let events = "id: 7\nevent: notification\ndata: {\"ck\":{\"met\":{\"sid\":\"s\",\"dbs\":2}}}\n\n: keep-alive\n\nid: 8\ndata: {\"ck\":{\"fet\":{\"sid\":\"z\",\"zid\":\"Notes\",\"dbs\":3}}}\r\n\r\n"

@@ -93,6 +93,12 @@ import Testing
             try await content.publish(CuratedItem(id: "v3", collection: "tips", title: ["en": "New"], publishedAt: now.addingTimeInterval(-60), minimumAppVersion: AppVersion("3.0"), locales: ["en"]))
             try await content.publish(CuratedItem(id: "other", collection: "news", title: ["en": "News"], publishedAt: now.addingTimeInterval(-60)))
 
+            // A user who is not an Admin is refused with the record's own error, as the other publishers are.
+            let user = CuratedContent(database: try await server.signedUp("user@example.com").publicCloudDatabase)
+            await #expect { try await user.publish(CuratedItem(id: "mine", collection: "tips", title: ["en": "Mine"], publishedAt: now)) } throws: { error in
+                (error as? StratusError)?.code == .permissionFailure
+            }
+
             let reader = CuratedContent(database: server.container().publicCloudDatabase)
             var english: Set<String> = []
             for _ in 0..<30 {

@@ -98,8 +98,7 @@ public enum PostgreSQLServer {
         if ProcessInfo.processInfo.environment["CI"] == "true" {
             return .failure(PostgreSQLUnavailable(description: "STRATUS_POSTGRES_URL is not set (.ci/run starts a cluster and sets it)"))
         }
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent(".ci/postgres-cluster").path
+        let script = Repository.path(".ci/postgres-cluster")
         let text: String
         let status: Int32
         do {

@@ -1,0 +1,73 @@
+import Foundation
+import StratusStoreTesting
+import Testing
+
+/// The client package as an app meets it: a fresh package that depends on the repository's root package, as an
+/// app's `.package(url:from:)` would, resolves no other package and builds with StratusKit and both kits.
+@Suite struct ClientPackageEndToEndTests {
+    /// An app's manifest depending on the client package at `root`.
+    static func manifest(root: String) -> String {
+        """
+        // swift-tools-version:6.0
+        import PackageDescription
+
+        let package = Package(
+            name: "App",
+            platforms: [.macOS(.v14), .iOS(.v17)],
+            dependencies: [.package(name: "Stratus", path: "\(root)")],
+            targets: [
+                .executableTarget(
+                    name: "App",
+                    dependencies: [
+                        .product(name: "StratusKit", package: "Stratus"),
+                        .product(name: "StratusMessages", package: "Stratus"),
+                        .product(name: "StratusFlags", package: "Stratus"),
+                    ]
+                ),
+            ]
+        )
+        """
+    }
+
+    static let main = """
+        import Foundation
+        import StratusFlags
+        import StratusKit
+        import StratusMessages
+
+        let container = Container(identifier: "iCloud.com.example.App", serverURL: URL(string: "http://127.0.0.1:8080")!, apiToken: "token")
+        var note = Record(recordType: "Note", recordID: Record.ID(recordName: "n1", zoneID: Zone.ID(zoneName: "Notes")))
+        note["title"] = "Groceries"
+        let editor = FeatureSwitch(identifier: "newEditor", isEnabledByDefault: true)
+        print(container.identifier, note["title"] as String? ?? "", editor.identifier, MessageSchema.text.contains("InAppMessage"))
+        """
+
+    /// The packages a resolved package graph holds, from `swift package show-dependencies --format json`.
+    static func packageNames(_ node: [String: Any]) -> [String] {
+        let children = node["dependencies"] as? [[String: Any]] ?? []
+        return children.flatMap { [($0["name"] as? String) ?? "?"] + packageNames($0) }
+    }
+
+    @Test("an app depending on the client package resolves no other package, and builds and runs with StratusKit and both kits")
+    func lightPackage() throws {
+        let folder = EndToEndTests.temporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder + "/Sources/App", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Data(Self.manifest(root: Repository.root.path).utf8).write(to: URL(fileURLWithPath: folder + "/Package.swift"))
+        try Data(Self.main.utf8).write(to: URL(fileURLWithPath: folder + "/Sources/App/main.swift"))
+
+        let (resolved, graph) = try ChildProcess.run("/usr/bin/env", ["swift", "package", "show-dependencies", "--format", "json"], directory: folder)
+        try #require(resolved == 0, "\(graph.suffix(2_000))")
+        let json = try #require(graph.firstIndex(of: "{").map { String(graph[$0...]) })
+        let root = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
+        #expect(Self.packageNames(root) == ["Stratus"], "the app resolved only the client package")
+        let checkouts = (try? FileManager.default.contentsOfDirectory(atPath: folder + "/.build/checkouts")) ?? []
+        #expect(checkouts.isEmpty, "nothing was checked out: \(checkouts)")
+
+        let (built, log) = try ChildProcess.run("/usr/bin/env", ["swift", "build"], directory: folder)
+        try #require(built == 0, "\(log.suffix(3_000))")
+        let (ran, output) = try ChildProcess.run(folder + "/.build/debug/App", [], directory: folder)
+        #expect(ran == 0)
+        #expect(output == "iCloud.com.example.App Groceries newEditor true\n")
+    }
+}
