@@ -33,8 +33,11 @@ struct KitTestServer: Sendable {
     }
 
     /// A new client of the test container.
-    func container(webAuthToken: String? = nil) -> Container {
-        Container(identifier: Self.container, serverURL: url, apiToken: apiToken, webAuthToken: webAuthToken)
+    func container(webAuthToken: String? = nil, transport: (any Transport)? = nil) -> Container {
+        if let transport {
+            return Container(identifier: Self.container, serverURL: url, apiToken: apiToken, webAuthToken: webAuthToken, transport: transport)
+        }
+        return Container(identifier: Self.container, serverURL: url, apiToken: apiToken, webAuthToken: webAuthToken)
     }
 
     /// A client with a freshly signed-up user.

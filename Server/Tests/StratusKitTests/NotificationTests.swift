@@ -74,19 +74,29 @@ import Testing
                 try await ann.privateCloudDatabase.save(Record(recordType: "Note", recordID: Record.ID(recordName: name)))
             }
 
-            // A first run: connected, then a notification; the position is written to the file.
-            var first = ann.notificationEvents(resumingAt: NotificationPosition(file: file, startingAfter: 0)).makeAsyncIterator()
-            guard case .connected = try #require(try await first.next()) else { Issue.record("not connected first"); return }
-            try await save("n1")
-            guard case .notification(let n1) = try #require(try await first.next()) else { Issue.record("no notification"); return }
-            #expect(NotificationPosition(file: file).sequenceNumber == n1.sequenceNumber)
+            // A first run: connected, then a notification; the position is written to the file. The app's task
+            // ends at quit, which ends the stream.
+            let firstRun = Task {
+                var first = ann.notificationEvents(resumingAt: NotificationPosition(file: file, startingAfter: 0)).makeAsyncIterator()
+                guard case .connected = try #require(try await first.next()) else { Issue.record("not connected first"); return Int64(-1) }
+                try await save("n1")
+                guard case .notification(let n1) = try #require(try await first.next()) else { Issue.record("no notification"); return -1 }
+                return n1.sequenceNumber
+            }
+            let n1 = try await firstRun.value
+            firstRun.cancel()
+            #expect(NotificationPosition(file: file).sequenceNumber == n1)
 
             // While no stream is open (the app was quit), two more; a relaunch reading the file gets exactly those.
             try await save("n2")
             try await save("n3")
-            var relaunched = ann.notifications(resumingAt: NotificationPosition(file: file)).makeAsyncIterator()
-            let missed = [try await relaunched.next(), try await relaunched.next()].compactMap { $0 }
-            #expect(missed.count == 2 && missed.allSatisfy { $0.sequenceNumber > n1.sequenceNumber })
+            let relaunch = Task {
+                var relaunched = ann.notifications(resumingAt: NotificationPosition(file: file)).makeAsyncIterator()
+                return [try await relaunched.next(), try await relaunched.next()].compactMap { $0 }
+            }
+            let missed = try await relaunch.value
+            relaunch.cancel()
+            #expect(missed.count == 2 && missed.allSatisfy { $0.sequenceNumber > n1 })
             #expect(NotificationPosition(file: file).sequenceNumber == missed.last?.sequenceNumber)
         }
     }

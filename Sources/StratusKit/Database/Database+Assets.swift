@@ -9,37 +9,19 @@ extension Database {
         guard let url = asset.downloadURL else { throw StratusError(.assetFileNotFound, "the asset has no download URL; fetch its record first") }
         let response = try await container.transport.send(TransportRequest(method: "GET", url: url))
         guard response.status == 200 else {
-            throw StratusError(response.status == 403 ? .assetFileNotFound : .serverRejectedRequest, "downloading the asset answered \(response.status)")
+            throw StratusError([403, 404].contains(response.status) ? .assetFileNotFound : .serverRejectedRequest, "downloading the asset answered \(response.status)")
         }
         return response.body
     }
 
-    /// Downloads a fetched asset into a file as its bytes arrive, so a large asset is never held in memory whole.
-    /// The file appears complete or not at all.
+    /// Downloads a fetched asset into a file, which appears complete or not at all.
     /// - Throws: ``StratusError`` `assetFileNotFound` when the asset has no download URL, or it expired or is gone.
     public func download(_ asset: Asset, to fileURL: URL) async throws {
-        guard let url = asset.downloadURL else { throw StratusError(.assetFileNotFound, "the asset has no download URL; fetch its record first") }
-        let partial = fileURL.deletingLastPathComponent().appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).partial")
-        guard FileManager.default.createFile(atPath: partial.path, contents: nil) else {
-            throw StratusError(.internalError, "cannot create \(partial.path)")
+        let bytes = try await data(for: asset)
+        if let size = asset.size, size != Int64(bytes.count) {
+            throw StratusError(.networkFailure, "the download ended after \(bytes.count) of \(size) bytes")
         }
-        defer { try? FileManager.default.removeItem(at: partial) }
-        let handle = try FileHandle(forWritingTo: partial)
-        var written: Int64 = 0
-        do {
-            defer { try? handle.close() }
-            for try await chunk in container.transport.stream(TransportRequest(method: "GET", url: url)) {
-                try handle.write(contentsOf: chunk)
-                written += Int64(chunk.count)
-            }
-        } catch let error as StratusError where error.code == .permissionFailure || error.code == .unknownItem {
-            throw StratusError(.assetFileNotFound, "the asset's download URL expired or the file is gone; fetch its record again")
-        }
-        if let size = asset.size, size != written {
-            throw StratusError(.networkFailure, "the download ended after \(written) of \(size) bytes")
-        }
-        _ = try? FileManager.default.removeItem(at: fileURL)
-        try FileManager.default.moveItem(at: partial, to: fileURL)
+        try bytes.write(to: fileURL, options: .atomic)
     }
 
     /// The record with each fetched asset (in a field or a list) downloaded into `folder`, its ``Asset/fileURL``

@@ -1,0 +1,191 @@
+import Foundation
+import StratusKit
+import Synchronization
+
+/// One device's local store of notes, synced by a ``SyncEngine`` the way a CKSyncEngine app does it: it keeps
+/// each record as the server last answered it with the user's edits applied, persists the engine's state on every
+/// update, and merges conflicts (the title the user typed wins; tags are united).
+final class NoteDevice: SyncEngineDelegate, Sendable {
+    struct Contents: Sendable {
+        var records: [Record.ID: Record] = [:]
+        var state: SyncEngine.State.Serialization?
+        var conflicts = 0
+        var refetches = 0
+        var events: [String] = []
+        /// Zones being fetched again from the start in the current fetch.
+        var refetching: Set<Zone.ID> = []
+    }
+
+    let contents = Mutex(Contents())
+    let container: Container
+    private let engineBox = Mutex<SyncEngine?>(nil)
+    static let zoneID = Zone.ID(zoneName: "Notes")
+
+    init(container: Container) {
+        self.container = container
+    }
+
+    var engine: SyncEngine { engineBox.withLock { $0! } }
+
+    /// Starts an engine from the state this device saved last, as a relaunched app does.
+    func launch(automatically: Bool = false) throws {
+        let state = contents.withLock { $0.state }
+        let engine = try SyncEngine(SyncEngine.Configuration(
+            database: container.privateCloudDatabase, stateSerialization: state, delegate: self, automaticallySync: automatically
+        ))
+        engineBox.withLock { $0 = engine }
+    }
+
+    /// Quits: the engine stops; what the device saved (its records and the engine's state) stays.
+    func quit() async {
+        await engineBox.withLock { $0 }?.stop()
+        engineBox.withLock { $0 = nil }
+    }
+
+    /// The user edits a note: the title, and one tag added.
+    func edit(_ name: String, title: String, tag: String? = nil) async {
+        let id = Record.ID(recordName: name, zoneID: Self.zoneID)
+        contents.withLock { contents in
+            var record = contents.records[id] ?? Record(recordType: "Note", recordID: id)
+            record["title"] = title
+            if let tag { record["tags"] = Array(Set((record["tags"] as [String]? ?? []) + [tag])).sorted() }
+            contents.records[id] = record
+        }
+        await engine.add(pendingRecordZoneChanges: [.saveRecord(id)])
+    }
+
+    func delete(_ name: String) async {
+        let id = Record.ID(recordName: name, zoneID: Self.zoneID)
+        _ = contents.withLock { $0.records.removeValue(forKey: id) }
+        await engine.add(pendingRecordZoneChanges: [.deleteRecord(id)])
+    }
+
+    /// Every note as `name: title [tags]`, sorted.
+    var notes: [String] {
+        contents.withLock { contents in
+            contents.records.values.map { record in
+                "\(record.recordID.recordName): \(record["title"] as String? ?? "") \((record["tags"] as [String]?)?.sorted() ?? [])"
+            }.sorted()
+        }
+    }
+
+    func handleEvent(_ event: SyncEngine.Event, syncEngine: SyncEngine) async {
+        var readd: [PendingRecordZoneChange] = []
+        var zones: [PendingDatabaseChange] = []
+        contents.withLock { contents in
+            switch event {
+            case .stateUpdate(let state):
+                contents.state = state
+            case .didFetchChanges:
+                contents.refetching = []
+            case .fetchedDatabaseChanges(_, let deletions):
+                contents.records = contents.records.filter { !deletions.contains($0.key.zoneID) }
+            case .fetchedRecordZoneChanges(let zoneID, let modifications, let deletions, let refetched):
+                // A zone fetched again from the start: what the device had of it is replaced, on its first page.
+                if refetched, !contents.refetching.contains(zoneID) {
+                    contents.refetching.insert(zoneID)
+                    contents.refetches += 1
+                    contents.records = contents.records.filter { $0.key.zoneID != zoneID }
+                }
+                for record in modifications { contents.records[record.recordID] = record }
+                for deletion in deletions { contents.records[deletion.recordID] = nil }
+            case .sentRecordZoneChanges(let saved, let failed, _, _):
+                for record in saved { contents.records[record.recordID] = record }
+                for (record, error) in failed {
+                    switch error.code {
+                    case .serverRecordChanged:
+                        guard var merged = error.serverRecord else { continue }
+                        contents.conflicts += 1
+                        merged["title"] = record["title"] as String?
+                        let tags = Set((record["tags"] as [String]? ?? []) + (merged["tags"] as [String]? ?? []))
+                        merged["tags"] = tags.isEmpty ? nil : tags.sorted()
+                        contents.records[record.recordID] = merged
+                        readd.append(.saveRecord(record.recordID))
+                    case .zoneNotFound:
+                        zones.append(.saveZone(record.recordID.zoneID))
+                        readd.append(.saveRecord(record.recordID))
+                    default:
+                        contents.events.append("failed \(record.recordID.recordName): \(error.code)")
+                    }
+                }
+            default:
+                break
+            }
+        }
+        if !zones.isEmpty { await syncEngine.add(pendingDatabaseChanges: zones) }
+        if !readd.isEmpty { await syncEngine.add(pendingRecordZoneChanges: readd) }
+    }
+
+    func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async -> SyncEngine.RecordZoneChangeBatch? {
+        await SyncEngine.RecordZoneChangeBatch(pendingChanges: context.pendingChanges) { id in
+            self.contents.withLock { $0.records[id] }
+        }
+    }
+}
+
+/// A transport that can be taken offline, and that injects faults: requests dropped before they reach the
+/// server, answers lost after the server acted, delays, and `503` with a `retryAfter`.
+final class FaultyTransport: Transport {
+    struct Faults: Sendable {
+        var offline = false
+        /// Chances, out of 100, per request.
+        var dropBefore = 0
+        var loseAnswer = 0
+        var unavailable = 0
+        var delayMilliseconds = 0
+    }
+
+    let faults = Mutex(Faults())
+    private let base = URLSessionTransport()
+    private let random = Mutex(SeededRandom(seed: 17))
+    /// Faults injected so far, by kind.
+    let injected = Mutex<[String: Int]>([:])
+
+    private func roll(_ chance: Int) -> Bool {
+        chance > 0 && random.withLock { Int($0.next() % 100) } < chance
+    }
+
+    func send(_ request: TransportRequest) async throws -> TransportResponse {
+        let faults = faults.withLock { $0 }
+        if faults.offline { throw StratusError(.networkUnavailable, "offline") }
+        if faults.delayMilliseconds > 0 { try await Task.sleep(for: .milliseconds(Int(random.withLock { $0.next() } % UInt64(faults.delayMilliseconds)))) }
+        if roll(faults.dropBefore) {
+            injected.withLock { $0["dropped", default: 0] += 1 }
+            throw StratusError(.networkFailure, "dropped before it reached the server")
+        }
+        if roll(faults.unavailable) {
+            injected.withLock { $0["unavailable", default: 0] += 1 }
+            return TransportResponse(status: 503, headers: ["Retry-After": "0"], body: Data(#"{"serverErrorCode":"TRY_AGAIN_LATER","reason":"injected","retryAfter":0}"#.utf8))
+        }
+        let response = try await base.send(request)
+        if roll(faults.loseAnswer) {
+            injected.withLock { $0["answer lost", default: 0] += 1 }
+            throw StratusError(.networkFailure, "the answer was lost after the server acted")
+        }
+        return response
+    }
+
+    func stream(_ request: TransportRequest) -> AsyncThrowingStream<Data, any Error> {
+        if faults.withLock({ $0.offline }) {
+            return AsyncThrowingStream { $0.finish(throwing: StratusError(.networkUnavailable, "offline")) }
+        }
+        return base.stream(request)
+    }
+}
+
+/// A small deterministic generator (SplitMix64), so a faulty run can be repeated.
+struct SeededRandom: Sendable {
+    var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

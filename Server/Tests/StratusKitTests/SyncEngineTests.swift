@@ -1,0 +1,196 @@
+import Foundation
+import StratusKit
+import Testing
+
+/// The sync engine against a live server: devices of one user that edit offline and converge, conflicts merged
+/// by the app, a transport that drops, delays and fails requests, and a relaunch from the persisted state
+/// between every step.
+@Suite struct SyncEngineTests {
+    static let password = "correct horse battery"
+
+    /// A device of `email`'s user, signed in over `transport`.
+    static func device(_ server: KitTestServer, _ email: String, signUp: Bool = false, transport: FaultyTransport = FaultyTransport()) async throws -> NoteDevice {
+        let container = server.container(transport: transport)
+        if signUp {
+            _ = try await container.signUp(email: email, password: password)
+        } else {
+            _ = try await container.signIn(email: email, password: password)
+        }
+        let device = NoteDevice(container: container)
+        try device.launch()
+        return device
+    }
+
+    /// Quits and relaunches from what the device persisted, as an app killed between two steps.
+    static func relaunch(_ devices: NoteDevice...) async throws {
+        for device in devices {
+            await device.quit()
+            try device.launch()
+        }
+    }
+
+    /// Every note of the zone as the server has it, in the devices' `name: title [tags]` form.
+    static func serverNotes(_ container: Container) async throws -> [String] {
+        var notes: [String] = []
+        var token: SyncToken?
+        while true {
+            let page = try await container.privateCloudDatabase.recordZoneChanges(inZoneWith: NoteDevice.zoneID, since: token)
+            for record in page.modificationResultsByID.values.compactMap({ try? $0.get() }) {
+                notes.append("\(record.recordID.recordName): \(record["title"] as String? ?? "") \((record["tags"] as [String]?)?.sorted() ?? [])")
+            }
+            token = page.changeToken
+            if !page.moreComing { break }
+        }
+        return notes.sorted()
+    }
+
+    @Test("two devices of one user edit offline, relaunch between steps, and converge; the conflict is merged by the app")
+    func offlineDevicesConverge() async throws {
+        try await KitTestServer.run { server in
+            let phoneNetwork = FaultyTransport()
+            let laptopNetwork = FaultyTransport()
+            let phone = try await Self.device(server, "ann@example.com", signUp: true, transport: phoneNetwork)
+            let laptop = try await Self.device(server, "ann@example.com", transport: laptopNetwork)
+
+            await phone.engine.add(pendingDatabaseChanges: [.saveZone(NoteDevice.zoneID)])
+            await phone.edit("n1", title: "Groceries", tag: "home")
+            await phone.edit("n2", title: "Trip")
+            try await phone.engine.sendChanges()
+            #expect(await phone.engine.state.pendingRecordZoneChanges.isEmpty)
+            try await Self.relaunch(phone, laptop)
+            try await laptop.engine.fetchChanges()
+            #expect(laptop.notes == ["n1: Groceries [\"home\"]", "n2: Trip []"])
+
+            // Both offline: each edits n1, the phone deletes n2 and adds n3, the laptop adds n4.
+            phoneNetwork.faults.withLock { $0.offline = true }
+            laptopNetwork.faults.withLock { $0.offline = true }
+            await phone.edit("n1", title: "Groceries and milk", tag: "urgent")
+            await phone.delete("n2")
+            await phone.edit("n3", title: "Phone note")
+            await laptop.edit("n1", title: "Groceries list", tag: "shared")
+            await laptop.edit("n4", title: "Laptop note")
+            await #expect { try await phone.engine.sendChanges() } throws: { error in (error as? StratusError)?.code == .networkUnavailable }
+            #expect(await phone.engine.state.pendingRecordZoneChanges.count == 3)
+            try await Self.relaunch(phone, laptop)
+            #expect(await phone.engine.state.pendingRecordZoneChanges.map(\.recordID.recordName) == ["n1", "n2", "n3"])
+
+            // Online again: the phone sends first; the laptop's n1 conflicts, is merged and sent in a second pass.
+            phoneNetwork.faults.withLock { $0.offline = false }
+            laptopNetwork.faults.withLock { $0.offline = false }
+            try await phone.engine.sendChanges()
+            try await Self.relaunch(phone, laptop)
+            try await laptop.engine.sendChanges()
+            #expect(laptop.contents.withLock { $0.conflicts } == 1)
+            #expect(await laptop.engine.state.pendingRecordZoneChanges.isEmpty)
+            try await Self.relaunch(phone, laptop)
+            try await phone.engine.fetchChanges()
+            try await laptop.engine.fetchChanges()
+
+            let expected = ["n1: Groceries list [\"home\", \"shared\", \"urgent\"]", "n3: Phone note []", "n4: Laptop note []"]
+            #expect(phone.notes == expected)
+            #expect(laptop.notes == expected)
+            #expect(try await Self.serverNotes(phone.container) == expected)
+        }
+    }
+
+    @Test("through a transport that drops, delays, fails and loses answers mid-batch, 250 notes and their edits arrive exactly")
+    func faultyNetwork() async throws {
+        try await KitTestServer.run { server in
+            let network = FaultyTransport()
+            let phone = try await Self.device(server, "ann@example.com", signUp: true, transport: network)
+            network.faults.withLock { $0 = FaultyTransport.Faults(dropBefore: 15, loseAnswer: 15, unavailable: 10, delayMilliseconds: 5) }
+
+            /// Sends until nothing is pending, relaunching after every attempt, as a flaky app would.
+            func sendUntilDone() async throws {
+                for _ in 0..<60 {
+                    do { try await phone.engine.sendChanges() } catch let error as StratusError {
+                        #expect([.networkFailure, .serviceUnavailable].contains(error.code), "\(error)")
+                    }
+                    try await Self.relaunch(phone)
+                    let state = await phone.engine.state
+                    if state.pendingRecordZoneChanges.isEmpty && state.pendingDatabaseChanges.isEmpty { return }
+                }
+                Issue.record("changes still pending after 60 sends")
+            }
+
+            await phone.engine.add(pendingDatabaseChanges: [.saveZone(NoteDevice.zoneID)])
+            for index in 0..<250 { await phone.edit("n\(index)", title: "Note \(index)", tag: index.isMultiple(of: 2) ? "even" : nil) }
+            try await sendUntilDone()
+            // Edits and deletes in rounds, each sent through the faults.
+            for round in 0..<5 {
+                for index in stride(from: round * 50, to: round * 50 + 50, by: 5) { await phone.edit("n\(index)", title: "Edited \(index)", tag: "edited") }
+                for index in stride(from: 1 + round * 50, to: round * 50 + 50, by: 7) { await phone.delete("n\(index)") }
+                try await sendUntilDone()
+            }
+            let injected = network.injected.withLock { $0 }
+            #expect(["dropped", "answer lost", "unavailable"].allSatisfy { injected[$0, default: 0] > 0 }, "every kind of fault was injected: \(injected)")
+
+            // A clean device fetches everything; it, the phone and the server agree record by record.
+            network.faults.withLock { $0 = FaultyTransport.Faults() }
+            let laptop = try await Self.device(server, "ann@example.com")
+            try await laptop.engine.fetchChanges()
+            let expected = phone.notes
+            let deleted: Int = (0..<5).map { (round: Int) -> Int in Array(stride(from: 1 + round * 50, to: round * 50 + 50, by: 7)).count }.reduce(0, +)
+            #expect(expected.count == 250 - deleted)
+            #expect(expected.contains("n5: Edited 5 [\"edited\"]"))
+            #expect(laptop.notes == expected)
+            #expect(try await Self.serverNotes(laptop.container) == expected)
+        }
+    }
+
+    @Test("a zone deleted and made again elsewhere is fetched again whole; a damaged token leads to a full refetch, not a gap")
+    func refetches() async throws {
+        try await KitTestServer.run { server in
+            let phone = try await Self.device(server, "ann@example.com", signUp: true)
+            let laptop = try await Self.device(server, "ann@example.com")
+            await phone.engine.add(pendingDatabaseChanges: [.saveZone(NoteDevice.zoneID)])
+            await phone.edit("old", title: "Old")
+            try await phone.engine.sendChanges()
+            try await laptop.engine.fetchChanges()
+            #expect(laptop.notes == ["old: Old []"])
+
+            // The phone deletes the zone and makes it again with another note.
+            await phone.engine.add(pendingDatabaseChanges: [.deleteZone(NoteDevice.zoneID)])
+            try await phone.engine.sendChanges()
+            await phone.engine.add(pendingDatabaseChanges: [.saveZone(NoteDevice.zoneID)])
+            await phone.edit("new", title: "New")
+            try await phone.engine.sendChanges()
+            try await laptop.engine.fetchChanges()
+            #expect(laptop.notes == ["new: New []"])
+
+            // A damaged state token: the engine fetches again from the start rather than skipping anything.
+            var damaged = try #require(laptop.contents.withLock { $0.state })
+            let text = String(decoding: damaged.data, as: UTF8.self)
+            damaged = SyncEngine.State.Serialization(data: Data(text.replacingOccurrences(of: #""token":""#, with: #""token":"damaged"#).utf8))
+            laptop.contents.withLock { $0.state = damaged }
+            try await Self.relaunch(laptop)
+            await phone.edit("newer", title: "Newer")
+            try await phone.engine.sendChanges()
+            try await laptop.engine.fetchChanges()
+            #expect(laptop.contents.withLock { $0.refetches } >= 1)
+            #expect(laptop.notes == ["new: New []", "newer: Newer []"])
+        }
+    }
+
+    @Test("with automatic sync, a change on one device reaches the other through the event stream, with no call to fetch")
+    func automaticSync() async throws {
+        try await KitTestServer.run { server in
+            let phone = try await Self.device(server, "ann@example.com", signUp: true)
+            let laptop = try await Self.device(server, "ann@example.com")
+            await phone.quit()
+            try phone.launch(automatically: true)
+            await laptop.quit()
+            try laptop.launch(automatically: true)
+            await phone.engine.add(pendingDatabaseChanges: [.saveZone(NoteDevice.zoneID)])
+            await phone.edit("live", title: "Sent by itself")
+            let deadline = ContinuousClock.now + .seconds(20)
+            while laptop.notes != ["live: Sent by itself []"], ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(laptop.notes == ["live: Sent by itself []"])
+            #expect(await phone.engine.state.pendingRecordZoneChanges.isEmpty)
+            await phone.quit()
+            await laptop.quit()
+        }
+    }
+}

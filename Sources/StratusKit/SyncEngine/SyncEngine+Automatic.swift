@@ -1,0 +1,91 @@
+import Foundation
+
+extension SyncEngine {
+    /// The longest wait between retries when the server names none.
+    static let longestBackoff: TimeInterval = 60
+
+    /// Saves the database subscription, follows the server's event stream, and runs the loop that fetches and
+    /// sends when asked to, retrying with growing waits.
+    func startAutomaticSync() {
+        addAutomaticTask(Task { await self.followNotifications() })
+        addAutomaticTask(Task { await self.runLoop() })
+    }
+
+    /// Asks for a fetch when the database's subscription fires, and when the stream connects (what happened while
+    /// it was not connected is fetched then).
+    private func followNotifications() async {
+        let scope = database.databaseScope
+        var subscribed = false
+        var wait: TimeInterval = 1
+        while !Task.isCancelled {
+            do {
+                if !subscribed {
+                    _ = try await database.save(Subscription(id: configuration.subscriptionID, kind: .database))
+                    subscribed = true
+                }
+                for try await event in database.container.notificationEvents() {
+                    switch event {
+                    case .connected:
+                        wait = 1
+                        requestFetch()
+                    case .notification(let notification) where notification.databaseScope == scope:
+                        requestFetch()
+                    default:
+                        break
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+            }
+            try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
+            wait = min(wait * 2, Self.longestBackoff)
+        }
+    }
+
+    private func requestFetch() {
+        fetchWanted = true
+        wake.yield()
+    }
+
+    /// Fetches and sends while there is something to do; on a failure worth retrying waits (the server's
+    /// `retryAfter`, or a doubling backoff) and tries again; otherwise waits to be asked again.
+    private func runLoop() async {
+        var backoff: TimeInterval = 1
+        var wakeUps = wakeUps.makeAsyncIterator()
+        while !Task.isCancelled {
+            if !fetchWanted && !(sendWanted && hasPendingChanges) {
+                guard await wakeUps.next() != nil else { return }
+                continue
+            }
+            do {
+                if fetchWanted {
+                    fetchWanted = false
+                    try await exclusively { try await fetchChangesInOperation() }
+                }
+                if sendWanted {
+                    sendWanted = false
+                    try await exclusively { try await send(reason: .scheduled) }
+                }
+                backoff = 1
+            } catch {
+                let error = Self.stratusError(error)
+                // What failed is asked for again, after a wait.
+                fetchWanted = true
+                sendWanted = true
+                guard error.isWorthRetrying || error.code == .zoneNotFound else {
+                    // Not signed in, or refused: wait to be asked again (a new change, a notification).
+                    fetchWanted = false
+                    guard await wakeUps.next() != nil else { return }
+                    continue
+                }
+                let wait = error.retryAfter ?? backoff
+                backoff = min(backoff * 2, Self.longestBackoff)
+                try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
+            }
+        }
+    }
+
+    private var hasPendingChanges: Bool {
+        !state.pendingRecordZoneChanges.isEmpty || !state.pendingDatabaseChanges.isEmpty
+    }
+}

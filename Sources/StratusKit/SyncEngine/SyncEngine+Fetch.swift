@@ -1,0 +1,102 @@
+import Foundation
+
+extension SyncEngine {
+    /// Fetches what changed since the last fetch: the database's zone changes, then each changed zone's records,
+    /// page by page, reporting each as an event and moving the tokens on as the app receives it.
+    ///
+    /// A token the server no longer accepts (the zone was deleted and made again, or the token is damaged) leads
+    /// to a full refetch of what it covered, reported with `refetched`, never to a gap.
+    /// - Throws: ``StratusError``; the network's and the server's passing failures are worth retrying.
+    public func fetchChanges() async throws {
+        try await exclusively { try await fetch() }
+    }
+
+    /// ``fetchChanges()`` within an operation already running.
+    func fetchChangesInOperation() async throws {
+        try await fetch()
+    }
+
+    private func fetch() async throws {
+        try await checkAccount()
+        await emit(.willFetchChanges)
+        var modified: [Zone.ID] = []
+        var deleted: [Zone.ID] = []
+        var token = state.databaseToken
+        while true {
+            let page: (modifications: [Zone.ID], deletions: [Zone.ID], changeToken: SyncToken, moreComing: Bool)
+            do {
+                page = try await database.databaseChanges(since: token)
+            } catch let error as StratusError where error.code == .changeTokenExpired && token != nil {
+                // Every zone again, from its own token.
+                (token, modified, deleted) = (nil, [], [])
+                continue
+            }
+            modified += page.modifications.filter { !modified.contains($0) }
+            deleted += page.deletions.filter { !deleted.contains($0) }
+            token = page.changeToken
+            if !page.moreComing { break }
+        }
+        // A zone both deleted and changed was made again: the app drops the old one, and the new one is fetched whole.
+        if !modified.isEmpty || !deleted.isEmpty {
+            for zoneID in deleted { state.zoneTokens[zoneID] = nil }
+            await emit(.fetchedDatabaseChanges(modifications: modified, deletions: deleted))
+        }
+        for zoneID in modified {
+            try await fetchZone(zoneID)
+        }
+        state.databaseToken = token
+        await emit(.stateUpdate(state.serialization))
+        await emit(.didFetchChanges)
+    }
+
+    /// Fetches one zone's changes, page by page, from its token.
+    private func fetchZone(_ zoneID: Zone.ID) async throws {
+        await emit(.willFetchRecordZoneChanges(zoneID: zoneID))
+        var refetched = false
+        do {
+            while true {
+                let page: (modificationResultsByID: [Record.ID: Result<Record, any Error>], deletions: [(recordID: Record.ID, recordType: String)], changeToken: SyncToken, moreComing: Bool)
+                do {
+                    page = try await database.recordZoneChanges(inZoneWith: zoneID, since: state.zoneTokens[zoneID])
+                } catch let error as StratusError where error.code == .changeTokenExpired && state.zoneTokens[zoneID] != nil {
+                    state.zoneTokens[zoneID] = nil
+                    refetched = true
+                    continue
+                }
+                let records = page.modificationResultsByID.values.compactMap { try? $0.get() }
+                    .sorted { ($0.modificationDate ?? .distantPast, $0.recordID.recordName) < ($1.modificationDate ?? .distantPast, $1.recordID.recordName) }
+                await emit(.fetchedRecordZoneChanges(zoneID: zoneID, modifications: records, deletions: page.deletions, refetched: refetched))
+                state.zoneTokens[zoneID] = page.changeToken
+                await emit(.stateUpdate(state.serialization))
+                if !page.moreComing { break }
+            }
+            await emit(.didFetchRecordZoneChanges(zoneID: zoneID, error: nil))
+        } catch let error as StratusError where error.code == .zoneNotFound {
+            // Deleted since the database said it changed: reported as a deletion.
+            state.zoneTokens[zoneID] = nil
+            await emit(.fetchedDatabaseChanges(modifications: [], deletions: [zoneID]))
+            await emit(.didFetchRecordZoneChanges(zoneID: zoneID, error: error))
+        } catch let error as StratusError {
+            await emit(.didFetchRecordZoneChanges(zoneID: zoneID, error: error))
+            throw error
+        }
+    }
+
+    /// Once per engine: when another user is signed in than the state's, the state is the previous user's and is
+    /// forgotten.
+    func checkAccount() async throws {
+        guard !accountChecked else { return }
+        let current = try await database.container.userRecordID().recordName
+        accountChecked = true
+        let previous = state.userRecordName
+        guard previous != current else { return }
+        if previous != nil {
+            state = State()
+            state.userRecordName = current
+            await emit(.accountChange(previousUser: previous, currentUser: current))
+        } else {
+            state.userRecordName = current
+        }
+        await emit(.stateUpdate(state.serialization))
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// Keeps a database in sync with the app's own store, like `CKSyncEngine`: the app says what changed locally,
+/// and the engine sends it, fetches what changed on the server, persists its own state through the app, retries
+/// when the network or the server asks it to, and hands conflicts back.
+///
+/// ```swift
+/// let engine = SyncEngine(SyncEngine.Configuration(database: container.privateCloudDatabase,
+///                                                  stateSerialization: savedState, delegate: myStore))
+/// await engine.add(pendingRecordZoneChanges: [.saveRecord(note.recordID)])   // sent soon after
+/// ```
+///
+/// With ``Configuration/automaticallySync`` (the default) it fetches at start, when the server's event stream
+/// says the database changed, and when the stream reconnects after a gap, and sends soon after changes are
+/// added; ``fetchChanges()`` and ``sendChanges()`` do either at once. One operation runs at a time; events reach
+/// the delegate one at a time, in order.
+public actor SyncEngine {
+    /// How an engine is set up (`CKSyncEngine.Configuration`).
+    public struct Configuration: Sendable {
+        /// The private or the shared database of a signed-in container.
+        public var database: Database
+        /// What the last engine's ``Event/stateUpdate(_:)`` gave; `nil` on the first launch.
+        public var stateSerialization: State.Serialization?
+        /// Kept weakly by the engine, as `CKSyncEngine` keeps its delegate.
+        public var delegate: any SyncEngineDelegate
+        /// Fetch and send by itself (see ``SyncEngine``); without it, only ``fetchChanges()`` and ``sendChanges()``.
+        public var automaticallySync: Bool
+        /// The name of the database subscription the engine saves to hear of changes.
+        public var subscriptionID: String
+
+        public init(
+            database: Database, stateSerialization: State.Serialization? = nil, delegate: any SyncEngineDelegate,
+            automaticallySync: Bool = true, subscriptionID: String = "stratus-sync-engine"
+        ) {
+            self.database = database
+            self.stateSerialization = stateSerialization
+            self.delegate = delegate
+            self.automaticallySync = automaticallySync
+            self.subscriptionID = subscriptionID
+        }
+    }
+
+    public nonisolated let database: Database
+    private weak var delegate: (any SyncEngineDelegate)?
+    /// The pending changes and tokens.
+    public internal(set) var state: State
+    let configuration: Configuration
+    /// Whether the signed-in user was compared with the state's.
+    var accountChecked = false
+    private var busy = false
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+    /// The automatic loop's wishes and its wake-up.
+    var fetchWanted = true
+    var sendWanted = true
+    let wake: AsyncStream<Void>.Continuation
+    private let wakes: AsyncStream<Void>
+    private var automaticTasks: [Task<Void, Never>] = []
+
+    /// The task an operation of this engine runs in, so that the delegate may call back into the engine
+    /// (``add(pendingRecordZoneChanges:)`` from an event) without waiting for the operation it is part of.
+    @TaskLocal static var operating: ObjectIdentifier?
+
+    /// Makes an engine; with ``Configuration/automaticallySync`` it starts syncing at once.
+    /// - Throws: ``StratusError`` `invalidArguments` when the state serialization cannot be read.
+    public init(_ configuration: Configuration) throws {
+        self.configuration = configuration
+        database = configuration.database
+        delegate = configuration.delegate
+        state = try configuration.stateSerialization.map(State.init) ?? State()
+        (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        if configuration.automaticallySync {
+            Task { await self.startAutomaticSync() }
+        }
+    }
+
+    /// Stops syncing by itself and listening to the server; operations already running finish.
+    public func stop() {
+        for task in automaticTasks { task.cancel() }
+        automaticTasks = []
+        wake.finish()
+    }
+
+    // MARK: - Pending changes
+
+    /// Records to save or delete at the next send. The engine asks the delegate for each record when it sends.
+    public func add(pendingRecordZoneChanges changes: [PendingRecordZoneChange]) async {
+        state.add(changes)
+        await stateChanged()
+    }
+
+    public func remove(pendingRecordZoneChanges changes: [PendingRecordZoneChange]) async {
+        state.remove(changes)
+        await stateChanged(send: false)
+    }
+
+    /// Zones to save or delete at the next send, before any record change.
+    public func add(pendingDatabaseChanges changes: [PendingDatabaseChange]) async {
+        state.add(changes)
+        await stateChanged()
+    }
+
+    public func remove(pendingDatabaseChanges changes: [PendingDatabaseChange]) async {
+        state.remove(changes)
+        await stateChanged(send: false)
+    }
+
+    /// Hands the new state to the delegate (in order with the events of a running operation), and asks for a send.
+    private func stateChanged(send: Bool = true) async {
+        await exclusively { await emit(.stateUpdate(state.serialization)) }
+        if send {
+            sendWanted = true
+            wake.yield()
+        }
+    }
+
+    // MARK: - Running one operation at a time
+
+    /// Runs `body` when no other operation runs; within an operation (a delegate calling back), at once.
+    func exclusively<T>(_ body: () async throws -> T) async rethrows -> T {
+        if Self.operating == ObjectIdentifier(self) { return try await body() }
+        if busy {
+            await withCheckedContinuation { waiting.append($0) }
+        } else {
+            busy = true
+        }
+        defer {
+            if waiting.isEmpty { busy = false } else { waiting.removeFirst().resume() }
+        }
+        return try await Self.$operating.withValue(ObjectIdentifier(self)) { try await body() }
+    }
+
+    func emit(_ event: Event) async {
+        await delegate?.handleEvent(event, syncEngine: self)
+    }
+
+    var currentDelegate: (any SyncEngineDelegate)? { delegate }
+
+    func addAutomaticTask(_ task: Task<Void, Never>) {
+        automaticTasks.append(task)
+    }
+
+    var wakeUps: AsyncStream<Void> { wakes }
+}

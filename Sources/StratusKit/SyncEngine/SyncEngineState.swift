@@ -1,0 +1,157 @@
+import Foundation
+
+/// A change the app made to a record, waiting to be sent (`CKSyncEngine.PendingRecordZoneChange`).
+public enum PendingRecordZoneChange: Sendable, Hashable {
+    /// Save the record with this ID; the engine asks the app for the record when it sends.
+    case saveRecord(Record.ID)
+    case deleteRecord(Record.ID)
+
+    public var recordID: Record.ID {
+        switch self {
+        case .saveRecord(let id), .deleteRecord(let id): id
+        }
+    }
+}
+
+/// A change the app made to a zone, waiting to be sent (`CKSyncEngine.PendingDatabaseChange`).
+public enum PendingDatabaseChange: Sendable, Hashable {
+    case saveZone(Zone.ID)
+    case deleteZone(Zone.ID)
+
+    public var zoneID: Zone.ID {
+        switch self {
+        case .saveZone(let id), .deleteZone(let id): id
+        }
+    }
+}
+
+extension SyncEngine {
+    /// What the engine keeps between launches: the changes waiting to be sent, the change tokens of the database
+    /// and of each zone, and whose data it is. The app persists ``Serialization`` on every
+    /// ``Event/stateUpdate(_:)`` and hands it back to the next engine.
+    public struct State: Sendable, Hashable {
+        /// Record changes waiting to be sent, oldest first; one per record (the last one asked for).
+        public internal(set) var pendingRecordZoneChanges: [PendingRecordZoneChange] = []
+        /// Zone changes waiting to be sent, oldest first; one per zone.
+        public internal(set) var pendingDatabaseChanges: [PendingDatabaseChange] = []
+        var databaseToken: SyncToken?
+        var zoneTokens: [Zone.ID: SyncToken] = [:]
+        /// The signed-in user the tokens and changes belong to.
+        var userRecordName: String?
+        /// The number of each pending change, from a counter that only grows, so that a send that succeeds only
+        /// removes what it sent, not a change the app added again meanwhile.
+        var versions: [Record.ID: Int] = [:]
+        private var changesAdded = 0
+
+        /// Adds changes; a save replaces an earlier delete of the same record and the reverse.
+        mutating func add(_ changes: [PendingRecordZoneChange]) {
+            for change in changes {
+                pendingRecordZoneChanges.removeAll { $0.recordID == change.recordID }
+                pendingRecordZoneChanges.append(change)
+                changesAdded += 1
+                versions[change.recordID] = changesAdded
+            }
+        }
+
+        mutating func remove(_ changes: [PendingRecordZoneChange]) {
+            let removed = Set(changes)
+            pendingRecordZoneChanges.removeAll { removed.contains($0) }
+            for change in changes where !pendingRecordZoneChanges.contains(where: { $0.recordID == change.recordID }) {
+                versions[change.recordID] = nil
+            }
+        }
+
+        mutating func add(_ changes: [PendingDatabaseChange]) {
+            for change in changes {
+                pendingDatabaseChanges.removeAll { $0.zoneID == change.zoneID }
+                pendingDatabaseChanges.append(change)
+            }
+        }
+
+        mutating func remove(_ changes: [PendingDatabaseChange]) {
+            let removed = Set(changes)
+            pendingDatabaseChanges.removeAll { removed.contains($0) }
+        }
+
+        /// The engine's state as bytes to keep (`CKSyncEngine.State.Serialization`).
+        public struct Serialization: Sendable, Hashable, Codable {
+            public let data: Data
+
+            public init(data: Data) {
+                self.data = data
+            }
+        }
+
+        var serialization: Serialization {
+            let stored = Stored(
+                pendingRecords: pendingRecordZoneChanges.map { change in
+                    switch change {
+                    case .saveRecord(let id): Stored.RecordChange(save: true, record: Stored.RecordID(id))
+                    case .deleteRecord(let id): Stored.RecordChange(save: false, record: Stored.RecordID(id))
+                    }
+                },
+                pendingZones: pendingDatabaseChanges.map { change in
+                    switch change {
+                    case .saveZone(let id): Stored.ZoneChange(save: true, zone: Stored.ZoneID(id))
+                    case .deleteZone(let id): Stored.ZoneChange(save: false, zone: Stored.ZoneID(id))
+                    }
+                },
+                databaseToken: databaseToken?.rawValue,
+                zoneTokens: zoneTokens.map { Stored.ZoneToken(zone: Stored.ZoneID($0.key), token: $0.value.rawValue) }
+                    .sorted { ($0.zone.name, $0.zone.owner) < ($1.zone.name, $1.zone.owner) },
+                user: userRecordName
+            )
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = .sortedKeys
+            return Serialization(data: (try? encoder.encode(stored)) ?? Data())
+        }
+
+        init() {}
+
+        /// The state kept in `serialization`.
+        /// - Throws: ``StratusError`` `invalidArguments` for bytes that are not an engine's state.
+        init(_ serialization: Serialization) throws {
+            guard let stored = try? JSONDecoder().decode(Stored.self, from: serialization.data) else {
+                throw StratusError(.invalidArguments, "the sync engine's saved state cannot be read")
+            }
+            add(stored.pendingRecords.map { $0.save ? .saveRecord($0.record.id) : .deleteRecord($0.record.id) })
+            add(stored.pendingZones.map { $0.save ? .saveZone($0.zone.id) : .deleteZone($0.zone.id) })
+            databaseToken = stored.databaseToken.map(SyncToken.init)
+            zoneTokens = Dictionary(stored.zoneTokens.map { ($0.zone.id, SyncToken($0.token)) }, uniquingKeysWith: { _, last in last })
+            userRecordName = stored.user
+        }
+    }
+
+    /// The saved form of ``State``: plain JSON, so it can be read by later versions.
+    private struct Stored: Codable {
+        struct ZoneID: Codable {
+            var name: String
+            var owner: String
+            init(_ id: Zone.ID) { (name, owner) = (id.zoneName, id.ownerName) }
+            var id: Zone.ID { Zone.ID(zoneName: name, ownerName: owner) }
+        }
+        struct RecordID: Codable {
+            var name: String
+            var zone: ZoneID
+            init(_ id: Record.ID) { (name, zone) = (id.recordName, ZoneID(id.zoneID)) }
+            var id: Record.ID { Record.ID(recordName: name, zoneID: zone.id) }
+        }
+        struct RecordChange: Codable {
+            var save: Bool
+            var record: RecordID
+        }
+        struct ZoneChange: Codable {
+            var save: Bool
+            var zone: ZoneID
+        }
+        struct ZoneToken: Codable {
+            var zone: ZoneID
+            var token: String
+        }
+        var pendingRecords: [RecordChange]
+        var pendingZones: [ZoneChange]
+        var databaseToken: String?
+        var zoneTokens: [ZoneToken]
+        var user: String?
+    }
+}
