@@ -214,7 +214,7 @@ let package = Package(
             name: "StratusKitTests",
             dependencies: [
                 kit, messagesKit, flagsKit, "StratusServer", "StratusStore", model,
-                "StratusTestSupport", "StratusAdminClient",
+                "StratusTestSupport", "StratusStoreTesting", "StratusAdminClient",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings

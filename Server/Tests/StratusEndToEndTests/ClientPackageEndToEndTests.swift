@@ -5,28 +5,23 @@ import Testing
 /// The client package as an app meets it: a fresh package that depends on the repository's root package, as an
 /// app's `.package(url:from:)` would, resolves no other package and builds with StratusKit and both kits.
 @Suite struct ClientPackageEndToEndTests {
-    /// An app's manifest depending on the client package at `root`.
-    static func manifest(root: String) -> String {
-        """
-        // swift-tools-version:6.0
-        import PackageDescription
+    /// An app's manifest depending on the client package at `root`, with one program per name in `executables`,
+    /// each using StratusKit and both kits.
+    static func manifest(root: String, executables: [String] = ["App"]) -> String {
+        let products = #"[.product(name: "StratusKit", package: "Stratus"), .product(name: "StratusMessages", package: "Stratus"), .product(name: "StratusFlags", package: "Stratus")]"#
+        return """
+            // swift-tools-version:6.0
+            import PackageDescription
 
-        let package = Package(
-            name: "App",
-            platforms: [.macOS(.v14), .iOS(.v17)],
-            dependencies: [.package(name: "Stratus", path: "\(root)")],
-            targets: [
-                .executableTarget(
-                    name: "App",
-                    dependencies: [
-                        .product(name: "StratusKit", package: "Stratus"),
-                        .product(name: "StratusMessages", package: "Stratus"),
-                        .product(name: "StratusFlags", package: "Stratus"),
-                    ]
-                ),
-            ]
-        )
-        """
+            let package = Package(
+                name: "App",
+                platforms: [.macOS(.v14), .iOS(.v17)],
+                dependencies: [.package(name: "Stratus", path: "\(root)")],
+                targets: [
+            \(executables.map { #"        .executableTarget(name: "\#($0)", dependencies: \#(products)),"# }.joined(separator: "\n"))
+                ]
+            )
+            """
     }
 
     static let main = """
@@ -69,5 +64,37 @@ import Testing
         let (ran, output) = try ChildProcess.run(folder + "/.build/debug/App", [], directory: folder)
         #expect(ran == 0)
         #expect(output == "iCloud.com.example.App Groceries newEditor true\n")
+    }
+
+    /// The ```swift blocks of the README and of every page in `docs/`, each with where it comes from.
+    static func swiftExamples() throws -> [(source: String, code: String)] {
+        let docs = try FileManager.default.contentsOfDirectory(atPath: Repository.path("docs")).filter { $0.hasSuffix(".md") }.sorted()
+        var examples: [(String, String)] = []
+        for file in ["README.md"] + docs.map({ "docs/" + $0 }) {
+            let text = try String(contentsOfFile: Repository.path(file), encoding: .utf8)
+            for (index, block) in text.components(separatedBy: "```swift\n").dropFirst().enumerated() {
+                examples.append(("\(file) #\(index + 1)", block.components(separatedBy: "```").first ?? ""))
+            }
+        }
+        return examples
+    }
+
+    @Test("every Swift example in the README and docs/ compiles against the client package, each as a program of its own")
+    func examplesCompile() throws {
+        let examples = try Self.swiftExamples()
+        #expect(examples.count >= 3, "the README and docs/sdk.md hold Swift examples")
+        let folder = EndToEndTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var targets: [String] = []
+        for (index, example) in examples.enumerated() {
+            let name = "Example\(index + 1)"
+            try FileManager.default.createDirectory(atPath: "\(folder)/Sources/\(name)", withIntermediateDirectories: true)
+            let code = "// \(example.source)\nimport Foundation\n" + example.code
+            try Data(code.utf8).write(to: URL(fileURLWithPath: "\(folder)/Sources/\(name)/main.swift"))
+            targets.append(name)
+        }
+        try Data(Self.manifest(root: Repository.root.path, executables: targets).utf8).write(to: URL(fileURLWithPath: folder + "/Package.swift"))
+        let (built, log) = try ChildProcess.run("/usr/bin/env", ["swift", "build"], directory: folder)
+        #expect(built == 0, "an example does not compile:\n\(log.components(separatedBy: "\n").filter { $0.contains("error:") }.prefix(20).joined(separator: "\n"))")
     }
 }

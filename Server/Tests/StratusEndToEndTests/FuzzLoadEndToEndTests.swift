@@ -1,4 +1,5 @@
 import Foundation
+import StratusStoreTesting
 import Testing
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -26,7 +27,7 @@ import FoundationNetworking
         // Many small operations are the costliest JSON to decode for their size.
         let operation = #"{"operationType":"create","record":{"recordType":"T","fields":{"f":{"value":"\#(String(repeating: "x", count: 60))"}}}}"#
         let huge = Data((#"{"operations":["# + Array(repeating: operation, count: 95_000).joined(separator: ",") + "]}").utf8)
-        var generator = SeededRandom(seed: 14)
+        var generator = SeededGenerator(seed: 14)
         let mangled: [(String, Data)] = (0..<1_600).map { _ in Self.mangledRequest(query: query, using: &generator) }
 
         let statuses = try await withThrowingTaskGroup(of: [Int].self) { group in
@@ -77,7 +78,7 @@ import FoundationNetworking
     }
 
     /// A request an app might send, with its path, body or JSON broken in one of several ways.
-    static func mangledRequest(query: String, using generator: inout SeededRandom) -> (String, Data) {
+    static func mangledRequest(query: String, using generator: inout SeededGenerator) -> (String, Data) {
         let operations = ["records/modify", "records/query", "records/lookup", "zones/modify", "changes/zone", "assets/upload", "subscriptions/modify", "users/discover"]
         let operation = operations[Int(generator.next() % UInt64(operations.count))]
         let database = ["public", "private", "shared", "nowhere"][Int(generator.next() % 4)]
@@ -102,19 +103,3 @@ import FoundationNetworking
     }
 }
 
-/// A small deterministic generator (SplitMix64), so a failing run can be repeated.
-struct SeededRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
-    }
-}

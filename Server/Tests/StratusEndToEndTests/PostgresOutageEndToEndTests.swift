@@ -37,7 +37,8 @@ import Testing
         #expect(down == 503)
         #expect(refusal["serverErrorCode"] as? String == "TRY_AGAIN_LATER")
         #expect(refusal["retryAfter"] != nil)
-        #expect(ContinuousClock.now - start < .seconds(10), "answered within 10 seconds")
+        // No hang: a request's calls each give up after the 5-second connection wait; 15 s leaves room for a loaded machine.
+        #expect(ContinuousClock.now - start < .seconds(15), "answered within 15 seconds")
         #expect(try await server.send("GET", "/healthz").0 == 200)
         let readyStart = ContinuousClock.now
         let (readiness, notReady) = try await server.send("GET", "/readyz")

@@ -1,5 +1,6 @@
 import Foundation
 import StratusKit
+import StratusStoreTesting
 import Synchronization
 
 /// One device's local store of notes, synced by a ``SyncEngine`` the way a CKSyncEngine app does it: it keeps
@@ -137,7 +138,7 @@ final class FaultyTransport: Transport {
 
     let faults = Mutex(Faults())
     private let base = URLSessionTransport()
-    private let random = Mutex(SeededRandom(seed: 17))
+    private let random = Mutex(SeededGenerator(seed: 17))
     /// Faults injected so far, by kind.
     let injected = Mutex<[String: Int]>([:])
 
@@ -170,22 +171,5 @@ final class FaultyTransport: Transport {
             return AsyncThrowingStream { $0.finish(throwing: StratusError(.networkUnavailable, "offline")) }
         }
         return base.stream(request)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a faulty run can be repeated.
-struct SeededRandom: Sendable {
-    var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
