@@ -138,7 +138,7 @@ import Testing
         }
     }
 
-    @Test("a zone deleted and made again elsewhere is fetched again whole; a damaged token leads to a full refetch, not a gap")
+    @Test("a zone deleted and made again elsewhere is fetched again whole; damaged database and zone tokens lead to a full refetch, not a gap")
     func refetches() async throws {
         try await KitTestServer.run { server in
             let phone = try await Self.device(server, "ann@example.com", signUp: true)
@@ -161,7 +161,10 @@ import Testing
             // A damaged state token: the engine fetches again from the start rather than skipping anything.
             var damaged = try #require(laptop.contents.withLock { $0.state })
             let text = String(decoding: damaged.data, as: UTF8.self)
-            damaged = SyncEngine.State.Serialization(data: Data(text.replacingOccurrences(of: #""token":""#, with: #""token":"damaged"#).utf8))
+            let damagedText = text.replacingOccurrences(of: #""token":""#, with: #""token":"damaged"#)
+                .replacingOccurrences(of: #""databaseToken":""#, with: #""databaseToken":"damaged"#)
+            #expect(damagedText.contains(#""databaseToken":"damaged"#) && damagedText.contains(#""token":"damaged"#))
+            damaged = SyncEngine.State.Serialization(data: Data(damagedText.utf8))
             laptop.contents.withLock { $0.state = damaged }
             try await Self.relaunch(laptop)
             await phone.edit("newer", title: "Newer")

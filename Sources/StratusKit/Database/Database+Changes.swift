@@ -10,7 +10,12 @@ extension Database {
     ) async throws -> (modifications: [Zone.ID], deletions: [Zone.ID], changeToken: SyncToken, moreComing: Bool) {
         var body: [String: JSONValue] = ["resultsLimit": .integer(Int64(resultsLimit))]
         if let token { body["syncToken"] = .string(token.rawValue) }
-        let answer = try await Self.refusingStaleToken(token) { try await container.post(databaseScope, "changes/database", .object(body)) }
+        let answer: [String: JSONValue]
+        do {
+            answer = try await container.post(databaseScope, "changes/database", .object(body))
+        } catch let error as StratusError {
+            throw Self.reportingStaleToken(error, sent: token)
+        }
         var modified: [Zone.ID] = []
         var deleted: [Zone.ID] = []
         for item in answer["zones"]?.arrayValue ?? [] {
@@ -34,7 +39,7 @@ extension Database {
         guard let zone = answer["zones"]?.arrayValue?.first?.objectValue else {
             throw StratusError(.internalError, "changes/zone answered no zone")
         }
-        if zone["serverErrorCode"] != nil { try Self.refusingStaleToken(token) { throw Container.error(from: zone, status: 200) } }
+        if zone["serverErrorCode"] != nil { throw Self.reportingStaleToken(Container.error(from: zone, status: 200), sent: token) }
         var modifications: [Record.ID: Result<Record, any Error>] = [:]
         var deletions: [(recordID: Record.ID, recordType: String)] = []
         for change in zone["records"]?.arrayValue ?? [] {
@@ -49,24 +54,12 @@ extension Database {
         return (modifications, deletions, SyncToken(zone["syncToken"]?.stringValue ?? ""), zone["moreComing"]?.boolValue ?? false)
     }
 
-    /// Runs `body`, reporting a sync token the server refused (Stratus answers `BAD_REQUEST` naming the
-    /// `syncToken`: one of a deleted zone, or damaged) as `changeTokenExpired`, CloudKit's code for it: the
-    /// caller fetches again without a token.
-    static func refusingStaleToken<T>(_ token: SyncToken?, _ body: () async throws -> T) async throws -> T {
-        do {
-            return try await body()
-        } catch var error as StratusError where token != nil && error.code == .invalidArguments && error.reason.contains("syncToken") {
-            error.code = .changeTokenExpired
-            throw error
-        }
-    }
-
-    static func refusingStaleToken(_ token: SyncToken?, _ body: () throws -> Void) throws {
-        do {
-            try body()
-        } catch var error as StratusError where token != nil && error.code == .invalidArguments && error.reason.contains("syncToken") {
-            error.code = .changeTokenExpired
-            throw error
-        }
+    /// A sync token the server refused (Stratus answers `BAD_REQUEST` naming the `syncToken`: one of a deleted
+    /// zone, or damaged) as `changeTokenExpired`, CloudKit's code for it: the caller fetches again without a token.
+    static func reportingStaleToken(_ error: StratusError, sent token: SyncToken?) -> StratusError {
+        guard token != nil, error.code == .invalidArguments, error.reason.contains("syncToken") else { return error }
+        var expired = error
+        expired.code = .changeTokenExpired
+        return expired
     }
 }

@@ -257,7 +257,8 @@ import Testing
             let node = try #require(try await server.send("GET", "/readyz").1["node"] as? String)
             try await browser.waitForText(node, in: "#activity-node")
             let (_, _) = try await alice.post("public", "records/query", #"{"query":{"recordType":"Post"}}"#)
-            try await browser.waitForText("/public/records/query", in: "#activity-table", timeout: 6)
+            // The list refreshes by itself every two seconds; a loaded machine may take a few rounds.
+            try await browser.waitForText("/public/records/query", in: "#activity-table", timeout: 20)
             try await session.screenshot("activity")
 
             // A phone: the same pages fit the screen.

@@ -48,7 +48,13 @@ export async function activityPage(main) {
     while (body.children.length > 200) body.lastElementChild.remove();
   };
   await refresh();
-  const timer = setInterval(() => { if (!paused) refresh().catch(showError); }, 2000);
+  // One refresh at a time: on a slow server a refresh may take longer than the interval.
+  let refreshing = false;
+  const timer = setInterval(() => {
+    if (paused || refreshing) return;
+    refreshing = true;
+    refresh().catch(showError).finally(() => { refreshing = false; });
+  }, 2000);
   state.leave = () => clearInterval(timer);
 }
 
