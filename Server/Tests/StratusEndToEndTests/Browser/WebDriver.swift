@@ -91,9 +91,10 @@ final class WebDriver: @unchecked Sendable {
         return answer.compactMap { $0[Element.key] as? String }.map { Element(driver: self, id: $0) }
     }
 
-    /// Waits until the page's text (or the text of `css`) contains `text`.
+    /// Waits until the page's text (or the text of `css`) contains `text`. The default wait is long: under CI the
+    /// browser, the server and PostgreSQL share two cores with other tests, and a save can take seconds.
     @discardableResult
-    func waitForText(_ text: String, in css: String = "body", timeout: Double = 10) async throws -> String {
+    func waitForText(_ text: String, in css: String = "body", timeout: Double = 30) async throws -> String {
         let deadline = Date().addingTimeInterval(timeout)
         var last = ""
         while Date() < deadline {
@@ -107,7 +108,7 @@ final class WebDriver: @unchecked Sendable {
     }
 
     /// Waits until `condition` holds (errors count as not yet).
-    func waitUntil(_ what: String, timeout: Double = 10, _ condition: () async throws -> Bool) async throws {
+    func waitUntil(_ what: String, timeout: Double = 30, _ condition: () async throws -> Bool) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             if (try? await condition()) == true { return }
