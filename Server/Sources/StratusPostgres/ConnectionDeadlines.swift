@@ -32,9 +32,14 @@ final class ConnectionDeadlines: Sendable {
     /// Runs `operation`, giving up with ``StorageError/Code/unavailable`` when it has not called `started`
     /// (it has its connection) within `wait`. `started` throws when the operation was given up first: the
     /// operation must not use the connection then, since its caller was told it did not run.
+    ///
+    /// While `reachability` says the database is unreachable, fails at once; a wait that gives up makes it check.
+    /// A caller cancelled before the operation has its connection is answered at once, too.
     func run<T: Sendable>(
-        wait: Duration, _ operation: @escaping @Sendable (_ started: @escaping @Sendable () throws -> Void) async throws -> T
+        wait: Duration, reachability: Reachability?,
+        _ operation: @escaping @Sendable (_ started: @escaping @Sendable () throws -> Void) async throws -> T
     ) async throws -> T {
+        try await reachability?.refuseWhileUnreachable()
         let progress = OperationProgress()
         let outcome = OperationOutcome<T>()
         let task = Task {
@@ -51,9 +56,14 @@ final class ConnectionDeadlines: Sendable {
         let id = register(Waiter(deadline: .now + wait, progress: progress, cancel: {
             outcome.finish(.failure(unavailable))
             task.cancel()
+            reachability?.suspect()
         }))
         defer { state.withLock { _ = $0.waiters.removeValue(forKey: id) } }
-        return try await withTaskCancellationHandler { try await outcome.value } onCancel: { task.cancel() }
+        return try await withTaskCancellationHandler { try await outcome.value } onCancel: {
+            // Not waited for: a pool that cannot connect may take its time to withdraw the request.
+            if progress.expire() { outcome.finish(.failure(CancellationError())) }
+            task.cancel()
+        }
     }
 
     private func register(_ waiter: Waiter) -> UInt64 {

@@ -43,6 +43,8 @@ final class PostgresEventLog: Sendable {
     private let connectionWait: Duration
     /// How often the log is read without a notification.
     private let pollInterval: Duration
+    /// Whether the database can be reached; while it cannot, reads fail at once.
+    private let reachability: Reachability
     /// The delay of the newest event delivered.
     let lag = EventLag()
     var lastLagMilliseconds: Int64? { lag.lastMilliseconds }
@@ -51,13 +53,17 @@ final class PostgresEventLog: Sendable {
     private let reading = AsyncMutex()
 
     /// Starts after every event settled now; events committed earlier are not delivered.
-    init(client: PostgresClient, logger: Logger, positionOffset: Int64, connectionWait: Duration, pollInterval: Duration) async throws {
+    init(
+        client: PostgresClient, logger: Logger, positionOffset: Int64, connectionWait: Duration, pollInterval: Duration,
+        reachability: Reachability
+    ) async throws {
         self.pollInterval = pollInterval
+        self.reachability = reachability
         self.client = client
         self.logger = logger
         self.positionOffset = positionOffset
         self.connectionWait = connectionWait
-        let (bound, visible) = try await Self.withConnection(client, wait: connectionWait) { connection in
+        let (bound, visible) = try await Self.withConnection(client, wait: connectionWait, reachability: reachability) { connection in
             let bound = try await connection.all(
                 PostgresQuery(unsafeSQL: "SELECT \(ChangePosition.settledBoundSQL(offset: positionOffset))"), as: Int64.self, logger: logger
             ).first ?? 0
@@ -137,7 +143,7 @@ final class PostgresEventLog: Sendable {
     private func readPage(after position: Int64, settling: Bool) async throws -> Page {
         let logger = logger
         let offset = positionOffset
-        return try await Self.withConnection(client, wait: connectionWait) { connection in
+        return try await Self.withConnection(client, wait: connectionWait, reachability: reachability) { connection in
             var page = Page(bound: nil, prunedThrough: 0, events: [])
             typealias Row = (Int64?, Int64, Int64?, String?, Int64?)
             let rows = settling
@@ -189,13 +195,20 @@ final class PostgresEventLog: Sendable {
 extension PostgresEventLog {
     /// A connection of the pool within `wait`, or ``StorageError/Code/unavailable``.
     fileprivate static func withConnection<T: Sendable>(
-        _ client: PostgresClient, wait: Duration, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+        _ client: PostgresClient, wait: Duration, reachability: Reachability,
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
-        try await PostgresStore.withConnectionDeadline(wait) { started in
-            try await client.withConnection { connection in
-                try started()
-                return try await body(connection)
+        do {
+            return try await PostgresStore.withConnectionDeadline(wait, reachability: reachability) { started in
+                try await client.withConnection { connection in
+                    try started()
+                    return try await body(connection)
+                }
             }
+        } catch {
+            let translated = StorageError.translating(error)
+            if translated.suggestsUnreachable { reachability.suspect() }
+            throw translated
         }
     }
 }

@@ -31,6 +31,8 @@ public final class PostgresStore: Sendable {
     let buildingIndexes: Mutex<Set<String>>
     /// Database calls holding or waiting for a pooled connection, for ``statistics()``.
     let connectionUse = ConnectionUse()
+    /// Whether the database can be reached; while it cannot, calls fail at once.
+    let reachability: Reachability
     /// Set by ``close()``: calls made afterwards (work still running while a server stops) fail at once.
     private let closed = Atomic<Bool>(false)
     private let clientTask: Task<Void, Never>
@@ -38,8 +40,9 @@ public final class PostgresStore: Sendable {
 
     private init(
         client: PostgresClient, clientTask: Task<Void, Never>, configuration: Configuration, logger: Logger, positionOffset: Int64,
-        events: PostgresEventLog, buildingIndexes: Set<String>
+        events: PostgresEventLog, reachability: Reachability, buildingIndexes: Set<String>
     ) {
+        self.reachability = reachability
         self.buildingIndexes = Mutex(buildingIndexes)
         self.client = client
         self.clientTask = clientTask
@@ -71,9 +74,10 @@ public final class PostgresStore: Sendable {
                 logger.info("database migrated", metadata: ["stratus.versions": "\(applied)", "stratus.database": "\(configuration.redactedDescription)"])
             }
             let offset = try await Self.readPositionOffset(client, logger: logger)
+            let reachability = Reachability(configuration: configuration, logger: logger)
             let events = try await PostgresEventLog(
                 client: client, logger: logger, positionOffset: offset, connectionWait: configuration.connectionWait,
-                pollInterval: configuration.eventPollInterval
+                pollInterval: configuration.eventPollInterval, reachability: reachability
             )
             let building = try await withConnectionDeadline(configuration.connectionWait) { started in
                 try await client.withConnection { connection in
@@ -83,7 +87,7 @@ public final class PostgresStore: Sendable {
             }
             return PostgresStore(
                 client: client, clientTask: clientTask, configuration: configuration, logger: logger, positionOffset: offset, events: events,
-                buildingIndexes: building
+                reachability: reachability, buildingIndexes: building
             )
         } catch {
             clientTask.cancel()
@@ -110,6 +114,7 @@ public final class PostgresStore: Sendable {
     /// Closes every connection. The store must not be used afterwards.
     public func close() async {
         closed.store(true, ordering: .releasing)
+        reachability.stop()
         eventsTask.cancel()
         await eventsTask.value
         clientTask.cancel()
@@ -132,7 +137,7 @@ public final class PostgresStore: Sendable {
         try refuseWhenClosed()
         do {
             return try await connectionUse.call { connected in
-                try await Self.withConnectionDeadline(configuration.connectionWait) { started in
+                try await Self.withConnectionDeadline(configuration.connectionWait, reachability: reachability) { started in
                     try await self.client.withConnection { connection in
                         try started()
                         connected()
@@ -141,8 +146,15 @@ public final class PostgresStore: Sendable {
                 }
             }
         } catch {
-            throw StorageError.translating(error)
+            throw translatingNoticingOutage(error)
         }
+    }
+
+    /// The store's error for `error`; when it suggests the database is down, the store checks.
+    func translatingNoticingOutage(_ error: any Error) -> StorageError {
+        let translated = StorageError.translating(error)
+        if translated.suggestsUnreachable { reachability.suspect() }
+        return translated
     }
 
     /// Throws ``StorageError/Code/unavailable`` once the store is closed.
@@ -214,7 +226,7 @@ public final class PostgresStore: Sendable {
         try refuseWhenClosed()
         do {
             let (value, emitted) = try await connectionUse.call { connected in
-                try await Self.withConnectionDeadline(configuration.connectionWait) { started in
+                try await Self.withConnectionDeadline(configuration.connectionWait, reachability: reachability) { started in
                     try await self.client.withTransaction(logger: self.logger) { connection in
                         try started()
                         connected()
@@ -230,7 +242,7 @@ public final class PostgresStore: Sendable {
             if emitted { try? await events.catchUp() }
             return value
         } catch {
-            throw StorageError.translating(error)
+            throw translatingNoticingOutage(error)
         }
     }
 
@@ -269,11 +281,12 @@ public final class PostgresStore: Sendable {
 
     /// Runs `operation`, giving up with ``StorageError/Code/unavailable`` when it has not got a connection
     /// (it calls `started`) within `wait`: the database is down or every connection is busy. Once started, the
-    /// operation runs to its end.
+    /// operation runs to its end. While `reachability` says the database is unreachable, fails at once.
     static func withConnectionDeadline<T: Sendable>(
-        _ wait: Duration, _ operation: @escaping @Sendable (_ started: @escaping @Sendable () throws -> Void) async throws -> T
+        _ wait: Duration, reachability: Reachability? = nil,
+        _ operation: @escaping @Sendable (_ started: @escaping @Sendable () throws -> Void) async throws -> T
     ) async throws -> T {
-        try await ConnectionDeadlines.shared.run(wait: wait, operation)
+        try await ConnectionDeadlines.shared.run(wait: wait, reachability: reachability, operation)
     }
 }
 

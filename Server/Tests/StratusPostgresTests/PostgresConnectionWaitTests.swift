@@ -2,6 +2,7 @@ import Foundation
 @testable import StratusPostgres
 import StratusStore
 import StratusStoreTesting
+import Synchronization
 import Testing
 
 @Suite struct PostgresConnectionWaitTests {
@@ -25,7 +26,7 @@ import Testing
             }
             let began = ContinuousClock.now
             await #expect {
-                try await PostgresStore.withConnectionDeadline(.seconds(1)) { started in
+                try await PostgresStore.withConnectionDeadline(.seconds(1), reachability: store.reachability) { started in
                     try await store.client.withConnection { connection in
                         try started()
                         try await connection.run("SELECT 1", logger: quietLogger)
@@ -37,6 +38,9 @@ import Testing
             let waited = ContinuousClock.now - began
             #expect(waited >= .milliseconds(900))
             #expect(waited < .seconds(4))
+            // The store's own connection opened: a busy pool is not taken for a database that is down.
+            try await store.reachability.refuseWhileUnreachable()
+            #expect(!store.reachability.isUnreachable)
             for holder in holders { _ = try? await holder.value }
             // Once a connection is free, calls run again.
             try await store.read { connection in try await connection.run("SELECT 1", logger: quietLogger) }
@@ -59,5 +63,34 @@ import Testing
             }
             #expect(ContinuousClock.now - began < .seconds(1), "refused without waiting for a connection")
         }
+    }
+
+    @Test("while the database is unreachable calls fail at once, calls made during the check wait for its verdict, and the store finds the database again by itself")
+    func unreachableDatabase() async throws {
+        let database = Mutex(false)
+        let attempts = Atomic<Int>(0)
+        let reachability = Reachability(logger: quietLogger) {
+            attempts.add(1, ordering: .relaxed)
+            try? await Task.sleep(for: .milliseconds(200))
+            return database.withLock { $0 }
+        }
+        defer { reachability.stop() }
+        try await reachability.refuseWhileUnreachable()
+        #expect(attempts.load(ordering: .relaxed) == 0, "nothing is tried before something suggests the database is down")
+
+        reachability.suspect()
+        reachability.suspect()
+        let began = ContinuousClock.now
+        await #expect(throws: StorageError.self) { try await reachability.refuseWhileUnreachable() }
+        #expect(ContinuousClock.now - began >= .milliseconds(150), "a call made during the check waited for its verdict")
+        #expect(reachability.isUnreachable)
+        await #expect(throws: StorageError.self) { try await reachability.refuseWhileUnreachable() }
+
+        database.withLock { $0 = true }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while reachability.isUnreachable && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(!reachability.isUnreachable, "found again without anyone calling")
+        try await reachability.refuseWhileUnreachable()
+        #expect(attempts.load(ordering: .relaxed) >= 2, "tried again while unreachable")
     }
 }
