@@ -12,7 +12,7 @@ extension Container {
         if let givenName { body["givenName"] = .string(givenName) }
         if let familyName { body["familyName"] = .string(familyName) }
         if let phoneNumber { body["phoneNumber"] = .string(phoneNumber) }
-        return try await startSession("signup", body: .object(body))
+        return try await startSession("signup", body: JSONValue.object(body))
     }
 
     /// Signs in with an email address and password.
@@ -20,14 +20,14 @@ extension Container {
     ///   `retryAfter`) after repeated failures.
     @discardableResult
     public func signIn(email: String, password: String) async throws -> Record.ID {
-        try await startSession("signin", body: .object(["emailAddress": .string(email), "password": .string(password)]))
+        try await startSession("signin", body: JSONValue.object(["emailAddress": .string(email), "password": .string(password)]))
     }
 
     /// Ends the session on the server and forgets its token.
     public func signOut() async throws {
         guard webAuthToken != nil else { return }
         defer { session.withLock { $0 = SessionState() } }
-        _ = try await send("POST", url("/auth/1/\(identifier)/\(environment.rawValue)/signout"), body: .object([:]))
+        _ = try await send("POST", url("/auth/1/\(identifier)/\(environment.rawValue)/signout"), body: JSONValue.object([:]))
     }
 
     private func startSession(_ operation: String, body: JSONValue) async throws -> Record.ID {
@@ -54,12 +54,12 @@ extension Container {
     /// Lets other users find the signed-in user by email address, phone number or record name, or stops it.
     /// Nobody is discoverable until they say so.
     public func setDiscoverable(_ discoverable: Bool) async throws {
-        _ = try await send("POST", url("/auth/1/\(identifier)/\(environment.rawValue)/discoverability"), body: .object(["discoverable": .bool(discoverable)]))
+        _ = try await send("POST", url("/auth/1/\(identifier)/\(environment.rawValue)/discoverability"), body: JSONValue.object(["discoverable": .bool(discoverable)]))
     }
 
     /// The identities of discoverable users matching the lookups; the others are left out.
     public func discoverUserIdentities(_ lookups: [UserIdentity.LookupInfo]) async throws -> [UserIdentity] {
-        let answer = try await post(.public, "users/discover", .object(["lookupInfos": .array(lookups.map(\.wire))]))
+        let answer = try await post(.public, "users/discover", DiscoverUsersRequest(lookupInfos: lookups.map(\.model)))
         return (answer["users"]?.arrayValue ?? []).compactMap { $0.objectValue.flatMap(UserIdentity.init(wire:)) }
     }
 
@@ -77,11 +77,11 @@ public struct UserIdentity: Sendable, Hashable {
         case phoneNumber(String)
         case userRecordID(Record.ID)
 
-        var wire: JSONValue {
+        var model: UserLookupInfo {
             switch self {
-            case .emailAddress(let email): .object(["emailAddress": .string(email)])
-            case .phoneNumber(let phone): .object(["phoneNumber": .string(phone)])
-            case .userRecordID(let id): .object(["userRecordName": .string(id.recordName)])
+            case .emailAddress(let email): UserLookupInfo(emailAddress: email)
+            case .phoneNumber(let phone): UserLookupInfo(phoneNumber: phone)
+            case .userRecordID(let id): UserLookupInfo(userRecordName: id.recordName)
             }
         }
     }

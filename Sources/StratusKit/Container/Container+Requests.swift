@@ -20,38 +20,63 @@ extension Container {
     }
 
     /// Posts a JSON body to a database endpoint and answers the JSON object.
+    func post(_ scope: Database.Scope, _ operation: String, _ body: some Encodable) async throws -> [String: JSONValue] {
+        try await send("POST", databaseURL(scope, operation), body: body)
+    }
+
+    /// Posts a JSON value to a database endpoint and answers the JSON object.
     func post(_ scope: Database.Scope, _ operation: String, _ body: JSONValue) async throws -> [String: JSONValue] {
         try await send("POST", databaseURL(scope, operation), body: body)
     }
 
+    /// Posts a request to a database endpoint and reads the answer as `answer` (StratusModel's wire types).
+    func post<Answer: Decodable>(_ scope: Database.Scope, _ operation: String, _ body: some Encodable, answer: Answer.Type) async throws -> Answer {
+        let data = try await exchange("POST", databaseURL(scope, operation), rawBody: try Self.encode(body), contentType: "application/json")
+        do {
+            return try JSONValueDecoder().decode(Answer.self, from: data)
+        } catch {
+            throw StratusError(.internalError, "the server's answer to \(operation) cannot be read: \(error)")
+        }
+    }
+
     /// Sends a request and answers the JSON object of a 2xx response.
     /// - Throws: ``StratusError`` from the server's error body, or for a transport failure.
-    func send(_ method: String, _ url: URL, body: JSONValue? = nil) async throws -> [String: JSONValue] {
-        var data: Data?
-        if let body {
-            var writer = JSONWriter()
-            body.write(to: &writer)
-            data = Data(writer.bytes)
-        }
-        return try await send(method, url, rawBody: data, contentType: body == nil ? nil : "application/json")
+    func send(_ method: String, _ url: URL, body: (any Encodable)? = nil) async throws -> [String: JSONValue] {
+        try await send(method, url, rawBody: try body.map(Self.encode), contentType: body == nil ? nil : "application/json")
     }
 
     /// Sends raw bytes (an asset upload) and answers the JSON object of a 2xx response.
     func send(_ method: String, _ url: URL, rawBody: Data?, contentType: String? = "application/octet-stream") async throws -> [String: JSONValue] {
+        let data = try await exchange(method, url, rawBody: rawBody, contentType: contentType)
+        let json = data.isEmpty ? JSONValue.object([:]) : (try? JSONParser.parse(data)) ?? .null
+        guard let object = json.objectValue else {
+            throw StratusError(.internalError, "the server answered without a JSON object")
+        }
+        return object
+    }
+
+    /// Sends a request and answers the body of a 2xx response.
+    /// - Throws: ``StratusError`` from the server's error body, or for a transport failure.
+    private func exchange(_ method: String, _ url: URL, rawBody: Data?, contentType: String?) async throws -> Data {
         let response = try await transport.send(TransportRequest(
             method: method, url: url, headers: contentType.map { ["Content-Type": $0] } ?? [:], body: rawBody
         ))
         if let rotated = response.headers["x-apple-cloudkit-web-auth-token"], !rotated.isEmpty {
             session.withLock { $0.webAuthToken = rotated }
         }
-        let json = response.body.isEmpty ? JSONValue.object([:]) : (try? JSONDecoder().decode(JSONValue.self, from: response.body)) ?? .null
         guard (200..<300).contains(response.status) else {
+            let json = (try? JSONParser.parse(response.body)) ?? .null
             throw Self.error(from: json.objectValue ?? [:], status: response.status)
         }
-        guard let object = json.objectValue else {
-            throw StratusError(.internalError, "the server answered \(response.status) without a JSON object")
+        return response.body
+    }
+
+    private static func encode(_ body: any Encodable) throws -> Data {
+        do {
+            return try JSONEncoder().encode(body)
+        } catch {
+            throw StratusError(.invalidArguments, "the request cannot be encoded: \(error)")
         }
-        return object
     }
 
     /// The error a server's error body stands for.

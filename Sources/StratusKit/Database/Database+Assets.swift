@@ -95,12 +95,10 @@ extension Database {
         } else {
             return asset
         }
-        let answer = try await container.post(databaseScope, "assets/upload", .object([
-            "zoneID": record.recordID.zoneID.wire,
-            "tokens": .array([.object([
-                "recordType": .string(record.recordType), "fieldName": .string(field), "recordName": .string(record.recordID.recordName),
-            ])]),
-        ]))
+        let answer = try await container.post(databaseScope, "assets/upload", AssetUploadRequest(
+            zoneID: record.recordID.zoneID.model,
+            tokens: [AssetUploadRequest.Token(recordType: record.recordType, fieldName: field, recordName: record.recordID.recordName)]
+        ))
         guard let urlText = answer["tokens"]?.arrayValue?.first?.objectValue?["url"]?.stringValue, let url = URL(string: urlText) else {
             throw StratusError(.internalError, "assets/upload answered no upload URL")
         }

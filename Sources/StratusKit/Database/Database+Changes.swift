@@ -8,21 +8,17 @@ extension Database {
     public func databaseChanges(
         since token: SyncToken?, resultsLimit: Int = 200
     ) async throws -> (modifications: [Zone.ID], deletions: [Zone.ID], changeToken: SyncToken, moreComing: Bool) {
-        var body: [String: JSONValue] = ["resultsLimit": .integer(Int64(resultsLimit))]
-        if let token { body["syncToken"] = .string(token.rawValue) }
-        let answer: [String: JSONValue]
+        let answer: DatabaseChangesResponse
         do {
-            answer = try await container.post(databaseScope, "changes/database", .object(body))
+            let request = DatabaseChangesRequest(syncToken: token?.rawValue, resultsLimit: resultsLimit)
+            answer = try await container.post(databaseScope, "changes/database", request, answer: DatabaseChangesResponse.self)
         } catch let error as StratusError {
             throw Self.reportingStaleToken(error, sent: token)
         }
-        var modified: [Zone.ID] = []
-        var deleted: [Zone.ID] = []
-        for item in answer["zones"]?.arrayValue ?? [] {
-            let zoneID = Zone.ID(wire: item.objectValue?["zoneID"], currentUser: container.currentUserRecordName)
-            if item.objectValue?["deleted"]?.boolValue == true { deleted.append(zoneID) } else { modified.append(zoneID) }
-        }
-        return (modified, deleted, SyncToken(answer["syncToken"]?.stringValue ?? ""), answer["moreComing"]?.boolValue ?? false)
+        let user = container.currentUserRecordName
+        let modified = answer.zones.filter { !$0.deleted }.map { Zone.ID(model: $0.zoneID, currentUser: user) }
+        let deleted = answer.zones.filter(\.deleted).map { Zone.ID(model: $0.zoneID, currentUser: user) }
+        return (modified, deleted, SyncToken(answer.syncToken), answer.moreComing)
     }
 
     /// The records of a zone that changed since a token, in commit order (`CKFetchRecordZoneChangesOperation`).
@@ -32,26 +28,37 @@ extension Database {
         modificationResultsByID: [Record.ID: Result<Record, any Error>], deletions: [(recordID: Record.ID, recordType: String)],
         changeToken: SyncToken, moreComing: Bool
     ) {
-        var item: [String: JSONValue] = ["zoneID": zoneID.wire, "resultsLimit": .integer(Int64(resultsLimit))]
-        if let token { item["syncToken"] = .string(token.rawValue) }
-        if let desiredKeys { item["desiredKeys"] = .array(desiredKeys.map(JSONValue.string)) }
-        let answer = try await container.post(databaseScope, "changes/zone", .object(["zones": .array([.object(item)])]))
-        guard let zone = answer["zones"]?.arrayValue?.first?.objectValue else {
+        let request = ZoneChangesRequest(zones: [
+            ZoneChangesRequest.Item(zoneID: zoneID.model, syncToken: token?.rawValue, resultsLimit: resultsLimit, desiredKeys: desiredKeys),
+        ])
+        let answer = try await container.post(databaseScope, "changes/zone", request, answer: ZoneChangesResponse.self)
+        let zone: ZoneChangesEntry
+        switch answer.zones.first {
+        case .changes(let changes)?:
+            zone = changes
+        case .failure(let failure)?:
+            let error = StratusError(
+                StratusError.code(forServerCode: failure.serverErrorCode, httpStatus: 200), failure.reason, serverErrorCode: failure.serverErrorCode
+            )
+            throw Self.reportingStaleToken(error, sent: token)
+        case nil:
             throw StratusError(.internalError, "changes/zone answered no zone")
         }
-        if zone["serverErrorCode"] != nil { throw Self.reportingStaleToken(Container.error(from: zone, status: 200), sent: token) }
         var modifications: [Record.ID: Result<Record, any Error>] = [:]
         var deletions: [(recordID: Record.ID, recordType: String)] = []
-        for change in zone["records"]?.arrayValue ?? [] {
-            guard let object = change.objectValue, let name = object["recordName"]?.stringValue else { continue }
-            let id = Record.ID(recordName: name, zoneID: zoneID)
-            if object["deleted"]?.boolValue == true {
-                deletions.append((id, object["recordType"]?.stringValue ?? ""))
-            } else {
-                modifications[id] = Result { try Record(wire: object, currentUser: container.currentUserRecordName) }
+        for entry in zone.records {
+            switch entry {
+            case .record(let record):
+                modifications[Record.ID(recordName: record.recordName, zoneID: zoneID)] = Result {
+                    try Record(model: record, currentUser: container.currentUserRecordName)
+                }
+            case .deleted(let deletion):
+                deletions.append((Record.ID(recordName: deletion.recordName, zoneID: zoneID), deletion.recordType ?? ""))
+            case .failure(let failure):
+                modifications[Record.ID(recordName: failure.recordName, zoneID: zoneID)] = .failure(try error(from: failure, sent: nil))
             }
         }
-        return (modifications, deletions, SyncToken(zone["syncToken"]?.stringValue ?? ""), zone["moreComing"]?.boolValue ?? false)
+        return (modifications, deletions, SyncToken(zone.syncToken), zone.moreComing)
     }
 
     /// A sync token the server refused (Stratus answers `BAD_REQUEST` naming the `syncToken`: one of a deleted

@@ -35,16 +35,16 @@ extension Database {
     private func page(
         query: Query, zoneID: Zone.ID?, marker: String?, desiredKeys: [String]?, resultsLimit: Int
     ) async throws -> (matchResults: [(Record.ID, Result<Record, any Error>)], queryCursor: Query.Cursor?) {
-        var body: [String: JSONValue] = ["query": query.wire, "resultsLimit": .integer(Int64(max(1, min(resultsLimit, 200))))]
-        if let zoneID { body["zoneID"] = zoneID.wire }
-        if let marker { body["continuationMarker"] = .string(marker) }
-        if let desiredKeys { body["desiredKeys"] = .array(desiredKeys.map(JSONValue.string)) }
-        let answer = try await container.post(databaseScope, "records/query", .object(body))
-        let results: [(Record.ID, Result<Record, any Error>)] = try (answer["records"]?.arrayValue ?? []).map { item in
-            let record = try self.record(fromItem: item, sent: nil)
+        let request = QueryRecordsRequest(
+            query: query.model, zoneID: zoneID?.model, resultsLimit: max(1, min(resultsLimit, 200)), continuationMarker: marker,
+            desiredKeys: desiredKeys
+        )
+        let answer = try await container.post(databaseScope, "records/query", request, answer: RecordsResponse.self)
+        let results: [(Record.ID, Result<Record, any Error>)] = try answer.records.map { entry in
+            let record = try self.record(from: entry, sent: nil)
             return (record.recordID, .success(record))
         }
-        let cursor = answer["continuationMarker"]?.stringValue.map { Query.Cursor(query: query, zoneID: zoneID, marker: $0) }
+        let cursor = answer.continuationMarker.map { Query.Cursor(query: query, zoneID: zoneID, marker: $0) }
         return (results, cursor)
     }
 }

@@ -53,14 +53,12 @@ extension Database {
     public func records(for ids: [Record.ID], desiredKeys: [String]? = nil) async throws -> [Record.ID: Result<Record, any Error>] {
         var results: [Record.ID: Result<Record, any Error>] = [:]
         for (zoneID, zoneIDs) in Dictionary(grouping: ids, by: \.zoneID) {
-            var body: [String: JSONValue] = [
-                "zoneID": zoneID.wire,
-                "records": .array(zoneIDs.map { .object(["recordName": .string($0.recordName)]) }),
-            ]
-            if let desiredKeys { body["desiredKeys"] = .array(desiredKeys.map(JSONValue.string)) }
-            let answer = try await container.post(databaseScope, "records/lookup", .object(body))
-            for (id, item) in zip(zoneIDs, answer["records"]?.arrayValue ?? []) {
-                results[id] = Result { try self.record(fromItem: item, sent: nil) }
+            let request = LookupRecordsRequest(
+                records: zoneIDs.map { LookupRecordsRequest.Item(recordName: $0.recordName) }, zoneID: zoneID.model, desiredKeys: desiredKeys
+            )
+            let answer = try await container.post(databaseScope, "records/lookup", request, answer: RecordsResponse.self)
+            for (id, entry) in zip(zoneIDs, answer.records) {
+                results[id] = Result { try self.record(from: entry, sent: nil) }
             }
         }
         return results
@@ -82,20 +80,16 @@ extension Database {
         for zoneID in zones.sorted(by: { $0.zoneName < $1.zoneName }) {
             let saves = prepared.filter { $0.recordID.zoneID == zoneID }
             let deletes = recordIDsToDelete.filter { $0.zoneID == zoneID }
-            var operations = saves.map { record in Self.operation(saving: record, policy: savePolicy) }
-            operations += deletes.map { id in
-                JSONValue.object(["operationType": .string("forceDelete"), "record": .object(["recordName": .string(id.recordName)])])
+            let operations = saves.map { record in Self.operation(saving: record, policy: savePolicy) }
+                + deletes.map { id in RecordOperationInput(operationType: .forceDelete, record: RecordInput(recordName: id.recordName)) }
+            let request = ModifyRecordsRequest(operations: operations, zoneID: zoneID.model, atomic: atomically)
+            let entries = try await container.post(databaseScope, "records/modify", request, answer: RecordsResponse.self).records
+            for (record, entry) in zip(saves, entries) {
+                saveResults[record.recordID] = Result { try self.record(from: entry, sent: record) }
             }
-            let answer = try await container.post(databaseScope, "records/modify", .object([
-                "zoneID": zoneID.wire, "atomic": .bool(atomically), "operations": .array(operations),
-            ]))
-            let items = answer["records"]?.arrayValue ?? []
-            for (record, item) in zip(saves, items) {
-                saveResults[record.recordID] = Result { try self.record(fromItem: item, sent: record) }
-            }
-            for (id, item) in zip(deletes, items.dropFirst(saves.count)) {
+            for (id, entry) in zip(deletes, entries.dropFirst(saves.count)) {
                 deleteResults[id] = Result {
-                    if let error = try self.failure(in: item, sent: nil) { throw error }
+                    if case .failure(let failure) = entry { throw try self.error(from: failure, sent: nil) }
                 }
             }
         }
@@ -103,29 +97,33 @@ extension Database {
     }
 
     /// One `records/modify` operation for a record, by policy.
-    private static func operation(saving record: Record, policy: SavePolicy) -> JSONValue {
+    private static func operation(saving record: Record, policy: SavePolicy) -> RecordOperationInput {
         let isNew = record.recordChangeTag == nil
-        let (type, keys): (String, Set<String>?) = switch policy {
-        case .ifServerRecordUnchanged: isNew ? ("create", nil) : ("update", record.changedKeys)
-        case .changedKeys: ("forceUpdate", isNew ? nil : record.changedKeys)
-        case .allKeys: ("forceReplace", nil)
+        let (type, keys): (RecordOperationType, Set<String>?) = switch policy {
+        case .ifServerRecordUnchanged: isNew ? (.create, nil) : (.update, record.changedKeys)
+        case .changedKeys: (.forceUpdate, isNew ? nil : record.changedKeys)
+        case .allKeys: (.forceReplace, nil)
         }
-        return .object(["operationType": .string(type), "record": record.wire(keys: keys)])
+        return RecordOperationInput(operationType: type, record: record.input(keys: keys))
     }
 
-    /// A record from a per-item answer, or the item's error.
-    func record(fromItem item: JSONValue, sent: Record?) throws -> Record {
-        guard let object = item.objectValue else { throw StratusError(.internalError, "the server answered an item that is not an object") }
-        if let error = try failure(in: item, sent: sent) { throw error }
-        return try Record(wire: object, currentUser: container.currentUserRecordName)
+    /// The record of a per-item answer, or the item's error.
+    func record(from entry: RecordResultEntry, sent: Record?) throws -> Record {
+        switch entry {
+        case .record(let record): return try Record(model: record, currentUser: container.currentUserRecordName)
+        case .failure(let failure): throw try error(from: failure, sent: sent)
+        case .deleted(let deletion): throw StratusError(.internalError, "the server answered record \(deletion.recordName) as deleted")
+        }
     }
 
-    /// The error a per-item answer carries, if any; a conflict carries the server's, the client's and the ancestor record.
-    func failure(in item: JSONValue, sent: Record?) throws -> StratusError? {
-        guard let object = item.objectValue, object["serverErrorCode"] != nil else { return nil }
-        var error = Container.error(from: object, status: 200)
+    /// A per-item error; a conflict carries the server's, the client's and the ancestor record.
+    func error(from failure: RecordErrorEntry, sent: Record?) throws -> StratusError {
+        var error = StratusError(
+            StratusError.code(forServerCode: failure.serverErrorCode, httpStatus: 200), failure.reason,
+            serverErrorCode: failure.serverErrorCode, retryAfter: failure.retryAfter.map(TimeInterval.init)
+        )
         if error.code == .serverRecordChanged {
-            error.serverRecord = try object["serverRecord"]?.objectValue.map { try Record(wire: $0, currentUser: container.currentUserRecordName) }
+            error.serverRecord = try failure.serverRecord.map { try Record(model: $0, currentUser: container.currentUserRecordName) }
             error.clientRecord = sent
             if var ancestor = sent, let fetched = sent?.fetchedValues {
                 ancestor.values = fetched

@@ -18,18 +18,17 @@ extension Database {
     public func modifyRecordZones(
         saving zonesToSave: [Zone], deleting zoneIDsToDelete: [Zone.ID]
     ) async throws -> (saveResults: [Zone.ID: Result<Zone, any Error>], deleteResults: [Zone.ID: Result<Void, any Error>]) {
-        let operations = zonesToSave.map { JSONValue.object(["operationType": .string("create"), "zone": .object(["zoneID": $0.zoneID.wire])]) }
-            + zoneIDsToDelete.map { JSONValue.object(["operationType": .string("delete"), "zone": .object(["zoneID": $0.wire])]) }
-        let answer = try await container.post(databaseScope, "zones/modify", .object(["operations": .array(operations)]))
-        let items = answer["zones"]?.arrayValue ?? []
+        let operations = zonesToSave.map { ModifyZonesRequest.Operation(operationType: .create, zone: .init(zoneID: $0.zoneID.model)) }
+            + zoneIDsToDelete.map { ModifyZonesRequest.Operation(operationType: .delete, zone: .init(zoneID: $0.model)) }
+        let answer = try await container.post(databaseScope, "zones/modify", ModifyZonesRequest(operations: operations), answer: ZonesResponse.self)
         var saves: [Zone.ID: Result<Zone, any Error>] = [:]
         var deletes: [Zone.ID: Result<Void, any Error>] = [:]
-        for (zone, item) in zip(zonesToSave, items) {
-            saves[zone.zoneID] = Result { try self.zone(fromItem: item) }
+        for (zone, entry) in zip(zonesToSave, answer.zones) {
+            saves[zone.zoneID] = Result { try self.zone(from: entry) }
         }
-        for (zoneID, item) in zip(zoneIDsToDelete, items.dropFirst(zonesToSave.count)) {
+        for (zoneID, entry) in zip(zoneIDsToDelete, answer.zones.dropFirst(zonesToSave.count)) {
             deletes[zoneID] = Result {
-                if let error = self.zoneFailure(item) { throw error }
+                if case .failure(let failure) = entry { throw Self.error(from: failure) }
             }
         }
         return (saves, deletes)
@@ -37,27 +36,30 @@ extension Database {
 
     /// Every zone of the database; in the shared database, the zones shared with the user, with their owners.
     public func allRecordZones() async throws -> [Zone] {
-        let answer = try await container.post(databaseScope, "zones/list", .object([:]))
-        return try (answer["zones"]?.arrayValue ?? []).map(zone(fromItem:))
+        let answer = try await container.post(databaseScope, "zones/list", JSONValue.object([:]), answer: ZonesResponse.self)
+        return try answer.zones.map(zone(from:))
     }
 
     /// One zone.
     /// - Throws: ``StratusError`` `zoneNotFound`.
     public func recordZone(for zoneID: Zone.ID) async throws -> Zone {
-        let answer = try await container.post(databaseScope, "zones/lookup", .object(["zones": .array([zoneID.wire])]))
-        guard let item = answer["zones"]?.arrayValue?.first else { throw StratusError(.zoneNotFound, "zone \(zoneID) does not exist") }
-        return try zone(fromItem: item)
+        let answer = try await container.post(databaseScope, "zones/lookup", LookupZonesRequest(zones: [zoneID.model]), answer: ZonesResponse.self)
+        guard let entry = answer.zones.first else { throw StratusError(.zoneNotFound, "zone \(zoneID) does not exist") }
+        return try zone(from: entry)
     }
 
-    private func zone(fromItem item: JSONValue) throws -> Zone {
-        if let error = zoneFailure(item) { throw error }
-        var zone = Zone(zoneID: Zone.ID(wire: item.objectValue?["zoneID"], currentUser: container.currentUserRecordName))
-        zone.changeToken = item.objectValue?["syncToken"]?.stringValue.map(SyncToken.init)
-        return zone
+    private func zone(from entry: ZoneResultEntry) throws -> Zone {
+        switch entry {
+        case .zone(let model):
+            var zone = Zone(zoneID: Zone.ID(model: model.zoneID, currentUser: container.currentUserRecordName))
+            zone.changeToken = model.syncToken.map(SyncToken.init)
+            return zone
+        case .failure(let failure):
+            throw Self.error(from: failure)
+        }
     }
 
-    private func zoneFailure(_ item: JSONValue) -> StratusError? {
-        guard let object = item.objectValue, object["serverErrorCode"] != nil else { return nil }
-        return Container.error(from: object, status: 200)
+    private static func error(from failure: ZoneErrorEntry) -> StratusError {
+        StratusError(StratusError.code(forServerCode: failure.serverErrorCode, httpStatus: 200), failure.reason, serverErrorCode: failure.serverErrorCode)
     }
 }

@@ -41,7 +41,7 @@ public struct SubscriptionNotification: Sendable, Hashable {
             let zoneID = Self.zoneID(query, currentUser: currentUser)
             var fields: [String: FieldValue] = [:]
             for (name, value) in query["af"]?.objectValue ?? [:] {
-                fields[name] = try? FieldValue(wire: value, type: nil, currentUser: currentUser)
+                fields[name] = FieldValue(inferring: value, currentUser: currentUser)
             }
             kind = .query(
                 recordID: Record.ID(recordName: query["rid"]?.stringValue ?? "", zoneID: zoneID),
@@ -66,9 +66,10 @@ public struct SubscriptionNotification: Sendable, Hashable {
     }
 
     private static func zoneID(_ detail: [String: JSONValue], currentUser: String?) -> Zone.ID {
-        Zone.ID(wire: .object([
-            "zoneName": detail["zid"] ?? .string(Zone.ID.defaultZoneName), "ownerRecordName": detail["zoid"] ?? .null,
-        ]), currentUser: currentUser)
+        Zone.ID(
+            model: ZoneID(zoneName: detail["zid"]?.stringValue ?? ZoneID.defaultZoneName, ownerRecordName: detail["zoid"]?.stringValue),
+            currentUser: currentUser
+        )
     }
 }
 

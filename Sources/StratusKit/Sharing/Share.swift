@@ -133,48 +133,47 @@ extension Share {
             publicPermissionChanged = true
         }
 
-        init(wire object: [String: JSONValue], currentUser: String?) {
-            publicPermission = object["publicPermission"]?.stringValue.flatMap(Permission.init(rawValue:)) ?? .none
-            participants = (object["participants"]?.arrayValue ?? []).compactMap { $0.objectValue.map { Participant(wire: $0) } }
-            currentUserParticipant = object["currentUserParticipant"]?.objectValue.map { Participant(wire: $0) }
-            url = object["url"]?.stringValue.flatMap(URL.init(string:))
-            shortGUID = object["shortGUID"]?.stringValue
+        init(model details: ShareDetails, currentUser: String?) {
+            publicPermission = Permission(rawValue: details.publicPermission.rawValue) ?? .none
+            participants = ([details.owner] + details.participants).map(Participant.init(model:))
+            currentUserParticipant = details.participant(currentUser).map(Participant.init(model:))
+            url = details.url.flatMap(URL.init(string:))
+            shortGUID = details.shortGUID
         }
 
-        /// The share keys of a record dictionary to save: what is new or changed.
-        func write(into object: inout [String: JSONValue]) {
-            if let rootRecordName { object["forRecord"] = .object(["recordName": .string(rootRecordName)]) }
-            if publicPermissionChanged { object["publicPermission"] = .string(publicPermission.rawValue) }
+        /// The share keys of a record to save: what is new or changed.
+        func write(into input: inout RecordInput) {
+            if let rootRecordName { input.forRecord = RecordNameInput(recordName: rootRecordName) }
+            if publicPermissionChanged { input.publicPermission = publicPermission.rawValue }
             if participantsChanged {
-                object["participants"] = .array(participants.filter { $0.role != .owner }.map(\.wire))
+                input.participants = participants.filter { $0.role != .owner }.map(\.input)
             }
         }
     }
 }
 
 extension Share.Participant {
-    init(wire object: [String: JSONValue]) {
-        participantID = object["participantId"]?.stringValue
-        let identity = object["userIdentity"]?.objectValue
-        userRecordID = identity?["userRecordName"]?.stringValue.map { Record.ID(recordName: $0) }
-        let info = identity?["lookupInfo"]?.objectValue
-        if let email = info?["emailAddress"]?.stringValue {
+    init(model: ShareParticipant) {
+        participantID = model.participantID
+        userRecordID = model.userRecordName.map { Record.ID(recordName: $0) }
+        if let email = model.emailAddress {
             lookupInfo = .emailAddress(email)
-        } else if let phone = info?["phoneNumber"]?.stringValue {
+        } else if let phone = model.phoneNumber {
             lookupInfo = .phoneNumber(phone)
-        } else if let name = info?["userRecordName"]?.stringValue {
+        } else if let name = model.userRecordName {
             lookupInfo = .userRecordID(Record.ID(recordName: name))
         }
-        permission = object["permission"]?.stringValue.flatMap(Share.Permission.init(rawValue:)) ?? .none
-        role = object["type"]?.stringValue.flatMap(Share.Role.init(rawValue:)) ?? .user
-        acceptanceStatus = object["acceptanceStatus"]?.stringValue.flatMap(Share.AcceptanceStatus.init(rawValue:)) ?? .unknown
+        permission = Share.Permission(rawValue: model.permission.rawValue) ?? .none
+        role = Share.Role(rawValue: model.type.rawValue) ?? .user
+        acceptanceStatus = Share.AcceptanceStatus(rawValue: model.acceptanceStatus.rawValue) ?? .unknown
     }
 
-    var wire: JSONValue {
-        var object: [String: JSONValue] = ["permission": .string(permission.rawValue)]
-        if let participantID { object["participantId"] = .string(participantID) }
-        if let lookupInfo { object["userIdentity"] = .object(["lookupInfo": lookupInfo.wire]) }
-        return .object(object)
+    /// The participant as an owner sends it.
+    var input: ParticipantInput {
+        ParticipantInput(
+            participantId: participantID, userIdentity: lookupInfo.map { ParticipantInput.Identity(lookupInfo: $0.model) },
+            permission: permission.rawValue
+        )
     }
 }
 
@@ -218,14 +217,14 @@ extension Container {
         }
         if result["serverErrorCode"] != nil { throw Container.error(from: result, status: 200) }
         let user = currentUserRecordName
-        guard let shareObject = result["share"]?.objectValue, let share = Share(try Record(wire: shareObject, currentUser: user)) else {
+        guard let shareJSON = result["share"], let share = Share(try Record(json: shareJSON, currentUser: user)) else {
             throw StratusError(.internalError, "records/\(operation) answered no share")
         }
-        let zoneID = Zone.ID(wire: result["zoneID"], currentUser: user)
+        let zoneID = Zone.ID(json: result["zoneID"], currentUser: user)
         return Share.Metadata(
             containerIdentifier: result["containerIdentifier"]?.stringValue ?? identifier, share: share, zoneID: zoneID,
             rootRecordID: result["rootRecordName"]?.stringValue.map { Record.ID(recordName: $0, zoneID: zoneID) },
-            rootRecord: try result["rootRecord"]?.objectValue.map { try Record(wire: $0, currentUser: user) },
+            rootRecord: try result["rootRecord"].map { try Record(json: $0, currentUser: user) },
             ownerIdentity: result["ownerIdentity"]?.objectValue.flatMap(UserIdentity.init(wire:)),
             participantPermission: result["participantPermission"]?.stringValue.flatMap(Share.Permission.init(rawValue:)) ?? .none,
             participantStatus: result["participantStatus"]?.stringValue.flatMap(Share.AcceptanceStatus.init(rawValue:)) ?? .unknown,

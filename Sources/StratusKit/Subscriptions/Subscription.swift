@@ -69,60 +69,56 @@ public struct Subscription: Sendable, Hashable {
         self.init(id: id, kind: .query(query, zoneID: zoneID, firesOn: firesOn, firesOnce: firesOnce), notificationInfo: notificationInfo)
     }
 
-    var wire: JSONValue {
-        var object: [String: JSONValue] = ["subscriptionID": .string(subscriptionID)]
+    /// The subscription as sent, and as the server answers it.
+    var model: SubscriptionInput {
+        var input = SubscriptionInput(subscriptionID: subscriptionID)
         switch kind {
         case .query(let query, let zoneID, let firesOn, let firesOnce):
-            object["subscriptionType"] = .string("query")
-            object["query"] = query.wire
-            object["firesOn"] = .array(Trigger.allCases.filter(firesOn.contains).map { .string($0.rawValue) })
-            object["firesOnce"] = .bool(firesOnce)
-            if let zoneID {
-                object["zoneID"] = zoneID.wire
-                object["zoneWide"] = .bool(false)
-            } else {
-                object["zoneWide"] = .bool(true)
-            }
+            input.subscriptionType = .query
+            input.query = query.model
+            input.firesOn = Trigger.allCases.filter(firesOn.contains).compactMap { SubscriptionInput.Trigger(rawValue: $0.rawValue) }
+            input.firesOnce = firesOnce
+            input.zoneID = zoneID?.model
+            input.zoneWide = zoneID == nil
         case .zone(let zoneID):
-            object["subscriptionType"] = .string("zone")
-            object["zoneID"] = zoneID.wire
+            input.subscriptionType = .zone
+            input.zoneID = zoneID.model
         case .database:
-            object["subscriptionType"] = .string("database")
+            input.subscriptionType = .database
         }
         if let info = notificationInfo {
-            var wire: [String: JSONValue] = [
-                "shouldBadge": .bool(info.shouldBadge), "shouldSendContentAvailable": .bool(info.shouldSendContentAvailable),
-            ]
-            if let body = info.alertBody { wire["alertBody"] = .string(body) }
-            if let title = info.title { wire["title"] = .string(title) }
-            if let sound = info.soundName { wire["soundName"] = .string(sound) }
-            if let keys = info.desiredKeys { wire["additionalFields"] = .array(keys.map(JSONValue.string)) }
-            object["notificationInfo"] = .object(wire)
+            var wire = StratusModel.NotificationInfo()
+            wire.alertBody = info.alertBody
+            wire.soundName = info.soundName
+            wire.additionalFields = info.desiredKeys
+            wire.shouldBadge = info.shouldBadge
+            wire.shouldSendContentAvailable = info.shouldSendContentAvailable
+            wire.title = info.title
+            input.notificationInfo = wire
         }
-        return .object(object)
+        return input
     }
 
-    init?(wire object: [String: JSONValue], currentUser: String?) {
-        guard let id = object["subscriptionID"]?.stringValue else { return nil }
-        let zoneID = object["zoneID"].map { Zone.ID(wire: $0, currentUser: currentUser) }
-        switch object["subscriptionType"]?.stringValue {
-        case "query":
-            guard let queryObject = object["query"]?.objectValue, let query = Query(wire: queryObject, currentUser: currentUser) else { return nil }
-            let triggers = Set((object["firesOn"]?.arrayValue ?? []).compactMap { $0.stringValue.flatMap(Trigger.init(rawValue:)) })
-            kind = .query(query, zoneID: object["zoneWide"]?.boolValue == false ? zoneID : nil, firesOn: triggers, firesOnce: object["firesOnce"]?.boolValue ?? false)
-        case "zone":
+    init?(model: SubscriptionInput, currentUser: String?) {
+        guard let id = model.subscriptionID else { return nil }
+        let zoneID = model.zoneID.map { Zone.ID(model: $0, currentUser: currentUser) }
+        switch model.subscriptionType {
+        case .query?:
+            guard let query = model.query.map({ Query(model: $0, currentUser: currentUser) }) else { return nil }
+            let triggers = Set((model.firesOn ?? []).compactMap { Trigger(rawValue: $0.rawValue) })
+            kind = .query(query, zoneID: model.zoneWide == false ? zoneID : nil, firesOn: triggers, firesOnce: model.firesOnce ?? false)
+        case .zone?:
             kind = .zone(zoneID ?? .default)
-        case "database":
+        case .database?:
             kind = .database
-        default:
+        case nil:
             return nil
         }
         subscriptionID = id
-        if let info = object["notificationInfo"]?.objectValue {
+        if let info = model.notificationInfo {
             notificationInfo = NotificationInfo(
-                alertBody: info["alertBody"]?.stringValue, title: info["title"]?.stringValue, soundName: info["soundName"]?.stringValue,
-                desiredKeys: info["additionalFields"]?.arrayValue?.compactMap(\.stringValue),
-                shouldBadge: info["shouldBadge"]?.boolValue ?? false, shouldSendContentAvailable: info["shouldSendContentAvailable"]?.boolValue ?? false
+                alertBody: info.alertBody, title: info.title, soundName: info.soundName, desiredKeys: info.additionalFields ?? info.desiredKeys,
+                shouldBadge: info.shouldBadge ?? false, shouldSendContentAvailable: info.shouldSendContentAvailable ?? false
             )
         }
     }
@@ -130,36 +126,18 @@ public struct Subscription: Sendable, Hashable {
 
 extension Query {
     /// Reads a saved subscription's query back.
-    init?(wire object: [String: JSONValue], currentUser: String?) {
-        guard let type = object["recordType"]?.stringValue else { return nil }
+    init(model: QueryInput, currentUser: String?) {
         var filter = Filter.all
-        for item in object["filterBy"]?.arrayValue ?? [] {
-            guard let entry = item.objectValue, let comparator = entry["comparator"]?.stringValue,
-                let valueEntry = entry["fieldValue"]?.objectValue, let raw = valueEntry["value"],
-                let value = try? FieldValue(wire: raw, type: valueEntry["type"]?.stringValue, currentUser: currentUser)
-            else { continue }
-            let field = entry["systemFieldName"]?.stringValue.map { Filter.Field(name: $0, isSystem: true) }
-                ?? Filter.Field(name: entry["fieldName"]?.stringValue ?? "", isSystem: false)
-            filter = filter && Filter(conditions: [Filter.Condition(comparator: comparator, field: field, value: value, distance: entry["distance"].flatMap(\.doubleValue))])
+        for entry in model.filterBy ?? [] {
+            guard let input = entry.fieldValue, let value = FieldValue(input: input, currentUser: currentUser) else { continue }
+            let field = entry.systemFieldName.map { Filter.Field(name: $0, isSystem: true) } ?? Filter.Field(name: entry.fieldName ?? "", isSystem: false)
+            filter = filter && Filter(conditions: [Filter.Condition(comparator: entry.comparator, field: field, value: value, distance: entry.distance)])
         }
-        var sort: [Query.Sort] = []
-        for item in object["sortBy"]?.arrayValue ?? [] {
-            guard let entry = item.objectValue else { continue }
-            let field = entry["systemFieldName"]?.stringValue.map { Filter.Field(name: $0, isSystem: true) }
-                ?? Filter.Field(name: entry["fieldName"]?.stringValue ?? "", isSystem: false)
-            sort.append(Query.Sort(field: field, ascending: entry["ascending"]?.boolValue ?? true))
+        let sort = (model.sortBy ?? []).map { entry in
+            let field = entry.systemFieldName.map { Filter.Field(name: $0, isSystem: true) } ?? Filter.Field(name: entry.fieldName ?? "", isSystem: false)
+            return Query.Sort(field: field, ascending: entry.ascending ?? true)
         }
-        self.init(recordType: type, filter: filter, sort: sort)
-    }
-}
-
-extension JSONValue {
-    var doubleValue: Double? {
-        switch self {
-        case .double(let value): value
-        case .integer(let value): Double(value)
-        default: nil
-        }
+        self.init(recordType: model.recordType, filter: filter, sort: sort)
     }
 }
 
@@ -167,40 +145,41 @@ extension JSONValue {
 extension Database {
     @discardableResult
     public func save(_ subscription: Subscription) async throws -> Subscription {
-        let answer = try await container.post(databaseScope, "subscriptions/modify", .object([
-            "operations": .array([.object(["operationType": .string("create"), "subscription": subscription.wire])]),
-        ]))
+        let operation = ModifySubscriptionsRequest.Operation(operationType: .create, subscription: try JSONValue(encoding: subscription.model))
+        let answer = try await container.post(databaseScope, "subscriptions/modify", ModifySubscriptionsRequest(operations: [operation]))
         return try self.subscription(fromItem: answer["subscriptions"]?.arrayValue?.first)
     }
 
     /// The user's subscriptions in this database.
     public func allSubscriptions() async throws -> [Subscription] {
-        let answer = try await container.post(databaseScope, "subscriptions/list", .object([:]))
+        let answer = try await container.post(databaseScope, "subscriptions/list", JSONValue.object([:]))
         return try (answer["subscriptions"]?.arrayValue ?? []).map { try subscription(fromItem: $0) }
     }
 
     /// One subscription.
     /// - Throws: ``StratusError`` `unknownItem`.
     public func subscription(for id: String) async throws -> Subscription {
-        let answer = try await container.post(databaseScope, "subscriptions/lookup", .object([
-            "subscriptions": .array([.object(["subscriptionID": .string(id)])]),
-        ]))
+        let request = LookupSubscriptionsRequest(subscriptions: [.init(subscriptionID: id)])
+        let answer = try await container.post(databaseScope, "subscriptions/lookup", request)
         return try subscription(fromItem: answer["subscriptions"]?.arrayValue?.first)
     }
 
     public func deleteSubscription(withID id: String) async throws {
-        let answer = try await container.post(databaseScope, "subscriptions/modify", .object([
-            "operations": .array([.object(["operationType": .string("delete"), "subscription": .object(["subscriptionID": .string(id)])])]),
-        ]))
+        let operation = ModifySubscriptionsRequest.Operation(
+            operationType: .delete, subscription: try JSONValue(encoding: SubscriptionInput(subscriptionID: id))
+        )
+        let answer = try await container.post(databaseScope, "subscriptions/modify", ModifySubscriptionsRequest(operations: [operation]))
         if let item = answer["subscriptions"]?.arrayValue?.first?.objectValue, item["serverErrorCode"] != nil {
             throw Container.error(from: item, status: 200)
         }
     }
 
     private func subscription(fromItem item: JSONValue?) throws -> Subscription {
-        guard let object = item?.objectValue else { throw StratusError(.internalError, "the server answered no subscription") }
+        guard let item, let object = item.objectValue else { throw StratusError(.internalError, "the server answered no subscription") }
         if object["serverErrorCode"] != nil { throw Container.error(from: object, status: 200) }
-        guard let subscription = Subscription(wire: object, currentUser: container.currentUserRecordName) else {
+        guard let model = try? JSONValueDecoder().decode(SubscriptionInput.self, from: item),
+            let subscription = Subscription(model: model, currentUser: container.currentUserRecordName)
+        else {
             throw StratusError(.internalError, "the server answered a subscription StratusKit cannot read")
         }
         return subscription

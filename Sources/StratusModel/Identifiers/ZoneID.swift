@@ -1,5 +1,5 @@
 /// Identifies a zone on the wire: `{zoneName, ownerRecordName?}` (`ckws-protocol.md` §2.3).
-public struct ZoneID: Sendable, Hashable, Codable {
+public struct ZoneID: Sendable, Hashable, Decodable, JSONWritable {
     /// The name of every database's default zone.
     public static let defaultZoneName = "_defaultZone"
 
@@ -17,6 +17,10 @@ public struct ZoneID: Sendable, Hashable, Codable {
 
     /// Whether this is the default zone.
     public var isDefault: Bool { zoneName == Self.defaultZoneName }
+
+    private enum CodingKeys: String, CodingKey {
+        case zoneName, ownerRecordName
+    }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)

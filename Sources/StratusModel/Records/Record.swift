@@ -161,9 +161,9 @@ extension Record {
         writer.string(share.publicPermission.rawValue)
         writer.key("shortGUID")
         writer.string(share.shortGUID)
-        if let base = rendering.shareBaseURL {
+        if let url = rendering.shareBaseURL.map({ ShareRecords.url(shortGUID: share.shortGUID, baseURL: $0) }) ?? share.url {
             writer.key("url")
-            writer.string(ShareRecords.url(shortGUID: share.shortGUID, baseURL: base))
+            writer.string(url)
         }
     }
 
@@ -188,7 +188,9 @@ extension Record {
                 values[name] = value.mappingAssets { stored in
                     Asset(
                         fileChecksum: stored.fileChecksum, size: stored.size,
+                        // Stored assets get a URL for this reader; a record read from an answer keeps the one it came with.
                         downloadURL: stored.assetID.flatMap { rendering.assetLinks?.downloadURL(forAsset: $0, field: name, of: self) }
+                            ?? stored.downloadURL
                     )
                 }
             }

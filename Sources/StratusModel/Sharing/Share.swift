@@ -118,6 +118,8 @@ public struct ShareDetails: Sendable, Hashable {
     public var rootRecordName: String?
     /// Everyone added or joined, the owner excluded; removed participants are not listed.
     public var participants: [ShareParticipant]
+    /// The share's URL as a server answered it (servers write it from their base URL; see ``RecordRendering``).
+    public var url: String?
 
     public init(
         shortGUID: String, publicPermission: SharePermission, ownerRecordName: String, rootRecordName: String?,
@@ -152,5 +154,35 @@ public struct ShareDetails: Sendable, Hashable {
     /// What a participant may do: a public user's permission follows the share's public permission.
     public func effectivePermission(of participant: ShareParticipant) -> SharePermission {
         participant.type == .publicUser ? publicPermission : participant.permission
+    }
+}
+
+extension ShareParticipant: Decodable, JSONWritable {
+    private enum Key: String, CodingKey {
+        case acceptanceStatus, participantId, permission, type, userIdentity
+    }
+
+    private struct Identity: Decodable {
+        struct LookupInfo: Decodable {
+            var emailAddress: String?
+            var phoneNumber: String?
+            var userRecordName: String?
+        }
+        var userRecordName: String?
+        var lookupInfo: LookupInfo?
+    }
+
+    /// Reads the Share Participant dictionary ``write(to:)`` writes.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        let identity = try container.decodeIfPresent(Identity.self, forKey: .userIdentity)
+        self.init(
+            participantID: try container.decodeIfPresent(String.self, forKey: .participantId) ?? "",
+            userRecordName: identity?.userRecordName ?? identity?.lookupInfo?.userRecordName,
+            emailAddress: identity?.lookupInfo?.emailAddress, phoneNumber: identity?.lookupInfo?.phoneNumber,
+            permission: try container.decodeIfPresent(SharePermission.self, forKey: .permission) ?? .none,
+            type: try container.decodeIfPresent(ParticipantType.self, forKey: .type) ?? .user,
+            acceptanceStatus: try container.decodeIfPresent(AcceptanceStatus.self, forKey: .acceptanceStatus) ?? .invited
+        )
     }
 }

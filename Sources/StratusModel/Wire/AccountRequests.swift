@@ -35,8 +35,12 @@ public struct UserLookupInfo: Sendable, Hashable, Codable {
 }
 
 /// The `users/discover` request body.
-public struct DiscoverUsersRequest: Sendable, Hashable, Decodable {
+public struct DiscoverUsersRequest: Sendable, Hashable, Codable {
     public var lookupInfos: [UserLookupInfo]
+
+    public init(lookupInfos: [UserLookupInfo]) {
+        self.lookupInfos = lookupInfos
+    }
 }
 
 /// The body of the older `users/lookup/email` and `users/lookup/id`.

@@ -1,5 +1,5 @@
 /// A record dictionary as a client sends it in `records/modify`.
-public struct RecordInput: Sendable, Hashable, Decodable {
+public struct RecordInput: Sendable, Hashable, Codable {
     public var recordName: String?
     public var recordType: String?
     public var recordChangeTag: String?
@@ -19,8 +19,9 @@ public struct RecordInput: Sendable, Hashable, Decodable {
     public init(
         recordName: String? = nil, recordType: String? = nil, recordChangeTag: String? = nil, fields: [String: FieldInput]? = nil,
         parent: ParentInput = .unchanged, forRecord: RecordNameInput? = nil, publicPermission: String? = nil,
-        participants: [ParticipantInput]? = nil
+        participants: [ParticipantInput]? = nil, createShortGUID: Bool? = nil
     ) {
+        self.createShortGUID = createShortGUID
         self.recordName = recordName
         self.recordType = recordType
         self.recordChangeTag = recordChangeTag
@@ -52,6 +53,23 @@ public struct RecordInput: Sendable, Hashable, Decodable {
         publicPermission = try container.decodeIfPresent(String.self, forKey: .publicPermission)
         participants = try container.decodeIfPresent([ParticipantInput].self, forKey: .participants)
         createShortGUID = try container.decodeIfPresent(Bool.self, forKey: .createShortGUID)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(recordName, forKey: .recordName)
+        try container.encodeIfPresent(recordType, forKey: .recordType)
+        try container.encodeIfPresent(recordChangeTag, forKey: .recordChangeTag)
+        try container.encodeIfPresent(fields, forKey: .fields)
+        switch parent {
+        case .unchanged: break
+        case .removed: try container.encodeNil(forKey: .parent)
+        case .set(let name): try container.encode(RecordNameInput(recordName: name), forKey: .parent)
+        }
+        try container.encodeIfPresent(forRecord, forKey: .forRecord)
+        try container.encodeIfPresent(publicPermission, forKey: .publicPermission)
+        try container.encodeIfPresent(participants, forKey: .participants)
+        try container.encodeIfPresent(createShortGUID, forKey: .createShortGUID)
     }
 }
 
@@ -114,31 +132,57 @@ public enum RecordOperationType: String, Sendable, Hashable, CaseIterable, Codab
 }
 
 /// One operation of a `records/modify` request.
-public struct RecordOperationInput: Sendable, Hashable, Decodable {
+public struct RecordOperationInput: Sendable, Hashable, Codable {
     public var operationType: RecordOperationType
     public var record: RecordInput
     public var desiredKeys: [String]?
+
+    public init(operationType: RecordOperationType, record: RecordInput, desiredKeys: [String]? = nil) {
+        self.operationType = operationType
+        self.record = record
+        self.desiredKeys = desiredKeys
+    }
 }
 
 /// The `records/modify` request body.
-public struct ModifyRecordsRequest: Sendable, Hashable, Decodable {
+public struct ModifyRecordsRequest: Sendable, Hashable, Codable {
     public var operations: [RecordOperationInput]
     public var zoneID: ZoneID?
     public var atomic: Bool?
     public var desiredKeys: [String]?
     public var numbersAsStrings: Bool?
+
+    public init(operations: [RecordOperationInput], zoneID: ZoneID? = nil, atomic: Bool? = nil, desiredKeys: [String]? = nil, numbersAsStrings: Bool? = nil) {
+        self.operations = operations
+        self.zoneID = zoneID
+        self.atomic = atomic
+        self.desiredKeys = desiredKeys
+        self.numbersAsStrings = numbersAsStrings
+    }
 }
 
 /// The `records/lookup` request body.
-public struct LookupRecordsRequest: Sendable, Hashable, Decodable {
-    public struct Item: Sendable, Hashable, Decodable {
+public struct LookupRecordsRequest: Sendable, Hashable, Codable {
+    public struct Item: Sendable, Hashable, Codable {
         public var recordName: String
         public var desiredKeys: [String]?
+
+        public init(recordName: String, desiredKeys: [String]? = nil) {
+            self.recordName = recordName
+            self.desiredKeys = desiredKeys
+        }
     }
     public var records: [Item]
     public var zoneID: ZoneID?
     public var desiredKeys: [String]?
     public var numbersAsStrings: Bool?
+
+    public init(records: [Item], zoneID: ZoneID? = nil, desiredKeys: [String]? = nil, numbersAsStrings: Bool? = nil) {
+        self.records = records
+        self.zoneID = zoneID
+        self.desiredKeys = desiredKeys
+        self.numbersAsStrings = numbersAsStrings
+    }
 }
 
 /// A query filter as a client sends it.
@@ -187,7 +231,7 @@ public struct QueryInput: Sendable, Hashable, Codable {
 }
 
 /// The `records/query` request body.
-public struct QueryRecordsRequest: Sendable, Hashable, Decodable {
+public struct QueryRecordsRequest: Sendable, Hashable, Codable {
     public var query: QueryInput
     public var zoneID: ZoneID?
     public var zoneWide: Bool?
@@ -195,4 +239,17 @@ public struct QueryRecordsRequest: Sendable, Hashable, Decodable {
     public var continuationMarker: String?
     public var desiredKeys: [String]?
     public var numbersAsStrings: Bool?
+
+    public init(
+        query: QueryInput, zoneID: ZoneID? = nil, zoneWide: Bool? = nil, resultsLimit: Int? = nil, continuationMarker: String? = nil,
+        desiredKeys: [String]? = nil, numbersAsStrings: Bool? = nil
+    ) {
+        self.query = query
+        self.zoneID = zoneID
+        self.zoneWide = zoneWide
+        self.resultsLimit = resultsLimit
+        self.continuationMarker = continuationMarker
+        self.desiredKeys = desiredKeys
+        self.numbersAsStrings = numbersAsStrings
+    }
 }

@@ -1,5 +1,5 @@
 /// A subscription as clients send it (`ckws-protocol.md` §6.1).
-public struct SubscriptionInput: Sendable, Hashable, Decodable {
+public struct SubscriptionInput: Sendable, Hashable, Codable {
     /// What a subscription watches.
     public enum Kind: String, Sendable, Hashable, Codable {
         /// Records of one type that match filters.
@@ -25,11 +25,27 @@ public struct SubscriptionInput: Sendable, Hashable, Decodable {
     /// Query subscriptions: watch every zone of the database, not only `zoneID` (default `true`).
     public var zoneWide: Bool?
     public var notificationInfo: NotificationInfo?
+
+    public init(
+        subscriptionID: String? = nil, subscriptionType: Kind? = nil, query: QueryInput? = nil, zoneID: ZoneID? = nil,
+        firesOn: [Trigger]? = nil, firesOnce: Bool? = nil, zoneWide: Bool? = nil, notificationInfo: NotificationInfo? = nil
+    ) {
+        self.subscriptionID = subscriptionID
+        self.subscriptionType = subscriptionType
+        self.query = query
+        self.zoneID = zoneID
+        self.firesOn = firesOn
+        self.firesOnce = firesOnce
+        self.zoneWide = zoneWide
+        self.notificationInfo = notificationInfo
+    }
 }
 
 /// What a notification shows and carries: rendered into the APNs payload's `aps` dictionary (§6.3).
 public struct NotificationInfo: Sendable, Hashable, Codable {
     public var alertBody: String?
+    /// The alert's title.
+    public var title: String?
     public var alertLocalizationKey: String?
     /// Field names whose values fill the localized alert's arguments.
     public var alertLocalizationArgs: [String]?
@@ -54,21 +70,38 @@ public struct NotificationInfo: Sendable, Hashable, Codable {
 }
 
 /// The `subscriptions/modify` request body. Subscriptions stay JSON here so they can be kept as sent.
-public struct ModifySubscriptionsRequest: Sendable, Hashable, Decodable {
-    public enum OperationType: String, Sendable, Hashable, Decodable {
+public struct ModifySubscriptionsRequest: Sendable, Hashable, Codable {
+    public enum OperationType: String, Sendable, Hashable, Codable {
         case create, update, delete
     }
-    public struct Operation: Sendable, Hashable, Decodable {
+    public struct Operation: Sendable, Hashable, Codable {
         public var operationType: OperationType
         public var subscription: JSONValue
+
+        public init(operationType: OperationType, subscription: JSONValue) {
+            self.operationType = operationType
+            self.subscription = subscription
+        }
     }
     public var operations: [Operation]
+
+    public init(operations: [Operation]) {
+        self.operations = operations
+    }
 }
 
 /// The `subscriptions/lookup` request body.
-public struct LookupSubscriptionsRequest: Sendable, Hashable, Decodable {
-    public struct Item: Sendable, Hashable, Decodable {
+public struct LookupSubscriptionsRequest: Sendable, Hashable, Codable {
+    public struct Item: Sendable, Hashable, Codable {
         public var subscriptionID: String
+
+        public init(subscriptionID: String) {
+            self.subscriptionID = subscriptionID
+        }
     }
     public var subscriptions: [Item]
+
+    public init(subscriptions: [Item]) {
+        self.subscriptions = subscriptions
+    }
 }

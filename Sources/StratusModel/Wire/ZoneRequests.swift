@@ -1,31 +1,53 @@
 /// The `zones/lookup` request body.
-public struct LookupZonesRequest: Sendable, Hashable, Decodable {
+public struct LookupZonesRequest: Sendable, Hashable, Codable {
     public var zones: [ZoneID]
+
+    public init(zones: [ZoneID]) {
+        self.zones = zones
+    }
 }
 
 /// The `zones/modify` request body.
-public struct ModifyZonesRequest: Sendable, Hashable, Decodable {
-    public enum OperationType: String, Sendable, Hashable, Decodable {
+public struct ModifyZonesRequest: Sendable, Hashable, Codable {
+    public enum OperationType: String, Sendable, Hashable, Codable {
         case create, delete
     }
-    public struct Operation: Sendable, Hashable, Decodable {
-        public struct Zone: Sendable, Hashable, Decodable {
+    public struct Operation: Sendable, Hashable, Codable {
+        public struct Zone: Sendable, Hashable, Codable {
             public var zoneID: ZoneID
+
+            public init(zoneID: ZoneID) {
+                self.zoneID = zoneID
+            }
         }
         public var operationType: OperationType
         public var zone: Zone
+
+        public init(operationType: OperationType, zone: Zone) {
+            self.operationType = operationType
+            self.zone = zone
+        }
     }
     public var operations: [Operation]
+
+    public init(operations: [Operation]) {
+        self.operations = operations
+    }
 }
 
 /// The `changes/database` request body.
-public struct DatabaseChangesRequest: Sendable, Hashable, Decodable {
+public struct DatabaseChangesRequest: Sendable, Hashable, Codable {
     public var syncToken: String?
     public var resultsLimit: Int?
+
+    public init(syncToken: String? = nil, resultsLimit: Int? = nil) {
+        self.syncToken = syncToken
+        self.resultsLimit = resultsLimit
+    }
 }
 
 /// The `zones/changes` request body (the older form of `changes/database`).
-public struct ZoneListChangesRequest: Sendable, Hashable, Decodable {
+public struct ZoneListChangesRequest: Sendable, Hashable, Codable {
     public var metaSyncToken: String?
     /// What some clients send in place of `metaSyncToken`.
     public var syncToken: String?
@@ -33,13 +55,21 @@ public struct ZoneListChangesRequest: Sendable, Hashable, Decodable {
 }
 
 /// The `changes/zone` request body: per-zone settings with request-wide defaults.
-public struct ZoneChangesRequest: Sendable, Hashable, Decodable {
-    public struct Item: Sendable, Hashable, Decodable {
+public struct ZoneChangesRequest: Sendable, Hashable, Codable {
+    public struct Item: Sendable, Hashable, Codable {
         public var zoneID: ZoneID
         public var syncToken: String?
         public var resultsLimit: Int?
         public var desiredKeys: [String]?
         public var desiredRecordTypes: [String]?
+
+        public init(zoneID: ZoneID, syncToken: String? = nil, resultsLimit: Int? = nil, desiredKeys: [String]? = nil, desiredRecordTypes: [String]? = nil) {
+            self.zoneID = zoneID
+            self.syncToken = syncToken
+            self.resultsLimit = resultsLimit
+            self.desiredKeys = desiredKeys
+            self.desiredRecordTypes = desiredRecordTypes
+        }
     }
     public var zones: [Item]
     public var resultsLimit: Int?
@@ -48,10 +78,16 @@ public struct ZoneChangesRequest: Sendable, Hashable, Decodable {
     public var numbersAsStrings: Bool?
     /// The reference's spelling of `numbersAsStrings` for this endpoint.
     public var numberAsStrings: Bool?
+
+    public init(zones: [Item], resultsLimit: Int? = nil, desiredKeys: [String]? = nil) {
+        self.zones = zones
+        self.resultsLimit = resultsLimit
+        self.desiredKeys = desiredKeys
+    }
 }
 
 /// The `records/changes` request body (one custom zone).
-public struct RecordChangesRequest: Sendable, Hashable, Decodable {
+public struct RecordChangesRequest: Sendable, Hashable, Codable {
     public var zoneID: ZoneID
     public var syncToken: String?
     public var resultsLimit: Int?

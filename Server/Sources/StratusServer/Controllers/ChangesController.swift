@@ -25,8 +25,6 @@ struct ChangesController {
     /// `{moreComing, syncToken, zones}`; with `legacy` (`zones/changes`) the token is also answered as
     /// `metaSyncToken`, the name the 2016 reference gives it, beside the `syncToken` other clients read.
     static func databaseChanges(call: DatabaseCall, store: any Store, syncToken: String?, limit: Int?, legacy: Bool = false) async throws -> Response {
-        var writer = JSONWriter()
-        writer.beginObject()
         let changes = if call.scope == .shared {
             try await store.sharedDatabaseChanges(
                 of: try call.requireUser(), containerID: call.authentication.container.id, environment: call.authentication.environment,
@@ -35,25 +33,11 @@ struct ChangesController {
         } else {
             try await store.databaseChanges(in: try call.database(), since: syncToken, limit: Self.limit(limit))
         }
-        if legacy {
-            writer.key("metaSyncToken")
-            writer.string(changes.syncToken)
-        }
-        writer.key("moreComing")
-        writer.bool(changes.moreComing)
-        writer.key("syncToken")
-        writer.string(changes.syncToken)
-        writer.array("zones", changes.zones) { writer, zone in
-            writer.beginObject()
-            if zone.deleted {
-                writer.key("deleted")
-                writer.bool(true)
-            }
-            writer.key("zoneID")
-            zone.zoneID.write(to: &writer)
-            writer.endObject()
-        }
-        writer.endObject()
+        var writer = JSONWriter()
+        DatabaseChangesResponse(
+            zones: changes.zones.map { ZoneEntry(zoneID: $0.zoneID, deleted: $0.deleted) }, syncToken: changes.syncToken,
+            moreComing: changes.moreComing, metaSyncToken: legacy ? changes.syncToken : nil
+        ).write(to: &writer)
         return call.respond(writer)
     }
 
@@ -82,15 +66,11 @@ struct ChangesController {
                     desiredKeys: item.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings ?? body.numberAsStrings,
                     in: target.zone.database
                 )
-                writer.beginObject()
-                writer.key("moreComing")
-                writer.bool(changes.moreComing)
-                Self.write(changes.changes, rendering: rendering, to: &writer)
-                writer.key("syncToken")
-                writer.string(changes.syncToken)
-                writer.key("zoneID")
-                target.zone.wireZoneID.write(to: &writer)
-                writer.endObject()
+                ZoneChangesEntry.write(
+                    zoneID: target.zone.wireZoneID, syncToken: changes.syncToken, moreComing: changes.moreComing, to: &writer
+                ) { writer in
+                    Self.write(changes.changes, rendering: rendering, to: &writer)
+                }
             } catch {
                 let apiError = APIError(translating: error)
                 if apiError.code == .internalError { throw error }

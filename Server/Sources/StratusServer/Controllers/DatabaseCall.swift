@@ -182,28 +182,19 @@ struct DatabaseCall: Sendable {
     }
 }
 
-/// Renders per-item outcomes.
+/// Renders per-item outcomes, in the shapes StratusModel's wire types define.
 enum ResultWriter {
-    /// `{recordName, serverErrorCode, reason, uuid, serverRecord?}`.
+    /// The record's error entry; an internal failure is not described to the client.
     static func writeFailure(_ failure: RecordFailure, rendering: RecordRendering, to writer: inout JSONWriter) {
         let code = APIError.wireCode(of: failure.error)
-        writer.beginObject()
-        writer.key("reason")
-        writer.string(code == .internalError ? "the server failed to process the record" : failure.error.message)
-        writer.key("recordName")
-        writer.string(failure.recordName)
-        if let serverRecord = failure.serverRecord {
-            writer.key("serverRecord")
-            serverRecord.write(to: &writer, rendering: rendering)
-        }
-        writer.key("serverErrorCode")
-        writer.string(code.rawValue)
-        writer.key("uuid")
-        writer.string(UUID().uuidString.lowercased())
-        writer.endObject()
+        RecordErrorEntry(
+            recordName: failure.recordName, serverErrorCode: code.rawValue,
+            reason: code == .internalError ? "the server failed to process the record" : failure.error.message,
+            uuid: UUID().uuidString.lowercased(), serverRecord: failure.serverRecord
+        ).write(to: &writer, rendering: rendering)
     }
 
-    /// `{recordName, serverErrorCode: NOT_FOUND, reason}` for a lookup miss.
+    /// `NOT_FOUND` for a lookup miss.
     static func writeMissing(_ recordName: String, to writer: inout JSONWriter) {
         writeFailure(
             RecordFailure(recordName: recordName, error: StorageError(.notFound, "the record does not exist")),
@@ -211,27 +202,11 @@ enum ResultWriter {
         )
     }
 
-    /// `{zoneID, serverErrorCode, reason}`.
     static func writeZoneFailure(_ zoneID: ZoneID, code: ServerErrorCode, reason: String, to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("reason")
-        writer.string(reason)
-        writer.key("serverErrorCode")
-        writer.string(code.rawValue)
-        writer.key("zoneID")
-        zoneID.write(to: &writer)
-        writer.endObject()
+        ZoneErrorEntry(zoneID: zoneID, serverErrorCode: code.rawValue, reason: reason).write(to: &writer)
     }
 
-    /// `{zoneID, syncToken, atomic}`.
     static func writeZone(_ zone: ZoneInfo, to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("atomic")
-        writer.bool(zone.atomic)
-        writer.key("syncToken")
-        writer.string(zone.syncToken)
-        writer.key("zoneID")
-        zone.zoneID.write(to: &writer)
-        writer.endObject()
+        ZoneEntry(zoneID: zone.zoneID, syncToken: zone.syncToken, atomic: zone.atomic).write(to: &writer)
     }
 }

@@ -31,22 +31,22 @@ struct RecordsController {
             zone: target.zone, operations: operations, atomic: body.atomic ?? true,
             caller: caller, timestamp: Authenticator.now()
         ))
-        return call.respond(JSONWriter.object(capacity: 512 * max(1, results.count)) { writer in
-            writer.array("records", zip(body.operations, results)) { writer, item in
-                let (operation, result) = item
-                let rendering = call.rendering(
-                    desiredKeys: operation.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings, in: target.zone.database
-                )
-                switch result {
-                case .saved(let record): record.write(to: &writer, rendering: rendering)
-                case .deleted(let deletion): deletion.write(to: &writer)
-                case .failed(var failure):
-                    // A conflict shows the server record only to a caller who may read it.
-                    if let serverRecord = failure.serverRecord, !access.mayRead(serverRecord) { failure.serverRecord = nil }
-                    ResultWriter.writeFailure(failure, rendering: rendering, to: &writer)
-                }
+        var writer = JSONWriter(capacity: 512 * max(1, results.count))
+        RecordsResponse.write(zip(body.operations, results), to: &writer) { writer, item in
+            let (operation, result) = item
+            let rendering = call.rendering(
+                desiredKeys: operation.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings, in: target.zone.database
+            )
+            switch result {
+            case .saved(let record): record.write(to: &writer, rendering: rendering)
+            case .deleted(let deletion): deletion.write(to: &writer)
+            case .failed(var failure):
+                // A conflict shows the server record only to a caller who may read it.
+                if let serverRecord = failure.serverRecord, !access.mayRead(serverRecord) { failure.serverRecord = nil }
+                ResultWriter.writeFailure(failure, rendering: rendering, to: &writer)
             }
-        })
+        }
+        return call.respond(writer)
     }
 
     /// Checks operations for shape: names present and valid, one operation per record.
@@ -93,23 +93,23 @@ struct RecordsController {
         let visible = try await target.visible(Array(found.keys), store: server.store)
         found = found.filter { visible.contains($0.key) }
         let access = try await ReadAccess.of(call, store: server.store)
-        return call.respond(JSONWriter.object(capacity: 512 * max(1, body.records.count)) { writer in
-            writer.array("records", body.records) { writer, item in
-                if let record = found[item.recordName], !access.mayRead(record) {
-                    ResultWriter.writeFailure(
-                        RecordFailure(recordName: item.recordName, error: AccessPolicy.refusal(.read, recordType: record.recordType)),
-                        rendering: .full, to: &writer
-                    )
-                } else if let record = found[item.recordName] {
-                    let rendering = call.rendering(
-                        desiredKeys: item.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings, in: target.zone.database
-                    )
-                    record.write(to: &writer, rendering: rendering)
-                } else {
-                    ResultWriter.writeMissing(item.recordName, to: &writer)
-                }
+        var writer = JSONWriter(capacity: 512 * max(1, body.records.count))
+        RecordsResponse.write(body.records, to: &writer) { writer, item in
+            if let record = found[item.recordName], !access.mayRead(record) {
+                ResultWriter.writeFailure(
+                    RecordFailure(recordName: item.recordName, error: AccessPolicy.refusal(.read, recordType: record.recordType)),
+                    rendering: .full, to: &writer
+                )
+            } else if let record = found[item.recordName] {
+                let rendering = call.rendering(
+                    desiredKeys: item.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings, in: target.zone.database
+                )
+                record.write(to: &writer, rendering: rendering)
+            } else {
+                ResultWriter.writeMissing(item.recordName, to: &writer)
             }
-        })
+        }
+        return call.respond(writer)
     }
 
     @Sendable func query(_ request: Request, context: StratusRequestContext) async throws -> Response {
@@ -132,13 +132,11 @@ struct RecordsController {
             sharedRoots: target.access?.roots
         ))
         let rendering = call.rendering(desiredKeys: body.desiredKeys, numbersAsStrings: body.numbersAsStrings, in: target.zone.database)
-        return call.respond(JSONWriter.object(capacity: 1024 * max(1, page.records.count)) { writer in
-            if let marker = page.continuationMarker {
-                writer.key("continuationMarker")
-                writer.string(marker)
-            }
-            writer.array("records", page.records) { writer, record in record.write(to: &writer, rendering: rendering) }
-        })
+        var writer = JSONWriter(capacity: 1024 * max(1, page.records.count))
+        RecordsResponse.write(page.records, continuationMarker: page.continuationMarker, to: &writer) { writer, record in
+            record.write(to: &writer, rendering: rendering)
+        }
+        return call.respond(writer)
     }
 
     @Sendable func changes(_ request: Request, context: StratusRequestContext) async throws -> Response {

@@ -82,7 +82,7 @@ enum NotificationPayload {
         writer.string(zone.database.scope == .public ? "_defaultOwner" : zone.database.ownerRecordName)
     }
 
-    /// `{alert: {body, loc-key, loc-args, action-loc-key, launch-image}, sound, badge, content-available, category}`.
+    /// `{alert: {body, title, loc-key, loc-args, action-loc-key, launch-image}, sound, badge, content-available, category}`.
     private static func writeAPS(_ info: NotificationInfo, fields: [String: FieldValue], to writer: inout JSONWriter) {
         writer.beginObject()
         let alert: [(String, JSONValue?)] = [
@@ -91,6 +91,7 @@ enum NotificationPayload {
             ("launch-image", info.alertLaunchImage.map(JSONValue.string)),
             ("loc-args", info.alertLocalizationArgs.map { names in .array(names.map { .string(text(of: fields[$0])) }) }),
             ("loc-key", info.alertLocalizationKey.map(JSONValue.string)),
+            ("title", info.title.map(JSONValue.string)),
         ]
         if alert.contains(where: { $0.1 != nil }) {
             writer.key("alert")
