@@ -22,9 +22,4 @@ extension Query {
             }
         )
     }
-
-    /// The `query` dictionary as a JSON value, for requests still written by hand (subscriptions).
-    var wire: JSONValue {
-        (try? JSONValue(encoding: model)) ?? .null
-    }
 }
