@@ -47,6 +47,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
+        // The documentation's Swift examples, compiled as written (generated from README.md and docs/ by the plugin).
+        .executableTarget(name: "SnippetExtractor", swiftSettings: swiftSettings),
+        .plugin(name: "DocsSnippetsPlugin", capability: .buildTool(), dependencies: ["SnippetExtractor"]),
+        .target(name: "DocsSnippets", dependencies: [kit, messagesKit, flagsKit], plugins: ["DocsSnippetsPlugin"]),
         // The storage contract every backend implements.
         .target(
             name: "StratusStore",

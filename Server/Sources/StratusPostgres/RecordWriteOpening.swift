@@ -34,10 +34,10 @@ struct RecordWriteOpening {
         )
         let rows: [PostgresRow]
         if names.count == 1 {
-            try bindings.append(names[0])
+            bindings.append(names[0])
             rows = try await write.connection.rows(OpenRecordWrite.self, bindings, logger: write.logger)
         } else {
-            try bindings.append(names)
+            bindings.append(names)
             rows = try await write.connection.rows(OpenRecordsWrite.self, bindings, logger: write.logger)
         }
         guard let first = rows.first else { return nil }

@@ -39,8 +39,9 @@ final class StatementShapes: Sendable {
         }
     }
 
-    /// The statement type of each slot: ``ShapeText`` over every pair of ``ShapeDigit``s.
-    fileprivate static let types: [any PreparedText.Type] = {
+    /// The statement type of each slot: ``ShapeText`` over every pair of ``ShapeDigit``s. Never changed after it is
+    /// made (metatypes of a non-`Sendable` protocol are not `Sendable` by themselves).
+    nonisolated(unsafe) fileprivate static let types: [any PreparedText.Type] = {
         let digits: [any ShapeDigit.Type] = [D0.self, D1.self, D2.self, D3.self, D4.self, D5.self, D6.self, D7.self]
         func pair<High: ShapeDigit, Low: ShapeDigit>(_ high: High.Type, _ low: Low.Type) -> any PreparedText.Type { ShapeText<High, Low>.self }
         return digits.flatMap { high in digits.map { low in pair(high, low) } }

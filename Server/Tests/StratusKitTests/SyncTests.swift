@@ -86,6 +86,17 @@ import Testing
             let target = folder.appendingPathComponent("stale")
             await #expect { try await database.download(stale, to: target) } throws: { error in (error as? StratusError)?.code == .assetFileNotFound }
             #expect(!FileManager.default.fileExists(atPath: target.path))
+            // A download streamed over an existing file replaces it whole; a size that does not match the asset's
+            // (a download cut short) leaves the old file as it was. No partial file stays behind either way.
+            let streamed = folder.appendingPathComponent("streamed")
+            try Data("old".utf8).write(to: streamed)
+            try await database.download(photo, to: streamed)
+            #expect(try Data(contentsOf: streamed) == bytes)
+            var shortened = photo
+            shortened.size = 50_001
+            await #expect { try await database.download(shortened, to: streamed) } throws: { error in (error as? StratusError)?.code == .networkFailure }
+            #expect(try Data(contentsOf: streamed) == bytes)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".partial") }.isEmpty)
 
             var missing = Record(recordType: "Attachment")
             missing["photo"] = Asset(fileURL: URL(fileURLWithPath: "/nonexistent/file"))

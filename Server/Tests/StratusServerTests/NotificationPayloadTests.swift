@@ -16,7 +16,7 @@ import Testing
         let stamp = RecordStamp(timestamp: 1, userRecordName: "_b", deviceID: "web")
         let zone = database.zone(database.scope == .public ? ZoneID.defaultZoneName : "Notes")
         let record = Record(recordName: "r1", recordType: "Event", recordChangeTag: "1", fields: EncodedFields(fields), created: stamp, modified: stamp, zoneID: zone.wireZoneID)
-        let payload = NotificationPayload.render(try entry(body, database: database), event: RecordEvent(kind: kind, zone: zone, record: record, fields: fields), notificationID: "n-1")
+        let payload = NotificationRendering.render(try entry(body, database: database), event: RecordEvent(kind: kind, zone: zone, record: record, fields: fields), notificationID: "n-1")
         return try #require(try JSONDecoder().decode(JSONValue.self, from: Data(payload.utf8)).objectValue)
     }
 

@@ -8,11 +8,8 @@ extension Container {
     /// - Throws: ``StratusError`` `serverRecordChanged` (`EXISTS`) when the email address has an account already.
     @discardableResult
     public func signUp(email: String, password: String, givenName: String? = nil, familyName: String? = nil, phoneNumber: String? = nil) async throws -> Record.ID {
-        var body: [String: JSONValue] = ["emailAddress": .string(email), "password": .string(password)]
-        if let givenName { body["givenName"] = .string(givenName) }
-        if let familyName { body["familyName"] = .string(familyName) }
-        if let phoneNumber { body["phoneNumber"] = .string(phoneNumber) }
-        return try await startSession("signup", body: JSONValue.object(body))
+        let body = SignInRequest(emailAddress: email, password: password, givenName: givenName, familyName: familyName, phoneNumber: phoneNumber)
+        return try await startSession("signup", body: body)
     }
 
     /// Signs in with an email address and password.
@@ -20,33 +17,28 @@ extension Container {
     ///   `retryAfter`) after repeated failures.
     @discardableResult
     public func signIn(email: String, password: String) async throws -> Record.ID {
-        try await startSession("signin", body: JSONValue.object(["emailAddress": .string(email), "password": .string(password)]))
+        try await startSession("signin", body: SignInRequest(emailAddress: email, password: password))
     }
 
     /// Ends the session on the server and forgets its token.
     public func signOut() async throws {
         guard webAuthToken != nil else { return }
         defer { session.withLock { $0 = SessionState() } }
-        _ = try await send("POST", url("/auth/1/\(identifier)/\(environment.rawValue)/signout"), body: JSONValue.object([:]))
+        try await send("POST", url("/auth/1/\(identifier)/\(environment.rawValue)/signout"), body: EmptyRequest())
     }
 
-    private func startSession(_ operation: String, body: JSONValue) async throws -> Record.ID {
-        let answer = try await send("POST", url("/auth/1/\(identifier)/\(environment.rawValue)/\(operation)", asUser: false), body: body)
-        guard let token = answer["ckWebAuthToken"]?.stringValue, let user = answer["userRecordName"]?.stringValue else {
-            throw StratusError(.internalError, "the server's \(operation) answer has no ckWebAuthToken")
-        }
-        session.withLock { $0 = SessionState(webAuthToken: token, userRecordName: user) }
-        return Record.ID(recordName: user)
+    private func startSession(_ operation: String, body: SignInRequest) async throws -> Record.ID {
+        let url = url("/auth/1/\(identifier)/\(environment.rawValue)/\(operation)", asUser: false)
+        let answer = try await send("POST", url, body: body, answer: SignInResponse.self)
+        session.withLock { $0 = SessionState(webAuthToken: answer.ckWebAuthToken, userRecordName: answer.userRecordName) }
+        return Record.ID(recordName: answer.userRecordName)
     }
 
     /// The signed-in user's record ID (the name of their `Users` record).
     /// - Throws: ``StratusError`` `notAuthenticated` when nobody is signed in.
     public func userRecordID() async throws -> Record.ID {
         if let known = currentUserRecordName { return Record.ID(recordName: known) }
-        let answer = try await post(.public, "users/caller", .object([:]))
-        guard let name = answer["userRecordName"]?.stringValue else {
-            throw StratusError(.notAuthenticated, "no user is signed in")
-        }
+        let name = try await post(.public, "users/caller", EmptyRequest(), answer: CallerResponse.self).identity.userRecordName
         session.withLock { $0.userRecordName = name }
         return Record.ID(recordName: name)
     }
@@ -54,13 +46,14 @@ extension Container {
     /// Lets other users find the signed-in user by email address, phone number or record name, or stops it.
     /// Nobody is discoverable until they say so.
     public func setDiscoverable(_ discoverable: Bool) async throws {
-        _ = try await send("POST", url("/auth/1/\(identifier)/\(environment.rawValue)/discoverability"), body: JSONValue.object(["discoverable": .bool(discoverable)]))
+        let url = url("/auth/1/\(identifier)/\(environment.rawValue)/discoverability")
+        _ = try await send("POST", url, body: DiscoverabilityRequest(discoverable: discoverable), answer: DiscoverabilityResponse.self)
     }
 
     /// The identities of discoverable users matching the lookups; the others are left out.
     public func discoverUserIdentities(_ lookups: [UserIdentity.LookupInfo]) async throws -> [UserIdentity] {
-        let answer = try await post(.public, "users/discover", DiscoverUsersRequest(lookupInfos: lookups.map(\.model)))
-        return (answer["users"]?.arrayValue ?? []).compactMap { $0.objectValue.flatMap(UserIdentity.init(wire:)) }
+        let answer = try await post(.public, "users/discover", DiscoverUsersRequest(lookupInfos: lookups.map(\.model)), answer: UsersResponse.self)
+        return answer.users.map(UserIdentity.init(entry:))
     }
 
     /// The identity of the discoverable user with this email address, if any.
@@ -90,10 +83,9 @@ public struct UserIdentity: Sendable, Hashable {
     public var givenName: String?
     public var familyName: String?
 
-    init?(wire: [String: JSONValue]) {
-        userRecordID = wire["userRecordName"]?.stringValue.map { Record.ID(recordName: $0) }
-        let names = wire["nameComponents"]?.objectValue
-        givenName = names?["givenName"]?.stringValue
-        familyName = names?["familyName"]?.stringValue
+    init(entry: UserIdentityEntry) {
+        userRecordID = Record.ID(recordName: entry.userRecordName)
+        givenName = entry.nameComponents?.givenName
+        familyName = entry.nameComponents?.familyName
     }
 }

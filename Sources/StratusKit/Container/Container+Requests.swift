@@ -19,40 +19,29 @@ extension Container {
         return components.url!
     }
 
-    /// Posts a JSON body to a database endpoint and answers the JSON object.
-    func post(_ scope: Database.Scope, _ operation: String, _ body: some Encodable) async throws -> [String: JSONValue] {
-        try await send("POST", databaseURL(scope, operation), body: body)
-    }
-
-    /// Posts a JSON value to a database endpoint and answers the JSON object.
-    func post(_ scope: Database.Scope, _ operation: String, _ body: JSONValue) async throws -> [String: JSONValue] {
-        try await send("POST", databaseURL(scope, operation), body: body)
-    }
-
     /// Posts a request to a database endpoint and reads the answer as `answer` (StratusModel's wire types).
     func post<Answer: Decodable>(_ scope: Database.Scope, _ operation: String, _ body: some Encodable, answer: Answer.Type) async throws -> Answer {
-        let data = try await exchange("POST", databaseURL(scope, operation), rawBody: try Self.encode(body), contentType: "application/json")
+        try await send("POST", databaseURL(scope, operation), body: body, answer: answer)
+    }
+
+    /// Sends a JSON request and reads the answer as `answer` (StratusModel's wire types).
+    func send<Answer: Decodable>(_ method: String, _ url: URL, body: some Encodable, answer: Answer.Type) async throws -> Answer {
+        try await send(method, url, rawBody: try Self.encode(body), contentType: "application/json", answer: answer)
+    }
+
+    /// Sends raw bytes (an asset upload) and reads the answer as `answer`.
+    func send<Answer: Decodable>(_ method: String, _ url: URL, rawBody: Data, contentType: String, answer: Answer.Type) async throws -> Answer {
+        let data = try await exchange(method, url, rawBody: rawBody, contentType: contentType)
         do {
             return try JSONValueDecoder().decode(Answer.self, from: data)
         } catch {
-            throw StratusError(.internalError, "the server's answer to \(operation) cannot be read: \(error)")
+            throw StratusError(.internalError, "the server's answer to \(url.path) cannot be read: \(error)")
         }
     }
 
-    /// Sends a request and answers the JSON object of a 2xx response.
-    /// - Throws: ``StratusError`` from the server's error body, or for a transport failure.
-    func send(_ method: String, _ url: URL, body: (any Encodable)? = nil) async throws -> [String: JSONValue] {
-        try await send(method, url, rawBody: try body.map(Self.encode), contentType: body == nil ? nil : "application/json")
-    }
-
-    /// Sends raw bytes (an asset upload) and answers the JSON object of a 2xx response.
-    func send(_ method: String, _ url: URL, rawBody: Data?, contentType: String? = "application/octet-stream") async throws -> [String: JSONValue] {
-        let data = try await exchange(method, url, rawBody: rawBody, contentType: contentType)
-        let json = data.isEmpty ? JSONValue.object([:]) : (try? JSONParser.parse(data)) ?? .null
-        guard let object = json.objectValue else {
-            throw StratusError(.internalError, "the server answered without a JSON object")
-        }
-        return object
+    /// Sends a JSON request whose answer says nothing more than that it succeeded.
+    func send(_ method: String, _ url: URL, body: some Encodable) async throws {
+        _ = try await exchange(method, url, rawBody: try Self.encode(body), contentType: "application/json")
     }
 
     /// Sends a request and answers the body of a 2xx response.
@@ -65,8 +54,7 @@ extension Container {
             session.withLock { $0.webAuthToken = rotated }
         }
         guard (200..<300).contains(response.status) else {
-            let json = (try? JSONParser.parse(response.body)) ?? .null
-            throw Self.error(from: json.objectValue ?? [:], status: response.status)
+            throw Self.error(fromBody: response.body, status: response.status)
         }
         return response.body
     }
@@ -79,16 +67,26 @@ extension Container {
         }
     }
 
-    /// The error a server's error body stands for.
-    static func error(from object: [String: JSONValue], status: Int) -> StratusError {
-        let serverCode = object["serverErrorCode"]?.stringValue
+    /// The error a failed request's body stands for; a body that is not CloudKit's (a proxy's page) gives the
+    /// status's error.
+    static func error(fromBody body: Data, status: Int) -> StratusError {
+        guard let answer = try? JSONValueDecoder().decode(ErrorResponse.self, from: body) else {
+            return StratusError(status == 413 ? .limitExceeded : .serverRejectedRequest, "the server answered \(status)")
+        }
         var error = StratusError(
-            serverCode.map { StratusError.code(forServerCode: $0, httpStatus: status) } ?? (status == 413 ? .limitExceeded : .serverRejectedRequest),
-            object["reason"]?.stringValue ?? "the server answered \(status)", serverErrorCode: serverCode,
-            retryAfter: object["retryAfter"]?.integerValue.map(TimeInterval.init)
+            StratusError.code(forServerCode: answer.serverErrorCode, httpStatus: status), answer.reason,
+            serverErrorCode: answer.serverErrorCode, retryAfter: answer.retryAfter.map(TimeInterval.init)
         )
-        error.redirectURL = object["redirectURL"]?.stringValue.flatMap(URL.init(string:))
+        error.redirectURL = answer.redirectURL.flatMap(URL.init(string:))
         return error
+    }
+
+    /// The error of one item in a per-item answer.
+    static func error(serverErrorCode: String, reason: String, retryAfter: Int? = nil) -> StratusError {
+        StratusError(
+            StratusError.code(forServerCode: serverErrorCode, httpStatus: 200), reason, serverErrorCode: serverErrorCode,
+            retryAfter: retryAfter.map(TimeInterval.init)
+        )
     }
 
     /// The signed-in user's record name, when known.
@@ -103,3 +101,6 @@ extension CharacterSet {
         return set
     }()
 }
+
+/// The body of a request that says nothing but its path: `{}`.
+struct EmptyRequest: Encodable {}

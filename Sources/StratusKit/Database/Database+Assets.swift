@@ -14,14 +14,39 @@ extension Database {
         return response.body
     }
 
-    /// Downloads a fetched asset into a file, which appears complete or not at all.
-    /// - Throws: ``StratusError`` `assetFileNotFound` when the asset has no download URL, or it expired or is gone.
+    /// Downloads a fetched asset into a file, streaming it to disk (a large file is never held in memory). The file
+    /// appears complete or not at all: the bytes go to a hidden file beside it, renamed once all have arrived.
+    /// - Throws: ``StratusError`` `assetFileNotFound` when the asset has no download URL, or it expired or is gone;
+    ///   `networkFailure` when the download breaks off.
     public func download(_ asset: Asset, to fileURL: URL) async throws {
-        let bytes = try await data(for: asset)
-        if let size = asset.size, size != Int64(bytes.count) {
-            throw StratusError(.networkFailure, "the download ended after \(bytes.count) of \(size) bytes")
+        guard let url = asset.downloadURL else { throw StratusError(.assetFileNotFound, "the asset has no download URL; fetch its record first") }
+        let partial = fileURL.deletingLastPathComponent().appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).partial")
+        guard FileManager.default.createFile(atPath: partial.path, contents: nil), let handle = try? FileHandle(forWritingTo: partial) else {
+            throw StratusError(.internalError, "cannot write to \(fileURL.deletingLastPathComponent().path)")
         }
-        try bytes.write(to: fileURL, options: .atomic)
+        var received: Int64 = 0
+        do {
+            defer { try? handle.close() }
+            for try await chunk in container.transport.stream(TransportRequest(method: "GET", url: url)) {
+                try handle.write(contentsOf: chunk)
+                received += Int64(chunk.count)
+            }
+            if let size = asset.size, size != received {
+                throw StratusError(.networkFailure, "the download ended after \(received) of \(size) bytes")
+            }
+            try handle.synchronize()
+        } catch {
+            try? FileManager.default.removeItem(at: partial)
+            if let failure = error as? StratusError, [.permissionFailure, .unknownItem].contains(failure.code) {
+                throw StratusError(.assetFileNotFound, "the asset's download URL expired, or the file is gone")
+            }
+            throw error
+        }
+        // rename(2) replaces an existing file in one step.
+        guard rename(partial.path, fileURL.path) == 0 else {
+            try? FileManager.default.removeItem(at: partial)
+            throw StratusError(.internalError, "cannot move the download to \(fileURL.path)")
+        }
     }
 
     /// The record with each fetched asset (in a field or a list) downloaded into `folder`, its ``Asset/fileURL``
@@ -95,21 +120,19 @@ extension Database {
         } else {
             return asset
         }
-        let answer = try await container.post(databaseScope, "assets/upload", AssetUploadRequest(
+        let request = AssetUploadRequest(
             zoneID: record.recordID.zoneID.model,
             tokens: [AssetUploadRequest.Token(recordType: record.recordType, fieldName: field, recordName: record.recordID.recordName)]
-        ))
-        guard let urlText = answer["tokens"]?.arrayValue?.first?.objectValue?["url"]?.stringValue, let url = URL(string: urlText) else {
+        )
+        let answer = try await container.post(databaseScope, "assets/upload", request, answer: AssetUploadResponse.self)
+        guard let urlText = answer.tokens.first?.url, let url = URL(string: urlText) else {
             throw StratusError(.internalError, "assets/upload answered no upload URL")
         }
-        let uploaded = try await container.send("POST", url, rawBody: bytes)
-        guard let file = uploaded["singleFile"]?.objectValue, let receipt = file["receipt"]?.stringValue else {
-            throw StratusError(.internalError, "the upload answered no receipt")
-        }
+        let file = try await container.send("POST", url, rawBody: bytes, contentType: "application/octet-stream", answer: AssetUploadResult.self).singleFile
         var result = asset
-        result.receipt = receipt
-        result.fileChecksum = file["fileChecksum"]?.stringValue
-        result.size = file["size"]?.integerValue
+        result.receipt = file.receipt
+        result.fileChecksum = file.fileChecksum
+        result.size = file.size
         return result
     }
 }

@@ -118,10 +118,7 @@ extension Database {
 
     /// A per-item error; a conflict carries the server's, the client's and the ancestor record.
     func error(from failure: RecordErrorEntry, sent: Record?) throws -> StratusError {
-        var error = StratusError(
-            StratusError.code(forServerCode: failure.serverErrorCode, httpStatus: 200), failure.reason,
-            serverErrorCode: failure.serverErrorCode, retryAfter: failure.retryAfter.map(TimeInterval.init)
-        )
+        var error = Container.error(serverErrorCode: failure.serverErrorCode, reason: failure.reason, retryAfter: failure.retryAfter)
         if error.code == .serverRecordChanged {
             error.serverRecord = try failure.serverRecord.map { try Record(model: $0, currentUser: container.currentUserRecordName) }
             error.clientRecord = sent

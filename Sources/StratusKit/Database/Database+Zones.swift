@@ -36,7 +36,7 @@ extension Database {
 
     /// Every zone of the database; in the shared database, the zones shared with the user, with their owners.
     public func allRecordZones() async throws -> [Zone] {
-        let answer = try await container.post(databaseScope, "zones/list", JSONValue.object([:]), answer: ZonesResponse.self)
+        let answer = try await container.post(databaseScope, "zones/list", EmptyRequest(), answer: ZonesResponse.self)
         return try answer.zones.map(zone(from:))
     }
 
@@ -60,6 +60,6 @@ extension Database {
     }
 
     private static func error(from failure: ZoneErrorEntry) -> StratusError {
-        StratusError(StratusError.code(forServerCode: failure.serverErrorCode, httpStatus: 200), failure.reason, serverErrorCode: failure.serverErrorCode)
+        Container.error(serverErrorCode: failure.serverErrorCode, reason: failure.reason)
     }
 }

@@ -132,13 +132,11 @@ extension Container {
                 emit(.connected)
             }
             for event in parser.feed(chunk) {
-                guard let id = event.id.flatMap(Int64.init), let data = event.data.data(using: .utf8),
-                    let payload = (try? JSONDecoder().decode(JSONValue.self, from: data))?.objectValue
-                else { continue }
+                guard let id = event.id.flatMap(Int64.init) else { continue }
                 // Moved on as the notification is handed over, so the app reading the position then finds it there.
                 position.advance(to: id)
-                if let notification = SubscriptionNotification(sequenceNumber: id, payload: payload, currentUser: currentUserRecordName) {
-                    emit(.notification(notification))
+                if let payload = try? JSONValueDecoder().decode(NotificationPayload.self, from: Data(event.data.utf8)) {
+                    emit(.notification(SubscriptionNotification(sequenceNumber: id, payload: payload, currentUser: currentUserRecordName)))
                 }
             }
         }

@@ -27,49 +27,26 @@ public struct SubscriptionNotification: Sendable, Hashable {
     public var alertBody: String?
     public var kind: Kind
 
-    /// Reads a CloudKit payload (`{aps, ck}`).
-    init?(sequenceNumber: Int64, payload: [String: JSONValue], currentUser: String?) {
-        guard let ck = payload["ck"]?.objectValue else { return nil }
+    /// A CloudKit payload (`{aps, ck}`) as the stream delivered it.
+    init(sequenceNumber: Int64, payload: NotificationPayload, currentUser: String?) {
         self.sequenceNumber = sequenceNumber
-        notificationID = ck["nid"]?.stringValue
-        containerIdentifier = ck["cid"]?.stringValue
-        let alert = payload["aps"]?.objectValue?["alert"]
-        alertBody = alert?.stringValue ?? alert?.objectValue?["body"]?.stringValue
-        let detail: [String: JSONValue]
-        if let query = ck["qry"]?.objectValue {
-            detail = query
-            let zoneID = Self.zoneID(query, currentUser: currentUser)
-            var fields: [String: FieldValue] = [:]
-            for (name, value) in query["af"]?.objectValue ?? [:] {
-                fields[name] = FieldValue(inferring: value, currentUser: currentUser)
-            }
+        notificationID = payload.notificationID
+        subscriptionID = payload.subscriptionID
+        containerIdentifier = payload.containerIdentifier
+        databaseScope = Database.Scope(rawValue: payload.databaseScope.rawValue)
+        alertBody = payload.aps.alert?.body
+        switch payload.subject {
+        case .query(let recordName, let zoneID, let reason, let fields):
             kind = .query(
-                recordID: Record.ID(recordName: query["rid"]?.stringValue ?? "", zoneID: zoneID),
-                reason: Reason(rawValue: Int(query["fo"]?.integerValue ?? 1)) ?? .recordCreated, recordFields: fields
+                recordID: Record.ID(recordName: recordName, zoneID: Zone.ID(model: zoneID, currentUser: currentUser)),
+                reason: Reason(rawValue: Int(reason.rawValue)) ?? .recordUpdated,
+                recordFields: fields.mapValues { FieldValue(model: $0, currentUser: currentUser) }
             )
-        } else if let zone = ck["fet"]?.objectValue {
-            detail = zone
-            kind = .recordZone(Self.zoneID(zone, currentUser: currentUser))
-        } else if let database = ck["met"]?.objectValue {
-            detail = database
+        case .zone(let zoneID):
+            kind = .recordZone(Zone.ID(model: zoneID, currentUser: currentUser))
+        case .database:
             kind = .database
-        } else {
-            return nil
         }
-        subscriptionID = detail["sid"]?.stringValue
-        databaseScope = switch detail["dbs"]?.integerValue {
-        case 1: .public
-        case 2: .private
-        case 3: .shared
-        default: nil
-        }
-    }
-
-    private static func zoneID(_ detail: [String: JSONValue], currentUser: String?) -> Zone.ID {
-        Zone.ID(
-            model: ZoneID(zoneName: detail["zid"]?.stringValue ?? ZoneID.defaultZoneName, ownerRecordName: detail["zoid"]?.stringValue),
-            currentUser: currentUser
-        )
     }
 }
 

@@ -53,26 +53,7 @@ extension Record {
     }
 }
 
-extension Record {
-    /// A record dictionary inside an answer the SDK reads as JSON (share links).
-    init(json: JSONValue, currentUser: String?) throws {
-        let model: StratusModel.Record
-        do {
-            model = try JSONValueDecoder().decode(StratusModel.Record.self, from: json)
-        } catch {
-            throw StratusError(.internalError, "a record in the server's answer cannot be read: \(error)")
-        }
-        try self.init(model: model, currentUser: currentUser)
-    }
-}
-
 extension Zone.ID {
-    /// A zone ID dictionary inside an answer the SDK reads as JSON; the default zone when absent.
-    init(json: JSONValue?, currentUser: String?) {
-        let model = json.flatMap { try? JSONValueDecoder().decode(ZoneID.self, from: $0) } ?? .default
-        self.init(model: model, currentUser: currentUser)
-    }
-
     init(model: ZoneID, currentUser: String?) {
         let owner = model.ownerRecordName
         self.init(
@@ -93,14 +74,6 @@ extension FieldValue {
         guard let type = (try? input.declaredType()) ?? StratusModel.FieldValue.inferredType(of: input.value),
             let model = try? StratusModel.FieldValue(json: input.value, as: type)
         else { return nil }
-        self.init(model: model, currentUser: currentUser)
-    }
-
-    /// A value sent without its type (a notification's fields), read as the type its shape shows.
-    init?(inferring json: JSONValue, currentUser: String?) {
-        guard let type = StratusModel.FieldValue.inferredType(of: json), let model = try? StratusModel.FieldValue(json: json, as: type) else {
-            return nil
-        }
         self.init(model: model, currentUser: currentUser)
     }
 

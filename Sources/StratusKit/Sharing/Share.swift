@@ -209,27 +209,34 @@ extension Container {
     }
 
     private func shareLink(_ operation: String, shortGUID: String, fetchRoot: Bool) async throws -> Share.Metadata {
-        let answer = try await post(.public, "records/\(operation)", .object([
-            "shortGUIDs": .array([.object(["value": .string(shortGUID), "shouldFetchRootRecord": .bool(fetchRoot)])]),
-        ]))
-        guard let result = answer["results"]?.arrayValue?.first?.objectValue else {
+        let request = ShortGUIDsRequest(shortGUIDs: [ShortGUIDInput(value: shortGUID, shouldFetchRootRecord: fetchRoot)])
+        let answer = try await post(.public, "records/\(operation)", request, answer: ShareLinkResponse.self)
+        switch answer.results.first {
+        case .result(let result)?:
+            return try Share.Metadata(result, currentUser: currentUserRecordName)
+        case .failure(let failure)?:
+            throw Container.error(serverErrorCode: failure.serverErrorCode, reason: failure.reason)
+        case nil:
             throw StratusError(.internalError, "records/\(operation) answered no result")
         }
-        if result["serverErrorCode"] != nil { throw Container.error(from: result, status: 200) }
-        let user = currentUserRecordName
-        guard let shareJSON = result["share"], let share = Share(try Record(json: shareJSON, currentUser: user)) else {
-            throw StratusError(.internalError, "records/\(operation) answered no share")
+    }
+}
+
+extension Share.Metadata {
+    init(_ result: ShareLinkResult, currentUser: String?) throws {
+        guard let share = Share(try Record(model: result.share, currentUser: currentUser)) else {
+            throw StratusError(.internalError, "a share link answered a \(result.share.recordType) record as its share")
         }
-        let zoneID = Zone.ID(json: result["zoneID"], currentUser: user)
-        return Share.Metadata(
-            containerIdentifier: result["containerIdentifier"]?.stringValue ?? identifier, share: share, zoneID: zoneID,
-            rootRecordID: result["rootRecordName"]?.stringValue.map { Record.ID(recordName: $0, zoneID: zoneID) },
-            rootRecord: try result["rootRecord"].map { try Record(json: $0, currentUser: user) },
-            ownerIdentity: result["ownerIdentity"]?.objectValue.flatMap(UserIdentity.init(wire:)),
-            participantPermission: result["participantPermission"]?.stringValue.flatMap(Share.Permission.init(rawValue:)) ?? .none,
-            participantStatus: result["participantStatus"]?.stringValue.flatMap(Share.AcceptanceStatus.init(rawValue:)) ?? .unknown,
-            participantRole: result["participantType"]?.stringValue.flatMap(Share.Role.init(rawValue:)) ?? .user,
-            shortGUID: shortGUID
+        let zoneID = Zone.ID(model: result.zoneID, currentUser: currentUser)
+        self.init(
+            containerIdentifier: result.containerIdentifier, share: share, zoneID: zoneID,
+            rootRecordID: result.rootRecordName.map { Record.ID(recordName: $0, zoneID: zoneID) },
+            rootRecord: try result.rootRecord.map { try Record(model: $0, currentUser: currentUser) },
+            ownerIdentity: UserIdentity(entry: result.ownerIdentity),
+            participantPermission: Share.Permission(rawValue: result.participantPermission.rawValue) ?? .none,
+            participantStatus: Share.AcceptanceStatus(rawValue: result.participantStatus.rawValue) ?? .unknown,
+            participantRole: Share.Role(rawValue: result.participantType.rawValue) ?? .user,
+            shortGUID: result.shortGUID.value
         )
     }
 }

@@ -146,42 +146,45 @@ extension Database {
     @discardableResult
     public func save(_ subscription: Subscription) async throws -> Subscription {
         let operation = ModifySubscriptionsRequest.Operation(operationType: .create, subscription: try JSONValue(encoding: subscription.model))
-        let answer = try await container.post(databaseScope, "subscriptions/modify", ModifySubscriptionsRequest(operations: [operation]))
-        return try self.subscription(fromItem: answer["subscriptions"]?.arrayValue?.first)
+        let answer = try await container.post(databaseScope, "subscriptions/modify", ModifySubscriptionsRequest(operations: [operation]), answer: SubscriptionsResponse.self)
+        return try self.subscription(from: answer.subscriptions.first)
     }
 
     /// The user's subscriptions in this database.
     public func allSubscriptions() async throws -> [Subscription] {
-        let answer = try await container.post(databaseScope, "subscriptions/list", JSONValue.object([:]))
-        return try (answer["subscriptions"]?.arrayValue ?? []).map { try subscription(fromItem: $0) }
+        let answer = try await container.post(databaseScope, "subscriptions/list", EmptyRequest(), answer: SubscriptionsResponse.self)
+        return try answer.subscriptions.map { try subscription(from: $0) }
     }
 
     /// One subscription.
     /// - Throws: ``StratusError`` `unknownItem`.
     public func subscription(for id: String) async throws -> Subscription {
         let request = LookupSubscriptionsRequest(subscriptions: [.init(subscriptionID: id)])
-        let answer = try await container.post(databaseScope, "subscriptions/lookup", request)
-        return try subscription(fromItem: answer["subscriptions"]?.arrayValue?.first)
+        let answer = try await container.post(databaseScope, "subscriptions/lookup", request, answer: SubscriptionsResponse.self)
+        return try subscription(from: answer.subscriptions.first)
     }
 
     public func deleteSubscription(withID id: String) async throws {
         let operation = ModifySubscriptionsRequest.Operation(
             operationType: .delete, subscription: try JSONValue(encoding: SubscriptionInput(subscriptionID: id))
         )
-        let answer = try await container.post(databaseScope, "subscriptions/modify", ModifySubscriptionsRequest(operations: [operation]))
-        if let item = answer["subscriptions"]?.arrayValue?.first?.objectValue, item["serverErrorCode"] != nil {
-            throw Container.error(from: item, status: 200)
+        let answer = try await container.post(databaseScope, "subscriptions/modify", ModifySubscriptionsRequest(operations: [operation]), answer: SubscriptionsResponse.self)
+        if case .failure(let failure)? = answer.subscriptions.first {
+            throw Container.error(serverErrorCode: failure.serverErrorCode, reason: failure.reason)
         }
     }
 
-    private func subscription(fromItem item: JSONValue?) throws -> Subscription {
-        guard let item, let object = item.objectValue else { throw StratusError(.internalError, "the server answered no subscription") }
-        if object["serverErrorCode"] != nil { throw Container.error(from: object, status: 200) }
-        guard let model = try? JSONValueDecoder().decode(SubscriptionInput.self, from: item),
-            let subscription = Subscription(model: model, currentUser: container.currentUserRecordName)
-        else {
-            throw StratusError(.internalError, "the server answered a subscription StratusKit cannot read")
+    private func subscription(from entry: SubscriptionResultEntry?) throws -> Subscription {
+        switch entry {
+        case .subscription(let model)?:
+            guard let subscription = Subscription(model: model, currentUser: container.currentUserRecordName) else {
+                throw StratusError(.internalError, "the server answered a subscription StratusKit cannot read")
+            }
+            return subscription
+        case .failure(let failure)?:
+            throw Container.error(serverErrorCode: failure.serverErrorCode, reason: failure.reason)
+        case .deleted?, nil:
+            throw StratusError(.internalError, "the server answered no subscription")
         }
-        return subscription
     }
 }

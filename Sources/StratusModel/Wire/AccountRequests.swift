@@ -19,6 +19,10 @@ public struct SignInRequest: Sendable, Hashable, Codable {
 /// The body of `auth/1/.../discoverability`: whether other users may find the caller.
 public struct DiscoverabilityRequest: Sendable, Hashable, Codable {
     public var discoverable: Bool
+
+    public init(discoverable: Bool) {
+        self.discoverable = discoverable
+    }
 }
 
 /// What `users/discover` looks users up by; one of the keys is set.

@@ -22,3 +22,33 @@ extension JSONWritable {
         return writer.text
     }
 }
+
+extension JSONWriter {
+    /// Writes `"key": value`, or nothing when the value is absent.
+    public mutating func member(_ key: String, _ value: String?) {
+        guard let value else { return }
+        self.key(key)
+        string(value)
+    }
+
+    /// Writes `"key": value`, or nothing when the value is absent.
+    public mutating func member(_ key: String, _ value: Int64?) {
+        guard let value else { return }
+        self.key(key)
+        integer(value)
+    }
+
+    /// Writes `"key": value`, or nothing when the value is absent.
+    public mutating func member(_ key: String, _ value: Bool?) {
+        guard let value else { return }
+        self.key(key)
+        bool(value)
+    }
+
+    /// Writes `"key": value`, or nothing when the value is absent.
+    public mutating func member(_ key: String, _ value: (some JSONWritable)?) {
+        guard let value else { return }
+        self.key(key)
+        value.write(to: &self)
+    }
+}

@@ -64,17 +64,7 @@ struct AssetTransfer {
             try? await server.blobs.delete(key: id)
             throw error
         }
-        return JSONResponse.make(JSONWriter.object { writer in
-            writer.key("singleFile")
-            writer.beginObject()
-            writer.key("fileChecksum")
-            writer.string(asset.fileChecksum)
-            writer.key("receipt")
-            writer.string(receipt.receipt)
-            writer.key("size")
-            writer.integer(asset.size)
-            writer.endObject()
-        })
+        return JSONResponse.make(AssetUploadResult(singleFile: .init(fileChecksum: asset.fileChecksum, receipt: receipt.receipt, size: asset.size)))
     }
 
     /// Writes the file to a new blob, hashing it and counting it against the limit as it arrives: the raw

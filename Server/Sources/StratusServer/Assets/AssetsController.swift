@@ -26,7 +26,7 @@ struct AssetsController {
         let zone = target.zone
         let schema = try await server.store.schema(containerID: call.authentication.container.id, environment: call.authentication.environment)
         let expiresAt = Authenticator.now() + Int64(server.configuration.assetUploadLifetime) * 1000
-        var tokens: [(AssetUploadRequest.Token, String, String)] = []
+        var tokens: [AssetUploadResponse.Token] = []
         for (index, token) in body.tokens.enumerated() {
             try checkUpload(token, at: index, call: call, schema: schema)
             let recordName = token.recordName ?? UUID().uuidString
@@ -37,22 +37,11 @@ struct AssetsController {
                 database: zone.database, zoneName: zone.zoneName, recordType: token.recordType, fieldName: token.fieldName,
                 recordName: recordName, expiresAt: expiresAt
             ))
-            tokens.append((token, recordName, "\(call.baseURL)/assets/1/upload/\(signed)"))
+            tokens.append(AssetUploadResponse.Token(
+                recordName: recordName, recordType: token.recordType, fieldName: token.fieldName, url: "\(call.baseURL)/assets/1/upload/\(signed)"
+            ))
         }
-        return call.respond(JSONWriter.object { writer in
-            writer.array("tokens", tokens) { writer, item in
-                writer.beginObject()
-                writer.key("fieldName")
-                writer.string(item.0.fieldName)
-                writer.key("recordName")
-                writer.string(item.1)
-                writer.key("recordType")
-                writer.string(item.0.recordType)
-                writer.key("url")
-                writer.string(item.2)
-                writer.endObject()
-            }
-        })
+        return call.respond(AssetUploadResponse(tokens: tokens))
     }
 
     /// Refuses a token for a field that cannot hold an asset, or a record type the caller may not save.

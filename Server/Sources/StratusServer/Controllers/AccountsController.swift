@@ -24,12 +24,7 @@ struct AccountsController {
         }
         let body = try await RequestBody.decode(DiscoverabilityRequest.self, from: request, limit: 64 * 1024)
         try await server.store.setDiscoverable(body.discoverable, containerID: authentication.container.id, userRecordName: user)
-        return JSONResponse.make(JSONWriter.object { writer in
-            writer.key("discoverable")
-            writer.bool(body.discoverable)
-            writer.key("userRecordName")
-            writer.string(user)
-        })
+        return JSONResponse.make(DiscoverabilityResponse(discoverable: body.discoverable, userRecordName: user))
     }
 
     /// A phone number as accounts keep it: its digits, with a leading `+` when it had one.

@@ -167,6 +167,20 @@ struct DatabaseCall: Sendable {
     }
 
     /// A JSON response carrying the caller's web auth token back, as CloudKit does.
+    /// Answers a wire value written with its writer.
+    func respond(_ value: some JSONWritable) -> Response {
+        var writer = JSONWriter(capacity: 1024)
+        value.write(to: &writer)
+        return respond(writer)
+    }
+
+    /// Answers an `Encodable` wire value.
+    func respond(encoding value: some Encodable) throws -> Response {
+        var writer = JSONWriter(capacity: 1024)
+        writer.raw(String(decoding: try JSONEncoder().encode(value), as: UTF8.self))
+        return respond(writer)
+    }
+
     func respond(_ writer: JSONWriter) -> Response {
         var headers = HTTPFields()
         if let token = authentication.webAuthToken {

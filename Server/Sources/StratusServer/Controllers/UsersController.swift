@@ -24,24 +24,9 @@ struct UsersController {
         _ = try call.requireUser()
         let body = try await call.decode(DiscoverUsersRequest.self, from: request)
         let found = try await discoverable(body.lookupInfos, call: call)
-        return call.respond(JSONWriter.object { writer in
-            writer.array("users", found) { writer, match in
-                writer.beginObject()
-                writer.key("lookupInfo")
-                writer.beginObject()
-                for (key, value) in [("emailAddress", match.info.emailAddress), ("phoneNumber", match.info.phoneNumber), ("userRecordName", match.info.userRecordName)] {
-                    guard let value else { continue }
-                    writer.key(key)
-                    writer.string(value)
-                }
-                writer.endObject()
-                writer.key("nameComponents")
-                Self.writeNameComponents(match.account, to: &writer)
-                writer.key("userRecordName")
-                writer.string(match.account.userRecordName)
-                writer.endObject()
-            }
-        })
+        return call.respond(UsersResponse(users: found.map { match in
+            UserIdentityEntry(userRecordName: match.account.userRecordName, nameComponents: Self.nameComponents(of: match.account), lookupInfo: match.info)
+        }))
     }
 
     /// `GET users/discover`: in CloudKit, the caller's address-book contacts who use the app. Stratus keeps no
@@ -49,11 +34,7 @@ struct UsersController {
     @Sendable func discoverContacts(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let call = try await DatabaseCall.resolve(request, context, using: server)
         _ = try call.requireUser()
-        return call.respond(JSONWriter.object { writer in
-            writer.key("users")
-            writer.beginArray()
-            writer.endArray()
-        })
+        return call.respond(UsersResponse(users: []))
     }
 
     @Sendable func lookupByEmail(_ request: Request, context: StratusRequestContext) async throws -> Response {
@@ -127,18 +108,10 @@ struct UsersController {
     @Sendable func caller(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let call = try await DatabaseCall.resolve(request, context, using: server)
         let account = try await account(call)
-        var writer = JSONWriter()
-        writer.beginObject()
-        Self.writeIdentityKeys(account, to: &writer)
-        writer.key("users")
-        writer.beginArray()
-        writer.arrayElement()
-        writer.beginObject()
-        Self.writeIdentityKeys(account, to: &writer)
-        writer.endObject()
-        writer.endArray()
-        writer.endObject()
-        return call.respond(writer)
+        let lookupInfo = UserLookupInfo(emailAddress: account.isDeveloper ? nil : account.emailAddress, userRecordName: account.userRecordName)
+        return call.respond(CallerResponse(identity: UserIdentityEntry(
+            userRecordName: account.userRecordName, nameComponents: Self.nameComponents(of: account), lookupInfo: lookupInfo
+        )))
     }
 
     @Sendable func current(_ request: Request, context: StratusRequestContext) async throws -> Response {
@@ -156,32 +129,7 @@ struct UsersController {
         return call.respond(writer)
     }
 
-    static func writeIdentityKeys(_ account: Account, to writer: inout JSONWriter) {
-        writer.key("lookupInfo")
-        writer.beginObject()
-        if !account.isDeveloper {
-            writer.key("emailAddress")
-            writer.string(account.emailAddress)
-        }
-        writer.key("userRecordName")
-        writer.string(account.userRecordName)
-        writer.endObject()
-        writer.key("nameComponents")
-        writeNameComponents(account, to: &writer)
-        writer.key("userRecordName")
-        writer.string(account.userRecordName)
-    }
-
-    static func writeNameComponents(_ account: Account, to writer: inout JSONWriter) {
-        writer.beginObject()
-        if let given = account.givenName {
-            writer.key("givenName")
-            writer.string(given)
-        }
-        if let family = account.familyName {
-            writer.key("familyName")
-            writer.string(family)
-        }
-        writer.endObject()
+    static func nameComponents(of account: Account) -> NameComponents {
+        NameComponents(givenName: account.givenName, familyName: account.familyName)
     }
 }

@@ -91,22 +91,7 @@ extension APIError {
     /// The JSON body.
     func body(requestID: String) -> JSONWriter {
         var writer = JSONWriter()
-        writer.beginObject()
-        if let redirectURL {
-            writer.key("redirectURL")
-            writer.string(redirectURL)
-        }
-        writer.key("reason")
-        writer.string(reason)
-        if let retryAfter {
-            writer.key("retryAfter")
-            writer.integer(Int64(retryAfter))
-        }
-        writer.key("serverErrorCode")
-        writer.string(code.rawValue)
-        writer.key("uuid")
-        writer.string(requestID)
-        writer.endObject()
+        ErrorResponse(serverErrorCode: code.rawValue, reason: reason, uuid: requestID, retryAfter: retryAfter, redirectURL: redirectURL).write(to: &writer)
         return writer
     }
 }

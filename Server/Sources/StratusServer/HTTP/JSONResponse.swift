@@ -13,6 +13,13 @@ enum JSONResponse {
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: writer.bytes)))
     }
 
+    /// A response whose body is a wire value written with its writer.
+    static func make(_ value: some JSONWritable, status: HTTPResponse.Status = .ok) -> Response {
+        var writer = JSONWriter()
+        value.write(to: &writer)
+        return make(writer, status: status)
+    }
+
     /// A response whose body is an `Encodable` value.
     static func make<Value: Encodable>(encoding value: Value, status: HTTPResponse.Status = .ok) throws -> Response {
         let data = try JSONEncoder().encode(value)

@@ -139,81 +139,39 @@ struct SharesController {
     private func respond(_ results: [Result<ShareResolution, APIError>], items: [ShortGUIDInput], call: DatabaseCall) -> Response {
         call.respond(JSONWriter.object(capacity: 2048 * max(1, items.count)) { writer in
             writer.array("results", Array(zip(items, results))) { writer, pair in
-                let (item, result) = pair
-                switch result {
-                case .success(let resolution): write(resolution, item: item, call: call, to: &writer)
-                case .failure(let error): Self.writeFailure(error, item: item, to: &writer)
+                let (item, outcome) = pair
+                let shortGUID = ShortGUIDInput(value: item.value, shouldFetchRootRecord: item.shouldFetchRootRecord ?? false)
+                switch outcome {
+                case .success(let resolution):
+                    let database = resolution.share.zone.database
+                    ShareLinkResultEntry.result(result(of: resolution, shortGUID: shortGUID, call: call)).write(
+                        to: &writer, share: call.rendering(desiredKeys: nil, numbersAsStrings: false, in: database),
+                        root: call.rendering(desiredKeys: item.rootRecordDesiredKeys, numbersAsStrings: false, in: database)
+                    )
+                case .failure(let error):
+                    let reason = error.code == .internalError ? "the server failed to resolve the share" : error.reason
+                    ShareLinkResultEntry.failure(ShareLinkErrorEntry(shortGUID: shortGUID, serverErrorCode: error.code.rawValue, reason: reason))
+                        .write(to: &writer)
                 }
             }
         })
     }
 
     /// A ShortGUID Result: where the share is, what it is, and what the caller is to it.
-    private func write(_ resolution: ShareResolution, item: ShortGUIDInput, call: DatabaseCall, to writer: inout JSONWriter) {
+    private func result(of resolution: ShareResolution, shortGUID: ShortGUIDInput, call: DatabaseCall) -> ShareLinkResult {
         let share = resolution.share
         let details = share.details
         let database = share.zone.database
-        writer.beginObject()
-        writer.key("containerIdentifier")
-        writer.string(database.containerID)
-        writer.key("databaseScope")
-        writer.string(resolution.isOwner ? "PRIVATE" : "SHARED")
-        writer.key("environment")
-        writer.string(database.environment.rawValue)
-        writer.key("ownerIdentity")
-        writer.beginObject()
-        if let owner = resolution.owner {
-            writer.key("nameComponents")
-            UsersController.writeNameComponents(owner, to: &writer)
-        }
-        writer.key("userRecordName")
-        writer.string(details.ownerRecordName)
-        writer.endObject()
         let participant = resolution.participant
-        writer.key("participantPermission")
-        writer.string((participant?.permission ?? details.publicPermission).rawValue)
-        writer.key("participantStatus")
-        writer.string((participant?.acceptanceStatus ?? .invited).rawValue)
-        writer.key("participantType")
-        writer.string((participant?.type ?? .publicUser).rawValue)
-        if let root = resolution.rootRecord {
-            writer.key("rootRecord")
-            root.write(to: &writer, rendering: call.rendering(desiredKeys: item.rootRecordDesiredKeys, numbersAsStrings: false, in: database))
-        }
-        if let rootName = details.rootRecordName {
-            writer.key("rootRecordName")
-            writer.string(rootName)
-        }
-        writer.key("share")
-        share.record.write(to: &writer, rendering: call.rendering(desiredKeys: nil, numbersAsStrings: false, in: database))
-        writer.key("shortGUID")
-        Self.writeShortGUID(item, to: &writer)
-        writer.key("url")
-        writer.string(ShareRecords.url(shortGUID: details.shortGUID, baseURL: call.baseURL))
-        writer.key("zoneID")
-        share.zone.wireZoneID.write(to: &writer)
-        writer.endObject()
-    }
-
-    /// A ShortGUID Fetch Error: `{shortGUID, serverErrorCode, reason}`.
-    private static func writeFailure(_ error: APIError, item: ShortGUIDInput, to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("reason")
-        writer.string(error.code == .internalError ? "the server failed to resolve the share" : error.reason)
-        writer.key("serverErrorCode")
-        writer.string(error.code.rawValue)
-        writer.key("shortGUID")
-        writeShortGUID(item, to: &writer)
-        writer.endObject()
-    }
-
-    private static func writeShortGUID(_ item: ShortGUIDInput, to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("shouldFetchRootRecord")
-        writer.bool(item.shouldFetchRootRecord ?? false)
-        writer.key("value")
-        writer.string(item.value)
-        writer.endObject()
+        return ShareLinkResult(
+            containerIdentifier: database.containerID, databaseScope: resolution.isOwner ? .private : .shared,
+            environment: database.environment, zoneID: share.zone.wireZoneID, share: share.record,
+            rootRecordName: details.rootRecordName, rootRecord: resolution.rootRecord, shortGUID: shortGUID,
+            url: ShareRecords.url(shortGUID: details.shortGUID, baseURL: call.baseURL),
+            ownerIdentity: UserIdentityEntry(userRecordName: details.ownerRecordName, nameComponents: resolution.owner.map(UsersController.nameComponents(of:))),
+            participantPermission: participant?.permission ?? details.publicPermission,
+            participantStatus: participant?.acceptanceStatus ?? .invited, participantType: participant?.type ?? .publicUser
+        )
     }
 
     private static func escaped(_ text: String) -> String {

@@ -28,7 +28,7 @@ struct SubscriptionMatcher {
                 outcome.notifications.append(PendingNotification(
                     containerID: event.zone.database.containerID, environment: event.zone.database.environment,
                     recipient: entry.stored.owner, subscriptionID: entry.stored.id,
-                    payload: NotificationPayload.render(entry, event: event, notificationID: notificationID!)
+                    payload: NotificationRendering.render(entry, event: event, notificationID: notificationID!)
                 ))
                 if entry.input.firesOnce == true {
                     fired.insert(entry.key)

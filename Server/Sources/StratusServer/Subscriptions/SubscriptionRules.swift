@@ -5,14 +5,12 @@ import StratusStore
 /// Checks a subscription against its database and schema, and writes it as kept: the ID and defaults
 /// filled in, keys sorted.
 enum SubscriptionRules {
-    static func normalize(_ input: SubscriptionInput, id: String, call: DatabaseCall, schema: Schema, store: any Store) async throws -> String {
+    static func normalize(_ input: SubscriptionInput, id: String, call: DatabaseCall, schema: Schema, store: any Store) async throws -> SubscriptionInput {
         guard RecordNames.isValidName(id) else { throw APIError.badRequest("subscriptionID '\(id)' is not valid") }
         guard let kind = input.subscriptionType else {
             throw APIError.badRequest("subscription \(id) needs a subscriptionType: query, zone or database")
         }
-        var fields: [String: JSONValue] = [
-            "subscriptionID": .string(id), "subscriptionType": .string(kind.rawValue),
-        ]
+        var normalized = SubscriptionInput(subscriptionID: id, subscriptionType: kind, notificationInfo: input.notificationInfo)
         switch kind {
         case .query:
             guard let query = input.query else { throw APIError.badRequest("query subscription \(id) needs a query") }
@@ -27,39 +25,34 @@ enum SubscriptionRules {
             }
             let triggers = input.firesOn ?? SubscriptionInput.Trigger.allCases
             guard !triggers.isEmpty else { throw APIError.badRequest("query subscription \(id) needs firesOn: create, update or delete") }
-            fields["query"] = try JSONValue(encoding: query)
-            fields["firesOn"] = .array(SubscriptionInput.Trigger.allCases.filter(triggers.contains).map { .string($0.rawValue) })
-            fields["firesOnce"] = .bool(input.firesOnce ?? false)
+            normalized.query = query
+            normalized.firesOn = SubscriptionInput.Trigger.allCases.filter(triggers.contains)
+            normalized.firesOnce = input.firesOnce ?? false
             let zoneWide = input.zoneWide ?? (input.zoneID == nil)
-            fields["zoneWide"] = .bool(zoneWide)
+            normalized.zoneWide = zoneWide
             if let zoneID = input.zoneID, !zoneWide {
-                fields["zoneID"] = try await existingZone(zoneID, call: call, store: store)
+                normalized.zoneID = try await existingZone(zoneID, call: call, store: store)
             }
         case .zone:
             guard call.scope != .public else { throw APIError.badRequest("zone subscriptions watch custom zones of a private or shared database") }
             guard let zoneID = input.zoneID, zoneID.zoneName != ZoneID.defaultZoneName else {
                 throw APIError.badRequest("zone subscription \(id) needs the zoneID of a custom zone")
             }
-            fields["zoneID"] = try await existingZone(zoneID, call: call, store: store)
+            normalized.zoneID = try await existingZone(zoneID, call: call, store: store)
         case .database:
             guard call.scope != .public else { throw APIError.badRequest("database subscriptions watch a private or shared database") }
         }
-        if let info = input.notificationInfo {
-            fields["notificationInfo"] = try JSONValue(encoding: info)
-        }
-        var writer = JSONWriter()
-        JSONValue.object(fields).write(to: &writer)
-        return writer.text
+        return normalized
     }
 
-    private static func existingZone(_ zoneID: ZoneID, call: DatabaseCall, store: any Store) async throws -> JSONValue {
+    private static func existingZone(_ zoneID: ZoneID, call: DatabaseCall, store: any Store) async throws -> ZoneID {
         guard call.scope != .shared else {
-            return try JSONValue(encoding: try await call.target(zoneID, store: store).zone.wireZoneID)
+            return try await call.target(zoneID, store: store).zone.wireZoneID
         }
         let zone = try call.zone(zoneID)
         if !zone.isDefault, try await store.lookupZones([zone.zoneName], in: zone.database).isEmpty {
             throw APIError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
         }
-        return try JSONValue(encoding: zone.wireZoneID)
+        return zone.wireZoneID
     }
 }

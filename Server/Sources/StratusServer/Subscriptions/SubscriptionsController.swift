@@ -21,9 +21,7 @@ struct SubscriptionsController {
         let call = try await DatabaseCall.resolve(request, context, using: server)
         let user = try call.requireUser()
         let saved = try await subscriptions(of: user, call: call)
-        return call.respond(JSONWriter.object { writer in
-            writer.array("subscriptions", saved) { writer, subscription in writer.raw(subscription.body) }
-        })
+        return try call.respond(encoding: SubscriptionsResponse(subscriptions: try saved.map { .subscription(try Self.input(of: $0)) }))
     }
 
     @Sendable func lookup(_ request: Request, context: StratusRequestContext) async throws -> Response {
@@ -34,15 +32,12 @@ struct SubscriptionsController {
             throw APIError.badRequest("a lookup may name at most \(RecordLimits.maximumOperations) subscriptions")
         }
         let saved = Dictionary(try await subscriptions(of: user, call: call).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        return call.respond(JSONWriter.object { writer in
-            writer.array("subscriptions", body.subscriptions) { writer, item in
-                if let subscription = saved[item.subscriptionID] {
-                    writer.raw(subscription.body)
-                } else {
-                    Self.writeFailure(item.subscriptionID, APIError(.notFound, "subscription \(item.subscriptionID) does not exist"), to: &writer)
-                }
+        return try call.respond(encoding: SubscriptionsResponse(subscriptions: try body.subscriptions.map { item in
+            guard let subscription = saved[item.subscriptionID] else {
+                return Self.failure(item.subscriptionID, APIError(.notFound, "subscription \(item.subscriptionID) does not exist"))
             }
-        })
+            return .subscription(try Self.input(of: subscription))
+        }))
     }
 
     @Sendable func modify(_ request: Request, context: StratusRequestContext) async throws -> Response {
@@ -54,13 +49,13 @@ struct SubscriptionsController {
         }
         let database = try subscriptionDatabase(call)
         let schema = try await server.store.schema(containerID: call.authentication.container.id, environment: call.authentication.environment)
-        var outcomes: [(String, Result<String?, APIError>)] = []
+        var outcomes: [SubscriptionResultEntry] = []
         for (index, operation) in body.operations.enumerated() {
             let input: SubscriptionInput
             do {
                 input = try JSONValueDecoder().decode(SubscriptionInput.self, from: operation.subscription)
             } catch {
-                outcomes.append(("", .failure(APIError.badRequest("operations[\(index)].subscription is not a subscription: \(error)"))))
+                outcomes.append(Self.failure("", APIError.badRequest("operations[\(index)].subscription is not a subscription: \(error)")))
                 continue
             }
             let id = input.subscriptionID ?? UUID().uuidString
@@ -71,32 +66,19 @@ struct SubscriptionsController {
                     guard try await server.store.deleteSubscription(id: id, owner: user, in: database) else {
                         throw APIError(.notFound, "subscription \(id) does not exist")
                     }
-                    outcomes.append((id, .success(nil)))
+                    outcomes.append(.deleted(subscriptionID: id))
                 case .create, .update:
                     let normalized = try await SubscriptionRules.normalize(input, id: id, call: call, schema: schema, store: server.store)
-                    let stored = StoredSubscription(id: id, database: database, owner: user, body: normalized, createdAt: Authenticator.now())
+                    let body = String(decoding: try JSONEncoder().encode(normalized), as: UTF8.self)
+                    let stored = StoredSubscription(id: id, database: database, owner: user, body: body, createdAt: Authenticator.now())
                     try await server.store.saveSubscription(stored, mustExist: operation.operationType == .update)
-                    outcomes.append((id, .success(normalized)))
+                    outcomes.append(.subscription(normalized))
                 }
             } catch {
-                outcomes.append((id, .failure(APIError(translating: error))))
+                outcomes.append(Self.failure(id, APIError(translating: error)))
             }
         }
-        return call.respond(JSONWriter.object { writer in
-            writer.array("subscriptions", outcomes) { writer, outcome in
-                switch outcome.1 {
-                case .success(let body?): writer.raw(body)
-                case .success(nil):
-                    writer.beginObject()
-                    writer.key("deleted")
-                    writer.bool(true)
-                    writer.key("subscriptionID")
-                    writer.string(outcome.0)
-                    writer.endObject()
-                case .failure(let error): Self.writeFailure(outcome.0, error, to: &writer)
-                }
-            }
-        })
+        return try call.respond(encoding: SubscriptionsResponse(subscriptions: outcomes))
     }
 
     /// The database whose subscriptions a call reads and writes.
@@ -113,14 +95,17 @@ struct SubscriptionsController {
     }
 
     /// `{subscriptionID, serverErrorCode, reason}`.
-    static func writeFailure(_ id: String, _ error: APIError, to writer: inout JSONWriter) {
-        writer.beginObject()
-        writer.key("reason")
-        writer.string(error.code == .internalError ? "the server failed to process the subscription" : error.reason)
-        writer.key("serverErrorCode")
-        writer.string(error.code.rawValue)
-        writer.key("subscriptionID")
-        writer.string(id)
-        writer.endObject()
+    static func failure(_ id: String, _ error: APIError) -> SubscriptionResultEntry {
+        let reason = error.code == .internalError ? "the server failed to process the subscription" : error.reason
+        return .failure(SubscriptionErrorEntry(subscriptionID: id, serverErrorCode: error.code.rawValue, reason: reason))
+    }
+
+    /// A kept subscription as its owner sent it, normalized.
+    static func input(of stored: StoredSubscription) throws -> SubscriptionInput {
+        do {
+            return try JSONDecoder().decode(SubscriptionInput.self, from: Data(stored.body.utf8))
+        } catch {
+            throw APIError.internalError(error)
+        }
     }
 }
