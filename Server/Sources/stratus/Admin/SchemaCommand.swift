@@ -122,6 +122,10 @@ struct CommandFailure: Error, CustomStringConvertible {
     init(_ error: APIError) {
         description = "\(error.code): \(error.reason)"
     }
+
+    init(_ message: String) {
+        description = message
+    }
 }
 
-extension StratusModel.Environment: ExpressibleByArgument {}
+extension StratusModel.Environment: @retroactive ExpressibleByArgument {}
