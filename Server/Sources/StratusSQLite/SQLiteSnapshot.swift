@@ -53,11 +53,7 @@ public enum SQLiteSnapshot {
     /// - Throws: `StorageError` `invalidArgument` for a damaged file or one that is not a Stratus database.
     public static func verify(_ path: String) throws -> Summary {
         do {
-            var configuration = GRDB.Configuration()
-            configuration.readonly = true
-            let database = try DatabaseQueue(path: path, configuration: configuration)
-            defer { try? database.close() }
-            return try database.read { db in
+            return try readOnly(path) { db in
                 let check = try String.fetchAll(db, sql: "PRAGMA integrity_check")
                 guard check == ["ok"] else {
                     throw StorageError(.invalidArgument, "\(path) is damaged: \(check.prefix(3).joined(separator: "; "))")
@@ -86,15 +82,20 @@ extension SQLiteSnapshot {
     /// The IDs of the asset files that records of the copy at `path` hold: the blobs a backup must carry.
     public static func storedAssetIDs(in path: String) throws -> Set<String> {
         do {
-            var configuration = GRDB.Configuration()
-            configuration.readonly = true
-            let database = try DatabaseQueue(path: path, configuration: configuration)
-            defer { try? database.close() }
-            return try database.read { db in
+            return try readOnly(path) { db in
                 Set(try String.fetchAll(db, sql: "SELECT id FROM assets WHERE state = 1 AND ref_count > 0"))
             }
         } catch {
             throw StorageError(.invalidArgument, "\(path) cannot be read as a Stratus database: \(error)", underlying: error)
         }
+    }
+
+    /// Reads the database at `path` in one transaction, opened read-only.
+    private static func readOnly<T>(_ path: String, _ body: (Database) throws -> T) throws -> T {
+        var configuration = GRDB.Configuration()
+        configuration.readonly = true
+        let database = try DatabaseQueue(path: path, configuration: configuration)
+        defer { try? database.close() }
+        return try database.read(body)
     }
 }

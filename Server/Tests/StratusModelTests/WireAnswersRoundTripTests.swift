@@ -64,12 +64,7 @@ import Testing
 
     @Test("a share link's result, root record included, and its error read back as written")
     func shareLinks() throws {
-        var share = WireRoundTripTests.record
-        share.recordType = ShareRecords.recordType
-        share.fields = EncodedFields([:])
-        share.parent = nil
-        share.share = nil
-        share.shortGUID = nil
+        let share = WireRoundTripTests.bareShare
         let result = ShareLinkResult(
             containerIdentifier: "iCloud.example", databaseScope: .shared, environment: .development,
             zoneID: ZoneID(zoneName: "Notes", ownerRecordName: "_u"), share: share, rootRecordName: "r1", rootRecord: WireRoundTripTests.record,

@@ -36,14 +36,20 @@ import Testing
         #expect(try back.fields.decode() == Self.every)
     }
 
-    @Test("a share record reads back with its owner, participants, public permission and URL")
-    func shareRecord() throws {
+    /// ``record``'s stamps and zone on a share record, with no fields and no share details yet.
+    static var bareShare: Record {
         var share = Self.record
         share.recordType = ShareRecords.recordType
         share.fields = EncodedFields([:])
         share.shortGUID = nil
         share.parent = nil
         share.share = nil
+        return share
+    }
+
+    @Test("a share record reads back with its owner, participants, public permission and URL")
+    func shareRecord() throws {
+        var share = Self.bareShare
         let friend = ShareParticipant(
             participantID: "p-2", userRecordName: "_f", emailAddress: "f@example.com", permission: .readWrite, type: .user,
             acceptanceStatus: .accepted
