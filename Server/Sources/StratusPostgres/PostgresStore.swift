@@ -296,43 +296,18 @@ extension PostgresStore: Service {
     /// that grew fast (PostgresStore+Statistics); every minute, prunes old store events. Each runs on the one
     /// node that holds its lease; a failure is logged and tried again at the next tick.
     public func run() async throws {
-        let indexBuilds = Lease(name: "index-builds")
-        let pruning = Lease(name: "store-event-pruning")
-        let statistics = Lease(name: "statistics")
-        await cancelWhenGracefulShutdown {
-            var lastPruned = ContinuousClock.now
-            var lastAnalyzed = ContinuousClock.now
-            while !Task.isCancelled {
-                do {
-                    try await Task.sleep(for: .milliseconds(250))
-                } catch {
-                    return
-                }
-                do {
-                    if !self.buildingIndexes.withLock({ $0.isEmpty }), try await indexBuilds.hold(in: self) {
-                        while try await self.continueIndexBuild() {}
-                    }
-                } catch {
-                    self.logger.warning("index build failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
-                }
-                if ContinuousClock.now - lastAnalyzed > .seconds(5) {
-                    lastAnalyzed = .now
-                    do {
-                        if try await statistics.hold(in: self) { try await self.refreshStatistics() }
-                    } catch {
-                        self.logger.warning("refreshing statistics failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
-                    }
-                }
-                if ContinuousClock.now - lastPruned > .seconds(60) {
-                    lastPruned = .now
-                    do {
-                        if try await pruning.hold(in: self) { try await self.pruneEvents(now: Int64(Date().timeIntervalSince1970 * 1000)) }
-                    } catch {
-                        self.logger.warning("pruning store events failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
-                    }
-                }
-            }
+        let housekeeping = StoreHousekeeping(store: self, chores: [
+            .init("index build", every: .zero, lease: Lease(name: "index-builds"), when: { !self.buildingIndexes.withLock { $0.isEmpty } }) {
+                while try await self.continueIndexBuild() {}
+            },
+            .init("refreshing statistics", every: .seconds(5), lease: Lease(name: "statistics")) { try await self.refreshStatistics() },
+            .init("pruning store events", every: .seconds(60), lease: Lease(name: "store-event-pruning")) {
+                try await self.pruneEvents(now: Int64(Date().timeIntervalSince1970 * 1000))
+            },
+        ]) { chore, error in
+            self.logger.warning("\(chore) failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
         }
+        await cancelWhenGracefulShutdown { await housekeeping.run() }
         await close()
     }
 }

@@ -17,42 +17,24 @@ extension SQLiteStore: Service {
     /// store works without this service (SQLite's automatic checkpoint is kept as a safety net).
     public func run() async throws {
         let checkpointer = try DatabaseQueue(path: configuration.path)
-        let indexBuilds = Lease(name: "index-builds")
-        let pruning = Lease(name: "store-event-pruning")
-        await cancelWhenGracefulShutdown {
-            var lastPruned = ContinuousClock.now
-            while !Task.isCancelled {
+        let housekeeping = StoreHousekeeping(store: self, chores: [
+            // Pending index builds advance a chunk per write, leaving room for other writes between.
+            .init("index build", every: .zero, lease: Lease(name: "index-builds"), when: { !self.buildingIndexes.withLock { $0.isEmpty } }) {
+                while try await self.continueIndexBuild() {}
+            },
+            .init("pruning store events", every: .seconds(60), lease: Lease(name: "store-event-pruning")) {
+                try await self.pruneEvents(now: Int64(Date().timeIntervalSince1970 * 1000))
+            },
+            .init("checkpoint", every: .zero) {
                 do {
-                    try await Task.sleep(for: .milliseconds(250))
-                } catch {
-                    return
-                }
-                do {
-                    // Pending index builds advance a chunk per write, leaving room for other writes between.
-                    if !self.buildingIndexes.withLock({ $0.isEmpty }), try await indexBuilds.hold(in: self) {
-                        while try await self.continueIndexBuild() {}
-                    }
-                } catch {
-                    self.logger.warning("index build failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
-                }
-                if ContinuousClock.now - lastPruned > .seconds(60) {
-                    lastPruned = .now
-                    do {
-                        if try await pruning.hold(in: self) { try await self.pruneEvents(now: Int64(Date().timeIntervalSince1970 * 1000)) }
-                    } catch {
-                        self.logger.warning("pruning store events failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
-                    }
-                }
-                do {
-                    _ = try await checkpointer.writeWithoutTransaction { db in
-                        try db.checkpoint(.passive)
-                    }
+                    _ = try await checkpointer.writeWithoutTransaction { db in try db.checkpoint(.passive) }
                 } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY {
-                    // Another checkpoint is running (SQLite's automatic one): this tick has nothing to do.
-                } catch {
-                    self.logger.warning("checkpoint failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
+                    // Another checkpoint is running (SQLite's automatic one): this turn has nothing to do.
                 }
-            }
+            },
+        ]) { chore, error in
+            self.logger.warning("\(chore) failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
         }
+        await cancelWhenGracefulShutdown { await housekeeping.run() }
     }
 }
