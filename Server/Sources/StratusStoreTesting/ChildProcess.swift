@@ -83,11 +83,41 @@ public final class ChildProcess: Sendable {
     }
 
     /// Runs `executable` to its end and returns its exit status and everything it printed (standard output,
-    /// then standard error in the same stream).
-    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil) throws -> (status: Int32, output: String) {
+    /// then standard error in the same stream). Waits on a thread of its own: the tests' shared threads (two on a
+    /// two-core machine) keep running other tests meanwhile, however long the child takes.
+    public static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil) async throws -> (status: Int32, output: String) {
+        try await offload { try runBlocking(executable, arguments, environment: environment, directory: directory) }
+    }
+
+    /// Like ``run(_:_:environment:directory:)``, blocking the calling thread.
+    static func runBlocking(_ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: String? = nil) throws -> (status: Int32, output: String) {
         let child = try ChildProcess(executable, arguments, environment: environment, directory: directory, output: .pipe, errors: .output)
         let data = child.output?.readDataToEndOfFile() ?? Data()
         return (child.waitForExit(), String(decoding: data, as: UTF8.self))
+    }
+
+    /// Everything the child writes to its ``output`` pipe until it exits, and its exit status, read on a thread of
+    /// its own.
+    public func outputToExit() async -> (status: Int32, output: String) {
+        // Never throws: the work below does not.
+        (try? await Self.offload { [self] in
+            let data = output?.readDataToEndOfFile() ?? Data()
+            return (waitForExit(), String(decoding: data, as: UTF8.self))
+        }) ?? (-1, "")
+    }
+
+    /// Waits for the child to exit on a thread of its own, and returns its exit status.
+    @discardableResult
+    public func exit() async -> Int32 {
+        (try? await Self.offload { [self] in waitForExit() }) ?? -1
+    }
+
+    /// Runs blocking work (waiting for a child, polling a port) on a Dispatch thread, not on one of the tasks'
+    /// shared threads, which other tests need meanwhile.
+    public static func offload<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result(catching: work)) }
+        }
     }
 
     /// Whether the child has not exited yet.

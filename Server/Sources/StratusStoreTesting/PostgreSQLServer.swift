@@ -67,16 +67,19 @@ public enum PostgreSQLServer {
 
     /// Runs one SQL command with `psql`, waiting for it without holding one of the tasks' threads.
     public static func psql(_ url: String, _ command: String) async throws {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try psqlBlocking(url, command) })
-            }
-        }
+        try await ChildProcess.offload { try psqlBlocking(url, command) }
+    }
+
+    /// The rows of a one-column query, through `psql`.
+    public static func rows(_ url: String, _ query: String) async throws -> [String] {
+        let (status, output) = try await ChildProcess.run("psql", [url, "-v", "ON_ERROR_STOP=1", "-qAtc", query])
+        guard status == 0 else { throw PostgreSQLUnavailable(description: "psql failed on \(query): \(output)") }
+        return output.split(separator: "\n").map(String.init)
     }
 
     /// Runs one SQL command with `psql`, blocking the calling thread until it ends.
     public static func psqlBlocking(_ url: String, _ command: String) throws {
-        let (status, output) = try ChildProcess.run("psql", [url, "-v", "ON_ERROR_STOP=1", "-qAtc", command])
+        let (status, output) = try ChildProcess.runBlocking("psql", [url, "-v", "ON_ERROR_STOP=1", "-qAtc", command])
         guard status == 0 else { throw PostgreSQLUnavailable(description: "psql failed on \(command): \(output)") }
     }
 

@@ -16,8 +16,9 @@ public enum SeaweedFS {
     /// The server for a test that needs it. Under CI (`CI=true`) a missing server fails the test, as CI
     /// installs it (`.ci/run`); elsewhere the test does not run, and says why.
     /// - Throws: ``SeaweedUnavailable`` under CI when the server is not there.
-    public static func endpointForTest() throws -> Endpoint? {
-        switch shared {
+    public static func endpointForTest() async throws -> Endpoint? {
+        // The first test to ask waits for the server to start, off the tasks' shared threads.
+        switch try await ChildProcess.offload({ shared }) {
         case .success(let endpoint):
             return endpoint
         case .failure(let reason):

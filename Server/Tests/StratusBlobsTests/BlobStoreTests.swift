@@ -33,7 +33,7 @@ import Testing
     /// A store on a fresh key prefix of the test SeaweedFS server's bucket (SeaweedFS gives each bucket
     /// volumes of its own, so tests share one).
     static func makeStore() async throws -> S3BlobStore? {
-        guard let endpoint = try SeaweedFS.endpointForTest() else { return nil }
+        guard let endpoint = try await SeaweedFS.endpointForTest() else { return nil }
         let store = try S3BlobStore(configuration: S3Configuration(
             endpoint: endpoint.url, bucket: "stratus-tests", accessKey: endpoint.accessKey, secretKey: endpoint.secretKey,
             keyPrefix: "\(UUID().uuidString.lowercased())/", partSize: 5 * 1024 * 1024
@@ -50,7 +50,7 @@ import Testing
 
     @Test("a wrong secret is refused by the server, so requests really are signed")
     func wrongSecret() async throws {
-        guard let endpoint = try SeaweedFS.endpointForTest() else { return }
+        guard let endpoint = try await SeaweedFS.endpointForTest() else { return }
         let store = try S3BlobStore(configuration: S3Configuration(
             endpoint: endpoint.url, bucket: "stratus-wrong", accessKey: endpoint.accessKey, secretKey: "not-the-secret"
         ))

@@ -74,7 +74,7 @@ import Testing
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = ServerProcess(dataFolder: folder, arguments: ["--max-asset-size", "256MB", "--quiet"])
-        try server.start()
+        try await server.start()
         defer { server.stop() }
         let client = try await Client.signUp(on: server)
         let http = StreamingHTTP(port: server.port)
@@ -118,7 +118,7 @@ import Testing
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = ServerProcess(dataFolder: folder, arguments: ["--max-asset-size", "1MB", "--quiet"])
-        try server.start()
+        try await server.start()
         defer { server.stop() }
         let client = try await Client.signUp(on: server)
         let response = try StreamingHTTP(port: server.port).send("POST", try await client.uploadPath(), length: nil, chunks: GeneratedFile(size: 3 * 1024 * 1024))
@@ -135,7 +135,7 @@ import Testing
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = ServerProcess(dataFolder: folder, arguments: ["--quiet"])
-        try server.start()
+        try await server.start()
         let client = try await Client.signUp(on: server)
         let path = try await client.uploadPath()
         let file = GeneratedFile(size: 20 * 1024 * 1024)
@@ -152,7 +152,7 @@ import Testing
         #expect(try await blobs.keys().isEmpty)
 
         let restarted = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--upload-url-lifetime", "1", "--asset-sweep-interval", "0.5"])
-        try restarted.start()
+        try await restarted.start()
         defer { restarted.stop() }
         for _ in 0..<100 where !((try? FileManager.default.contentsOfDirectory(atPath: uploads)) ?? []).isEmpty {
             try await Task.sleep(for: .milliseconds(100))
@@ -171,7 +171,7 @@ import Testing
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--upload-url-lifetime", "5", "--asset-sweep-interval", "0.5"] + storage.serveArguments)
-        try server.start()
+        try await server.start()
         defer { server.stop() }
         let client = try await Client.signUp(on: server)
         let http = StreamingHTTP(port: server.port)

@@ -22,7 +22,7 @@ import Testing
             for path in [folder, restoredFolder, archive] { try? FileManager.default.removeItem(atPath: path) }
         }
         let server = ServerProcess(dataFolder: folder, arguments: ["--quiet"], backend: .sqlite)
-        try server.start()
+        try await server.start()
         defer { server.stop() }
         let client = try await AssetEndToEndTests.Client.signUp(on: server)
         let file = GeneratedFile(size: 300_000)
@@ -47,7 +47,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(100))
         }
         let began = ContinuousClock.now
-        let (status, output) = try await Task.detached { try EndToEndTests.run(["backup", "--data", folder, "--out", archive]) }.value
+        let (status, output) = try await EndToEndTests.run(["backup", "--data", folder, "--out", archive])
         try await Task.sleep(for: .milliseconds(300))
         log.stop.store(true, ordering: .relaxed)
         for writer in writers { await writer.value }
@@ -58,13 +58,13 @@ import Testing
         #expect(total > before.count, "the writers went on during the backup")
 
         // A restore refuses a folder a server runs on, then fills a new one.
-        let (refused, refusal) = try EndToEndTests.run(["restore", archive, "--data", folder])
+        let (refused, refusal) = try await EndToEndTests.run(["restore", archive, "--data", folder])
         #expect(refused != 0 && refusal.contains("stop it first"), "\(refusal)")
-        let (restoredStatus, restoredOutput) = try EndToEndTests.run(["restore", archive, "--data", restoredFolder])
+        let (restoredStatus, restoredOutput) = try await EndToEndTests.run(["restore", archive, "--data", restoredFolder])
         #expect(restoredStatus == 0, "\(restoredOutput)")
 
         let restored = ServerProcess(dataFolder: restoredFolder, arguments: ["--quiet"], backend: .sqlite)
-        try restored.start()
+        try await restored.start()
         defer { restored.stop() }
         let user = AssetEndToEndTests.Client(server: restored, query: client.query)
         var found = 0
@@ -88,29 +88,29 @@ import Testing
         defer {
             for path in [folder, target, archive, archive + ".bad"] { try? FileManager.default.removeItem(atPath: path) }
         }
-        #expect(try EndToEndTests.run(["container", "create", "iCloud.com.example.Backup", "--data", folder]).0 == 0)
-        #expect(try EndToEndTests.run(["backup", "--data", folder, "--out", archive]).0 == 0)
-        let (again, exists) = try EndToEndTests.run(["backup", "--data", folder, "--out", archive])
+        #expect(try await EndToEndTests.run(["container", "create", "iCloud.com.example.Backup", "--data", folder]).0 == 0)
+        #expect(try await EndToEndTests.run(["backup", "--data", folder, "--out", archive]).0 == 0)
+        let (again, exists) = try await EndToEndTests.run(["backup", "--data", folder, "--out", archive])
         #expect(again != 0 && exists.contains("exists already"))
 
-        #expect(try EndToEndTests.run(["container", "create", "iCloud.com.example.Other", "--data", target]).0 == 0)
-        let (occupied, message) = try EndToEndTests.run(["restore", archive, "--data", target])
+        #expect(try await EndToEndTests.run(["container", "create", "iCloud.com.example.Other", "--data", target]).0 == 0)
+        let (occupied, message) = try await EndToEndTests.run(["restore", archive, "--data", target])
         #expect(occupied != 0 && message.contains("--force"), "\(message)")
 
         // An archive cut short inside the database copy fails the restore; the folder keeps its own data.
         let bytes = try Data(contentsOf: URL(fileURLWithPath: archive))
         try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: archive + ".bad"))
-        let (damaged, complaint) = try EndToEndTests.run(["restore", archive + ".bad", "--data", target, "--force"])
+        let (damaged, complaint) = try await EndToEndTests.run(["restore", archive + ".bad", "--data", target, "--force"])
         #expect(damaged != 0, "\(complaint)")
-        let (_, list) = try EndToEndTests.run(["container", "list", "--data", target])
+        let (_, list) = try await EndToEndTests.run(["container", "list", "--data", target])
         #expect(list.contains("iCloud.com.example.Other"))
 
         try Data("not a backup".utf8).write(to: URL(fileURLWithPath: archive + ".bad"))
-        #expect(try EndToEndTests.run(["restore", archive + ".bad", "--data", target, "--force"]).0 != 0)
+        #expect(try await EndToEndTests.run(["restore", archive + ".bad", "--data", target, "--force"]).0 != 0)
 
-        let (forced, _) = try EndToEndTests.run(["restore", archive, "--data", target, "--force"])
+        let (forced, _) = try await EndToEndTests.run(["restore", archive, "--data", target, "--force"])
         #expect(forced == 0)
-        let (_, restoredList) = try EndToEndTests.run(["container", "list", "--data", target])
+        let (_, restoredList) = try await EndToEndTests.run(["container", "list", "--data", target])
         #expect(restoredList.contains("iCloud.com.example.Backup") && !restoredList.contains("iCloud.com.example.Other"))
     }
 }

@@ -4,8 +4,8 @@ import Testing
 
 @Suite struct ChildProcessTests {
     @Test("a child's output, errors, exit status and directory come back; signals show as 128 + the signal")
-    func statusAndOutput() throws {
-        let (status, output) = try ChildProcess.run("/bin/sh", ["-c", "echo out; echo err >&2; pwd; exit 3"], directory: "/tmp")
+    func statusAndOutput() async throws {
+        let (status, output) = try await ChildProcess.run("/bin/sh", ["-c", "echo out; echo err >&2; pwd; exit 3"], directory: "/tmp")
         #expect(status == 3)
         #expect(output == "out\nerr\n/tmp\n")
 
@@ -18,10 +18,10 @@ import Testing
     }
 
     @Test("a child holds no descriptor of the test process beyond its standard three, and sees added variables")
-    func descriptorsAndEnvironment() throws {
+    func descriptorsAndEnvironment() async throws {
         let held = try ChildProcess("sleep", ["30"], output: .pipe)
         defer { held.killNow() }
-        let (_, listing) = try ChildProcess.run("/bin/sh", ["-c", "ls /proc/$$/fd; echo \"[$STRATUS_CHILD_TEST]\""], environment: ["STRATUS_CHILD_TEST": "seen"])
+        let (_, listing) = try await ChildProcess.run("/bin/sh", ["-c", "ls /proc/$$/fd; echo \"[$STRATUS_CHILD_TEST]\""], environment: ["STRATUS_CHILD_TEST": "seen"])
         let lines = listing.split(separator: "\n")
         #expect(lines.last == "[seen]")
         // The shell's own 0, 1 and 2, and at most one descriptor `ls` opens on the listing itself.

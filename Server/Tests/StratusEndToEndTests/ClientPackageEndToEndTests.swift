@@ -44,14 +44,14 @@ import Testing
     }
 
     @Test("an app depending on the client package resolves no other package, and builds and runs with StratusKit and both kits")
-    func lightPackage() throws {
+    func lightPackage() async throws {
         let folder = EndToEndTests.temporaryFolder()
         try FileManager.default.createDirectory(atPath: folder + "/Sources/App", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try Data(Self.manifest(root: Repository.root.path).utf8).write(to: URL(fileURLWithPath: folder + "/Package.swift"))
         try Data(Self.main.utf8).write(to: URL(fileURLWithPath: folder + "/Sources/App/main.swift"))
 
-        let (resolved, graph) = try ChildProcess.run("/usr/bin/env", ["swift", "package", "show-dependencies", "--format", "json"], directory: folder)
+        let (resolved, graph) = try await ChildProcess.run("/usr/bin/env", ["swift", "package", "show-dependencies", "--format", "json"], directory: folder)
         try #require(resolved == 0, "\(graph.suffix(2_000))")
         let json = try #require(graph.firstIndex(of: "{").map { String(graph[$0...]) })
         let root = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
@@ -59,9 +59,9 @@ import Testing
         let checkouts = (try? FileManager.default.contentsOfDirectory(atPath: folder + "/.build/checkouts")) ?? []
         #expect(checkouts.isEmpty, "nothing was checked out: \(checkouts)")
 
-        let (built, log) = try ChildProcess.run("/usr/bin/env", ["swift", "build"], directory: folder)
+        let (built, log) = try await ChildProcess.run("/usr/bin/env", ["swift", "build"], directory: folder)
         try #require(built == 0, "\(log.suffix(3_000))")
-        let (ran, output) = try ChildProcess.run(folder + "/.build/debug/App", [], directory: folder)
+        let (ran, output) = try await ChildProcess.run(folder + "/.build/debug/App", [], directory: folder)
         #expect(ran == 0)
         #expect(output == "iCloud.com.example.App Groceries newEditor true\n")
     }
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test("every Swift example in the README and docs/ compiles against the client package, each as a program of its own")
-    func examplesCompile() throws {
+    func examplesCompile() async throws {
         let examples = try Self.swiftExamples()
         #expect(examples.count >= 3, "the README and docs/sdk.md hold Swift examples")
         let folder = EndToEndTests.temporaryFolder()
@@ -94,7 +94,7 @@ import Testing
             targets.append(name)
         }
         try Data(Self.manifest(root: Repository.root.path, executables: targets).utf8).write(to: URL(fileURLWithPath: folder + "/Package.swift"))
-        let (built, log) = try ChildProcess.run("/usr/bin/env", ["swift", "build"], directory: folder)
+        let (built, log) = try await ChildProcess.run("/usr/bin/env", ["swift", "build"], directory: folder)
         #expect(built == 0, "an example does not compile:\n\(log.components(separatedBy: "\n").filter { $0.contains("error:") }.prefix(20).joined(separator: "\n"))")
     }
 }

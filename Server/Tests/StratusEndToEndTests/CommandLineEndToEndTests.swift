@@ -10,14 +10,14 @@ import Testing
     static let container = "iCloud.com.example.Operated"
 
     /// Runs `stratus` with the data folder of a running server and its admin key in the environment.
-    static func stratus(_ arguments: [String], server: ServerProcess, input: String? = nil) throws -> (Int32, String) {
+    static func stratus(_ arguments: [String], server: ServerProcess, input: String? = nil) async throws -> (Int32, String) {
         if let input {
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-cli-\(UUID().uuidString).ckdb")
             try Data(input.utf8).write(to: file)
             defer { try? FileManager.default.removeItem(at: file) }
-            return try EndToEndTests.run(arguments.map { $0 == "@input" ? file.path : $0 } + ["--data", server.dataFolder], environment: ["STRATUS_ADMIN_KEY": ServerProcess.adminKey])
+            return try await EndToEndTests.run(arguments.map { $0 == "@input" ? file.path : $0 } + ["--data", server.dataFolder], environment: ["STRATUS_ADMIN_KEY": ServerProcess.adminKey])
         }
-        return try EndToEndTests.run(arguments + ["--data", server.dataFolder], environment: ["STRATUS_ADMIN_KEY": ServerProcess.adminKey])
+        return try await EndToEndTests.run(arguments + ["--data", server.dataFolder], environment: ["STRATUS_ADMIN_KEY": ServerProcess.adminKey])
     }
 
     @Test("with the data folder of a running server, key revocation and schema imports take effect at once")
@@ -25,10 +25,10 @@ import Testing
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = ServerProcess(dataFolder: folder, arguments: ["--quiet"])
-        try server.start()
+        try await server.start()
         defer { server.stop() }
 
-        let (created, output) = try Self.stratus(["container", "create", Self.container], server: server)
+        let (created, output) = try await Self.stratus(["container", "create", Self.container], server: server)
         #expect(created == 0, "\(output)")
         let token = try #require((try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String])?["apiToken"])
 
@@ -37,7 +37,7 @@ import Testing
         let pemFile = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-key-\(UUID().uuidString).pem")
         try Data(privateKey.publicKey.pemRepresentation.utf8).write(to: pemFile)
         defer { try? FileManager.default.removeItem(at: pemFile) }
-        let (keyStatus, keyOutput) = try Self.stratus(["keys", "create", Self.container, pemFile.path], server: server)
+        let (keyStatus, keyOutput) = try await Self.stratus(["keys", "create", Self.container, pemFile.path], server: server)
         #expect(keyStatus == 0, "\(keyOutput)")
         let keyID = keyOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         func signedQuery() async throws -> Int {
@@ -47,7 +47,7 @@ import Testing
             )
         }
         #expect(try await signedQuery() == 200)
-        let (revoked, revokeOutput) = try Self.stratus(["keys", "revoke", Self.container, keyID], server: server)
+        let (revoked, revokeOutput) = try await Self.stratus(["keys", "revoke", Self.container, keyID], server: server)
         #expect(revoked == 0, "\(revokeOutput)")
         #expect(try await signedQuery() == 401, "the revoked key is refused at once")
 
@@ -57,7 +57,7 @@ import Testing
                 CREATE ROLE Admin;
                 RECORD TYPE AppFeatures (name STRING QUERYABLE, GRANT READ TO "_world", GRANT CREATE, WRITE TO Admin);
             """
-        let (imported, importOutput) = try Self.stratus(["schema", "import", Self.container, "@input"], server: server, input: schema)
+        let (imported, importOutput) = try await Self.stratus(["schema", "import", Self.container, "@input"], server: server, input: schema)
         #expect(imported == 0, "\(importOutput)")
         let (signedUp, user) = try await server.send(
             "POST", "/auth/1/\(Self.container)/development/signup?ckAPIToken=\(token)", body: #"{"emailAddress":"op@example.com","password":"long password"}"#
@@ -69,24 +69,24 @@ import Testing
             body: #"{"operations":[{"operationType":"create","record":{"recordType":"Note","fields":{"title":{"value":"new type"}}}}]}"#
         )
         #expect(saved == 200)
-        let (_, exported) = try Self.stratus(["schema", "export", Self.container], server: server)
+        let (_, exported) = try await Self.stratus(["schema", "export", Self.container], server: server)
         #expect(exported.contains("CREATE ROLE Admin"), "\(exported)")
         #expect(exported.contains("RECORD TYPE Note"))
         #expect(exported.contains("GRANT CREATE, WRITE TO Admin") || exported.contains("GRANT WRITE, CREATE TO Admin"), "\(exported)")
 
         // Removing a type that records hold is refused, saying how many, unless forced.
         let withoutNote = schema
-        let (refused, refusal) = try Self.stratus(["schema", "import", Self.container, "@input"], server: server, input: withoutNote)
+        let (refused, refusal) = try await Self.stratus(["schema", "import", Self.container, "@input"], server: server, input: withoutNote)
         #expect(refused != 0)
         #expect(refusal.contains("record type Note, which 1 record holds"), "\(refusal)")
-        let (forced, forcedOutput) = try Self.stratus(["schema", "import", Self.container, "@input", "--force"], server: server, input: withoutNote)
+        let (forced, forcedOutput) = try await Self.stratus(["schema", "import", Self.container, "@input", "--force"], server: server, input: withoutNote)
         #expect(forced == 0, "\(forcedOutput)")
         #expect(forcedOutput.contains("remove record type Note"))
 
         // The same through --url, and a wrong key is refused by the server.
-        let (listed, list) = try EndToEndTests.run(["container", "list", "--url", server.baseURL, "--admin-key", ServerProcess.adminKey])
+        let (listed, list) = try await EndToEndTests.run(["container", "list", "--url", server.baseURL, "--admin-key", ServerProcess.adminKey])
         #expect(listed == 0 && list.contains(Self.container), "\(list)")
-        let (wrong, wrongOutput) = try EndToEndTests.run(["container", "list", "--url", server.baseURL, "--admin-key", "not-the-key"])
+        let (wrong, wrongOutput) = try await EndToEndTests.run(["container", "list", "--url", server.baseURL, "--admin-key", "not-the-key"])
         #expect(wrong != 0 && wrongOutput.contains("AUTHENTICATION_FAILED"), "\(wrongOutput)")
     }
 
@@ -96,7 +96,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let serve = LiveProcess(ServerProcess.executable, ["serve", "--port", "0", "--data", folder, "--quiet", "--password-rounds", "1000"])
         defer { serve.stop() }
-        #expect(serve.waitFor("listening on", seconds: 30))
+        #expect(await serve.waitFor("listening on", seconds: 30))
         #expect(serve.output.contains("Generated an admin key"), "\(serve.output)")
         let adminKey = try String(contentsOfFile: folder + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(serve.output.contains(adminKey))
@@ -106,10 +106,10 @@ import Testing
         let environment = ["STRATUS_URL": String(url), "STRATUS_ADMIN_KEY": adminKey]
         let listener = LiveProcess(fatchat, ["bob@example.com", "listen", "lobby"], environment: environment)
         defer { listener.stop() }
-        #expect(listener.waitFor("listening to #lobby", seconds: 60), "\(listener.output)")
-        let (said, output) = try EndToEndTests.run(["ann@example.com", "say", "lobby", "hello, pipe"], executable: "fatchat", environment: environment)
+        #expect(await listener.waitFor("listening to #lobby", seconds: 60), "\(listener.output)")
+        let (said, output) = try await EndToEndTests.run(["ann@example.com", "say", "lobby", "hello, pipe"], executable: "fatchat", environment: environment)
         #expect(said == 0, "\(output)")
-        #expect(listener.waitFor("ann: hello, pipe", seconds: 30), "\(listener.output)")
+        #expect(await listener.waitFor("ann: hello, pipe", seconds: 30), "\(listener.output)")
     }
 }
 
@@ -133,11 +133,11 @@ final class LiveProcess: @unchecked Sendable {
     var output: String { collected.text.withLock { $0 } }
 
     /// Whether `text` appears in the output within `seconds`.
-    func waitFor(_ text: String, seconds: Double) -> Bool {
+    func waitFor(_ text: String, seconds: Double) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if output.contains(text) { return true }
-            Thread.sleep(forTimeInterval: 0.1)
+            try? await Task.sleep(for: .milliseconds(100))
         }
         return output.contains(text)
     }

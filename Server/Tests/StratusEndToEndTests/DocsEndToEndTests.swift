@@ -13,7 +13,7 @@ import Testing
     }
 
     @Test("the README's tour, the server-to-server signing example and the sharing walkthrough run as written")
-    func walkthroughs() throws {
+    func walkthroughs() async throws {
         let folder = EndToEndTests.temporaryFolder()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -22,7 +22,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         try Data((ServerProcess.adminKey + "\n").utf8).write(to: URL(fileURLWithPath: data + "/admin.key"))
         let server = ServerProcess(dataFolder: data, arguments: ["--quiet"])
-        try server.start()
+        try await server.start()
         defer { server.stop() }
 
         let readme = try Self.shellBlocks("README.md")
@@ -34,7 +34,7 @@ import Testing
         script += "\necho '=== keys'\n" + security.dropFirst().joined(separator: "\n").replacingOccurrences(of: "swift run --package-path Server stratus", with: stratus)
         script += "\necho '=== sharing'\n" + sharing
 
-        let (status, text) = try ChildProcess.run("/bin/bash", ["-c", script], directory: folder)
+        let (status, text) = try await ChildProcess.run("/bin/bash", ["-c", script], directory: folder)
         #expect(status == 0, "\(text.suffix(2_000))")
 
         let parts = text.components(separatedBy: "=== ")

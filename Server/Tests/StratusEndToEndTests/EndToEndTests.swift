@@ -16,7 +16,7 @@ import FoundationNetworking
         let folder = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = ServerProcess(dataFolder: folder)
-        try server.start()
+        try await server.start()
         defer { server.stop() }
 
         let (health, _) = try await server.send("GET", "/healthz")
@@ -40,7 +40,7 @@ import FoundationNetworking
 
         server.kill()
         let restarted = ServerProcess(dataFolder: folder)
-        try restarted.start()
+        try await restarted.start()
         defer { restarted.stop() }
         let (status, changes) = try await restarted.send("POST", "\(database)/changes/zone?\(query)", body: #"{"zones":[{"zoneID":{"zoneName":"Notes"}}]}"#)
         #expect(status == 200)
@@ -52,54 +52,54 @@ import FoundationNetworking
 
     /// Runs `stratus` (or another executable built beside it) with arguments and extra environment variables,
     /// and returns its exit status and everything it printed.
-    static func run(_ arguments: [String], executable: String = "stratus", environment: [String: String] = [:]) throws -> (Int32, String) {
+    static func run(_ arguments: [String], executable: String = "stratus", environment: [String: String] = [:]) async throws -> (Int32, String) {
         let path = ServerProcess.executable.deletingLastPathComponent().appendingPathComponent(executable).path
-        return try ChildProcess.run(path, arguments, environment: environment)
+        return try await ChildProcess.run(path, arguments, environment: environment)
     }
 
     @Test("stratus container create prints the new container's API token, and refuses a duplicate")
-    func containerCommand() throws {
+    func containerCommand() async throws {
         let folder = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        let run = { (arguments: [String]) in try Self.run(arguments) }
-        let (status, output) = try run(["container", "create", "iCloud.com.example.CLI", "--data", folder])
+        let run = { (arguments: [String]) in try await Self.run(arguments) }
+        let (status, output) = try await run(["container", "create", "iCloud.com.example.CLI", "--data", folder])
         #expect(status == 0)
         let json = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String]
         #expect(json?["containerID"] == "iCloud.com.example.CLI")
         #expect(json?["apiToken"]?.count == 64)
-        let (again, message) = try run(["container", "create", "iCloud.com.example.CLI", "--data", folder])
+        let (again, message) = try await run(["container", "create", "iCloud.com.example.CLI", "--data", folder])
         #expect(again != 0)
         #expect(message.contains("EXISTS"))
-        let (_, list) = try run(["container", "list", "--data", folder])
+        let (_, list) = try await run(["container", "list", "--data", folder])
         #expect(list.contains("iCloud.com.example.CLI"))
     }
 
     @Test("stratus schema imports a file, shows the diff, deploys after a dry run, and exports production")
-    func schemaCommands() throws {
+    func schemaCommands() async throws {
         let folder = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let schemaFile = folder + "/flags.ckdb"
-        _ = try Self.run(["container", "create", "iCloud.com.example.Flags", "--data", folder])
+        _ = try await Self.run(["container", "create", "iCloud.com.example.Flags", "--data", folder])
         try """
             DEFINE SCHEMA
                 CREATE ROLE Admin;
                 RECORD TYPE AppFeatures (name STRING QUERYABLE, GRANT READ TO "_world", GRANT CREATE, WRITE, READ TO Admin);
             """.write(toFile: schemaFile, atomically: true, encoding: .utf8)
-        let (imported, importOutput) = try Self.run(["schema", "import", "iCloud.com.example.Flags", schemaFile, "--data", folder])
+        let (imported, importOutput) = try await Self.run(["schema", "import", "iCloud.com.example.Flags", schemaFile, "--data", folder])
         #expect(imported == 0)
         #expect(importOutput.contains("+ add record type AppFeatures"))
-        let (_, diff) = try Self.run(["schema", "diff", "iCloud.com.example.Flags", "--data", folder])
+        let (_, diff) = try await Self.run(["schema", "diff", "iCloud.com.example.Flags", "--data", folder])
         #expect(diff.contains("+ add role Admin"))
-        let (_, dryRun) = try Self.run(["schema", "deploy", "iCloud.com.example.Flags", "--dry-run", "--data", folder])
+        let (_, dryRun) = try await Self.run(["schema", "deploy", "iCloud.com.example.Flags", "--dry-run", "--data", folder])
         #expect(dryRun.contains("Dry run"))
-        let (_, before) = try Self.run(["schema", "export", "iCloud.com.example.Flags", "--environment", "production", "--data", folder])
+        let (_, before) = try await Self.run(["schema", "export", "iCloud.com.example.Flags", "--environment", "production", "--data", folder])
         #expect(!before.contains("AppFeatures"))
-        let (deployed, deployOutput) = try Self.run(["schema", "deploy", "iCloud.com.example.Flags", "--data", folder])
+        let (deployed, deployOutput) = try await Self.run(["schema", "deploy", "iCloud.com.example.Flags", "--data", folder])
         #expect(deployed == 0 && deployOutput.contains("Deployed to production."))
-        let (_, after) = try Self.run(["schema", "export", "iCloud.com.example.Flags", "--environment", "production", "--data", folder])
+        let (_, after) = try await Self.run(["schema", "export", "iCloud.com.example.Flags", "--environment", "production", "--data", folder])
         #expect(after.contains("RECORD TYPE AppFeatures"))
         try "DEFINE SCHEMA\n  RECORD TYPE X (a STRNG);".write(toFile: schemaFile, atomically: true, encoding: .utf8)
-        let (failed, message) = try Self.run(["schema", "import", "iCloud.com.example.Flags", schemaFile, "--data", folder])
+        let (failed, message) = try await Self.run(["schema", "import", "iCloud.com.example.Flags", schemaFile, "--data", folder])
         #expect(failed != 0)
         #expect(message.contains("line 2, column 20"))
     }
@@ -109,7 +109,7 @@ import FoundationNetworking
         let folder = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = ServerProcess(dataFolder: folder)
-        try server.start()
+        try await server.start()
         let token = try await server.createContainer("iCloud.com.example.Roles")
         let (_, user) = try await server.send(
             "POST", "/auth/1/iCloud.com.example.Roles/development/signup?ckAPIToken=\(token)",
@@ -121,36 +121,36 @@ import FoundationNetworking
         try "DEFINE SCHEMA CREATE ROLE Editor;".write(toFile: schemaFile, atomically: true, encoding: .utf8)
         // With no server running, the commands open the store themselves: the folder's, or the test backend's database.
         let store = ["--data", folder] + StoreFactory.current.serveArguments(folder)
-        _ = try Self.run(["schema", "import", "iCloud.com.example.Roles", schemaFile] + store)
-        let (undefined, refusal) = try Self.run(["users", "roles", "iCloud.com.example.Roles", userRecordName, "--set", "Admin"] + store)
+        _ = try await Self.run(["schema", "import", "iCloud.com.example.Roles", schemaFile] + store)
+        let (undefined, refusal) = try await Self.run(["users", "roles", "iCloud.com.example.Roles", userRecordName, "--set", "Admin"] + store)
         #expect(undefined != 0 && refusal.contains("role Admin is not defined"))
-        let (assigned, output) = try Self.run(["users", "roles", "iCloud.com.example.Roles", userRecordName, "--set", "Editor"] + store)
+        let (assigned, output) = try await Self.run(["users", "roles", "iCloud.com.example.Roles", userRecordName, "--set", "Editor"] + store)
         #expect(assigned == 0 && output.contains("Editor"))
-        let (_, shown) = try Self.run(["users", "roles", "iCloud.com.example.Roles", userRecordName] + store)
+        let (_, shown) = try await Self.run(["users", "roles", "iCloud.com.example.Roles", userRecordName] + store)
         #expect(shown.trimmingCharacters(in: .whitespacesAndNewlines) == "Editor")
     }
 
     @Test("stratus keys registers a PEM key and prints its ID, lists it, and revokes it")
-    func keysCommands() throws {
+    func keysCommands() async throws {
         let folder = Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        _ = try Self.run(["container", "create", "iCloud.com.example.Keys", "--data", folder])
+        _ = try await Self.run(["container", "create", "iCloud.com.example.Keys", "--data", folder])
         let privateKey = folder + "/eckey.pem"
         let publicKey = folder + "/public.pem"
         for arguments in [["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", privateKey], ["ec", "-in", privateKey, "-pubout", "-out", publicKey]] {
             let openssl = try ChildProcess("openssl", arguments, output: .inherit)
             try #require(openssl.waitForExit() == 0, "openssl is needed to make a key")
         }
-        let (created, keyID) = try Self.run(["keys", "create", "iCloud.com.example.Keys", publicKey, "--role", "Admin", "--data", folder])
+        let (created, keyID) = try await Self.run(["keys", "create", "iCloud.com.example.Keys", publicKey, "--role", "Admin", "--data", folder])
         let id = keyID.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(created == 0 && id.count == 64)
-        let (_, list) = try Self.run(["keys", "list", "iCloud.com.example.Keys", "--data", folder])
+        let (_, list) = try await Self.run(["keys", "list", "iCloud.com.example.Keys", "--data", folder])
         #expect(list.contains(id) && list.contains("Admin"))
-        let (revoked, _) = try Self.run(["keys", "revoke", "iCloud.com.example.Keys", id, "--data", folder])
+        let (revoked, _) = try await Self.run(["keys", "revoke", "iCloud.com.example.Keys", id, "--data", folder])
         #expect(revoked == 0)
-        let (_, after) = try Self.run(["keys", "list", "iCloud.com.example.Keys", "--data", folder])
+        let (_, after) = try await Self.run(["keys", "list", "iCloud.com.example.Keys", "--data", folder])
         #expect(!after.contains(id))
-        let (failed, message) = try Self.run(["keys", "create", "iCloud.com.example.Keys", privateKey, "--data", folder])
+        let (failed, message) = try await Self.run(["keys", "create", "iCloud.com.example.Keys", privateKey, "--data", folder])
         #expect(failed != 0 && message.contains("BAD_REQUEST"))
     }
 }

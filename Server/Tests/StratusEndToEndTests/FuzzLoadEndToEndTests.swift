@@ -15,7 +15,7 @@ import FoundationNetworking
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = ServerProcess(dataFolder: folder, arguments: ["--quiet"])
-        try server.start()
+        try await server.start()
         defer { server.stop() }
         let token = try await server.createContainer(Self.container)
         let (_, user) = try await server.send(
@@ -59,7 +59,7 @@ import FoundationNetworking
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = ServerProcess(dataFolder: folder, arguments: ["--quiet"] + storage.serveArguments)
-        try server.start()
+        try await server.start()
         defer { server.stop() }
         let client = try await AssetEndToEndTests.Client.signUp(on: server)
         var paths: [String] = []

@@ -36,8 +36,8 @@ import Testing
         }
     }
 
-    static func migrate(from source: String, to target: String) throws -> (Int32, String) {
-        try EndToEndTests.run(["migrate", "--from", source, "--to", target, "--verbose"])
+    static func migrate(from source: String, to target: String) async throws -> (Int32, String) {
+        try await EndToEndTests.run(["migrate", "--from", source, "--to", target, "--verbose"])
     }
 
     @Test("a data folder copied to PostgreSQL and back serves on: sign-ins, records, assets, and sync tokens from before the copy")
@@ -52,7 +52,7 @@ import Testing
 
         // On SQLite: a user, a zone with records (one deleted), an asset, and a sync token.
         let sqlite = ServerProcess(dataFolder: folder, arguments: ["--quiet"], backend: .sqlite)
-        try sqlite.start()
+        try await sqlite.start()
         let apiToken = try await sqlite.createContainer(Self.container)
         let (signedUp, account) = try await sqlite.send(
             "POST", "/auth/1/\(Self.container)/development/signup?ckAPIToken=\(apiToken)", body: #"{"emailAddress":"moving@example.com","password":"long password"}"#
@@ -71,11 +71,11 @@ import Testing
         sqlite.stop()
 
         // To PostgreSQL, verified; then a server on it, with the same data folder for the asset files.
-        let (copied, copyOutput) = try Self.migrate(from: folder, to: database.url)
+        let (copied, copyOutput) = try await Self.migrate(from: folder, to: database.url)
         #expect(copied == 0, "\(copyOutput)")
         #expect(copyOutput.contains("counts and checksums match"), "\(copyOutput)")
         let postgres = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--database", database.url], backend: .sqlite)
-        try postgres.start()
+        try await postgres.start()
         user.server = postgres
         try await user.save(["d"])
         let onPostgres = try await user.changes(since: beforeCopy.token)
@@ -88,20 +88,20 @@ import Testing
         let fetched = try StreamingHTTP(port: postgres.port).get(try #require(URLComponents(string: url)?.percentEncodedPath))
         #expect(fetched.status == 200)
         #expect(fetched.bodyChecksum == file.checksum)
-        let (busy, busyRefusal) = try Self.migrate(from: folder, to: copyFolder)
+        let (busy, busyRefusal) = try await Self.migrate(from: folder, to: copyFolder)
         #expect(busy != 0)
         #expect(busyRefusal.contains("a server runs on"), "\(busyRefusal)")
         postgres.stop()
-        let (refused, refusal) = try Self.migrate(from: folder, to: database.url)
+        let (refused, refusal) = try await Self.migrate(from: folder, to: database.url)
         #expect(refused != 0)
         #expect(refusal.contains("already holds data"), "\(refusal)")
 
         // And back to a new data folder: every token still goes on.
-        let (back, backOutput) = try Self.migrate(from: database.url, to: copyFolder)
+        let (back, backOutput) = try await Self.migrate(from: database.url, to: copyFolder)
         #expect(back == 0, "\(backOutput)")
         #expect(backOutput.contains("counts and checksums match"), "\(backOutput)")
         let copy = ServerProcess(dataFolder: copyFolder, arguments: ["--quiet"], backend: .sqlite)
-        try copy.start()
+        try await copy.start()
         defer { copy.stop() }
         user.server = copy
         #expect(try await user.changes(since: beforeCopy.token).names == ["d"])

@@ -63,7 +63,7 @@ import Testing
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--courier-wait", "1"])
-        try server.start()
+        try await server.start()
         let apiToken = try await server.createContainer(Self.container)
         let alice = try await User.signUp("a@example.com", apiToken: apiToken, on: server)
         let bob = try await User.signUp("b@example.com", apiToken: apiToken, on: server)
@@ -100,7 +100,7 @@ import Testing
         try await bob.say("after the crash", in: "general", name: "m3")
         server.kill()
         let restarted = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--courier-wait", "1"])
-        try restarted.start()
+        try await restarted.start()
         defer { restarted.stop() }
         var delivered: String?
         let deadline = ContinuousClock.now + .seconds(30)

@@ -11,7 +11,7 @@ import Testing
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = ServerProcess(dataFolder: folder, arguments: ["--database", cluster.url, "--quiet"])
-        try server.start()
+        try await server.start()
         defer { server.stop() }
 
         let apiToken = try await server.createContainer("iCloud.com.example.Outage")
@@ -31,7 +31,7 @@ import Testing
         #expect(try await save(0..<20).0 == 200)
         #expect(try await server.send("GET", "/readyz").0 == 200)
 
-        try cluster.crash()
+        try await cluster.crash()
         let start = ContinuousClock.now
         let (down, refusal) = try await save(20..<21)
         #expect(down == 503)
@@ -51,7 +51,7 @@ import Testing
         #expect((notReady["reason"] as? String)?.contains("the database") == true, "\(notReady)")
         #expect(ContinuousClock.now - readyStart < .seconds(5), "a readiness check answers within its deadline")
 
-        try cluster.restart()
+        try await cluster.restart()
         var recovered = false
         for _ in 0..<60 where !recovered {
             recovered = try await save(20..<21).0 == 200
@@ -62,7 +62,7 @@ import Testing
 
         server.kill()
         let restarted = ServerProcess(dataFolder: folder, arguments: ["--database", cluster.url, "--quiet"])
-        try restarted.start()
+        try await restarted.start()
         defer { restarted.stop() }
         let (status, changes) = try await restarted.send("POST", "\(database)/changes/zone?\(query)", body: #"{"zones":[{"zoneID":{"zoneName":"Notes"}}]}"#)
         #expect(status == 200)
@@ -80,7 +80,7 @@ struct PrivateCluster {
     static func start() async throws -> PrivateCluster? {
         let note = FileManager.default.temporaryDirectory.appendingPathComponent("cluster-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: note) }
-        let (status, output) = try script(["--until-pid", String(ProcessInfo.processInfo.processIdentifier), "--folder-out", note])
+        let (status, output) = try await script(["--until-pid", String(ProcessInfo.processInfo.processIdentifier), "--folder-out", note])
         guard status == 0, let folder = try? String(contentsOfFile: note, encoding: .utf8) else {
             let reason = "no PostgreSQL cluster of its own: \(output)"
             if ProcessInfo.processInfo.environment["CI"] == "true" { throw E2EFailure(reason) }
@@ -92,22 +92,19 @@ struct PrivateCluster {
     }
 
     /// Stops the cluster at once, as a crash would: nothing is flushed beyond what commits flushed.
-    func crash() throws {
-        let (status, output) = try Self.script(["crash", folder])
+    func crash() async throws {
+        let (status, output) = try await Self.script(["crash", folder])
         guard status == 0 else { throw E2EFailure("the cluster did not stop: \(output)") }
     }
 
     /// Starts the cluster again on its port.
-    func restart() throws {
-        let (status, output) = try Self.script(["start", folder])
+    func restart() async throws {
+        let (status, output) = try await Self.script(["start", folder])
         guard status == 0 else { throw E2EFailure("the cluster did not start again: \(output)") }
     }
 
-    private static func script(_ arguments: [String]) throws -> (Int32, String) {
-        let script = Repository.path(".ci/postgres-cluster")
-        let child = try ChildProcess("/bin/bash", [script] + arguments, output: .pipe, errors: .output)
-        var output = Data()
-        while let data = child.output?.availableData, !data.isEmpty { output.append(data) }
-        return (child.waitForExit(), String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    private static func script(_ arguments: [String]) async throws -> (Int32, String) {
+        let (status, output) = try await ChildProcess.run("/bin/bash", [Repository.path(".ci/postgres-cluster")] + arguments)
+        return (status, output.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 }

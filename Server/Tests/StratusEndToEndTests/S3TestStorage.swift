@@ -11,7 +11,7 @@ struct S3TestStorage {
     /// Storage under a new prefix starting with `name`; `nil` when SeaweedFS is not installed (and not under CI,
     /// where that fails the test).
     static func make(_ name: String) async throws -> S3TestStorage? {
-        guard let s3 = try SeaweedFS.endpointForTest() else { return nil }
+        guard let s3 = try await SeaweedFS.endpointForTest() else { return nil }
         let prefix = "\(name)-\(UUID().uuidString.lowercased())/"
         let configuration = S3Configuration(endpoint: s3.url, bucket: "stratus-tests", accessKey: s3.accessKey, secretKey: s3.secretKey, keyPrefix: prefix)
         try await SeaweedFS.whenReady { try await S3BlobStore(configuration: configuration).createBucketIfNeeded() }

@@ -45,8 +45,12 @@ final class ServerProcess: @unchecked Sendable {
     /// The server's loopback port.
     var port: Int { Int(baseURL.split(separator: ":").last ?? "0") ?? 0 }
 
-    /// Starts the server and waits for its "listening" line.
-    func start() throws {
+    /// Starts the server and waits for its "listening" line, off the tasks' shared threads.
+    func start() async throws {
+        try await ChildProcess.offload { [self] in try startBlocking() }
+    }
+
+    private func startBlocking() throws {
         let arguments = ["serve", "--port", "0", "--data", dataFolder, "--admin-key", Self.adminKey, "--password-rounds", "1000", "--sign-in-pause", "120"]
             + backend.serveArguments(dataFolder) + extraArguments
         let child = try ChildProcess(Self.executable.path, arguments, output: .pipe)

@@ -12,7 +12,7 @@ import Testing
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-s2s-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = ServerProcess(dataFolder: folder)
-        try server.start()
+        try await server.start()
         defer { server.stop() }
         _ = try await server.createContainer("iCloud.com.example.Signed")
 

@@ -15,11 +15,11 @@ import Testing
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let first = ServerProcess(dataFolder: folder, arguments: ["--quiet"])
-        try first.start()
+        try await first.start()
         defer { first.stop() }
         let apiToken = try await first.createContainer(Self.container)
         let second = ServerProcess(dataFolder: folder, arguments: ["--quiet"])
-        try second.start()
+        try await second.start()
         defer { second.stop() }
 
         // Both processes know the session; it ends on the first, and the second refuses it on the next request.
@@ -71,11 +71,11 @@ import Testing
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let first = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--courier-wait", "20"])
-        try first.start()
+        try await first.start()
         defer { first.stop() }
         let apiToken = try await first.createContainer(Self.container)
         let second = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--courier-wait", "20"])
-        try second.start()
+        try await second.start()
         defer { second.stop() }
 
         let alice = try await User.signUp("alice@example.com", apiToken: apiToken, on: first)
@@ -109,7 +109,7 @@ import Testing
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let first = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--courier-wait", "20"])
-        try first.start()
+        try await first.start()
         let apiToken = try await first.createContainer(Self.container)
         let alice = try await User.signUp("alice@example.com", apiToken: apiToken, on: first)
         _ = try await alice.post("subscriptions/modify", #"""
@@ -130,7 +130,7 @@ import Testing
         try await store.releaseLease("subscription-matching", holder: "test")
 
         let second = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--courier-wait", "20"])
-        try second.start()
+        try await second.start()
         defer { second.stop() }
         try await alice.on(second).say("after", in: "general", name: "m2")
         #expect(try await alice.on(second).poll(courier) == "after")

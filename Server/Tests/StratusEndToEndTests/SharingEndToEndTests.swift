@@ -59,7 +59,7 @@ import Testing
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         var server = ServerProcess(dataFolder: folder, arguments: ["--quiet"])
-        try server.start()
+        try await server.start()
         defer { server.stop() }
         let apiToken = try await server.createContainer(Self.container)
         let alice = try await User.signUp("alice@example.com", apiToken: apiToken, on: server)
@@ -115,7 +115,7 @@ import Testing
         // B's acceptance is durable: it survives a crash.
         server.kill()
         server = ServerProcess(dataFolder: folder, arguments: ["--quiet"])
-        try server.start()
+        try await server.start()
         bob = bob.on(server)
         #expect(Self.value("email", of: try await bob.record("shared", "records/lookup", lookup)) as? String == "alice@example.com")
 

@@ -5,18 +5,18 @@ import Testing
 /// announcing 2^64 bytes, too many connections from one address, and oversize heads.
 @Suite(.serialized) struct SlowClientEndToEndTests {
     /// A server with short deadlines and a small cap, so that the test waits seconds, not minutes.
-    static func startServer(headTimeout: Int = 1) throws -> (ServerProcess, String) {
+    static func startServer(headTimeout: Int = 1) async throws -> (ServerProcess, String) {
         let folder = EndToEndTests.temporaryFolder()
         let server = ServerProcess(dataFolder: folder, arguments: [
             "--head-timeout", String(headTimeout), "--body-timeout", "1", "--max-connections-per-address", "20", "--quiet",
         ])
-        try server.start()
+        try await server.start()
         return (server, folder)
     }
 
     @Test("half a request line, half a body and a 2^64-byte chunk are cut off after their deadline")
     func deadlines() async throws {
-        let (server, folder) = try Self.startServer()
+        let (server, folder) = try await Self.startServer()
         defer {
             server.stop()
             try? FileManager.default.removeItem(atPath: folder)
@@ -45,7 +45,7 @@ import Testing
     func connectionCap() async throws {
         // Deadlines long enough that the stalled connections are all still open when the last one comes,
         // however slow the machine.
-        let (server, folder) = try Self.startServer(headTimeout: 5)
+        let (server, folder) = try await Self.startServer(headTimeout: 5)
         defer {
             server.stop()
             try? FileManager.default.removeItem(atPath: folder)
@@ -85,7 +85,7 @@ import Testing
 
     @Test("an oversize path answers 414 and oversize headers 431, each with a CloudKit error body")
     func oversizeHeads() async throws {
-        let (server, folder) = try Self.startServer()
+        let (server, folder) = try await Self.startServer()
         defer {
             server.stop()
             try? FileManager.default.removeItem(atPath: folder)

@@ -20,7 +20,7 @@ import Testing
             }
             let sleeping = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND query = 'SELECT pg_sleep(8)' AND state = 'active'"
             let busyBy = ContinuousClock.now + .seconds(20)
-            while try psqlRows(database.url, sleeping).first != "\(configuration.poolSize)" {
+            while try await PostgreSQLServer.rows(database.url, sleeping).first != "\(configuration.poolSize)" {
                 guard ContinuousClock.now < busyBy else { throw StorageError(.internalFailure, "the holders never got their connections") }
                 try await Task.sleep(for: .milliseconds(50))
             }

@@ -20,7 +20,7 @@ import Testing
             }
             #expect(stores.count == 4)
             for store in stores { await store.close() }
-            let versions = try psqlRows(database.url, "SELECT version FROM stratus_migrations ORDER BY version")
+            let versions = try await PostgreSQLServer.rows(database.url, "SELECT version FROM stratus_migrations ORDER BY version")
             #expect(versions == (1...PostgresMigrations.latestVersion).map(String.init), "each migration applied once")
         }
     }
@@ -67,12 +67,4 @@ extension PostgresMigrationTests {
             (error as? StorageError)?.message.contains("does not exist") == true
         }
     }
-}
-
-/// The rows of a query, one column each, through `psql`.
-func psqlRows(_ url: String, _ query: String) throws -> [String] {
-    let child = try ChildProcess("psql", [url, "-v", "ON_ERROR_STOP=1", "-qAtc", query], output: .pipe)
-    let text = String(decoding: child.output?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
-    child.waitForExit()
-    return text.split(separator: "\n").map(String.init)
 }

@@ -9,7 +9,7 @@ import Testing
     func throughTheSocket() async throws {
         guard let database = try await PostgreSQLServer.databaseForTest() else { return }
         try await withDatabaseRemoved(database) {
-            let folders = try psqlRows(database.url, "SHOW unix_socket_directories").first ?? ""
+            let folders = try await PostgreSQLServer.rows(database.url, "SHOW unix_socket_directories").first ?? ""
             let folder = try #require(folders.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.first { $0.hasPrefix("/") })
             var configuration = try testConfiguration(database.url, poolSize: 2)
             configuration.host = folder

@@ -28,7 +28,7 @@ import Testing
 
         static func start(_ prefix: String, container: String?) async throws -> Session {
             let server = ServerProcess(dataFolder: EndToEndTests.temporaryFolder())
-            try server.start()
+            try await server.start()
             do {
                 if let container { _ = try await server.createContainer(container) }
                 let browser = try await WebDriver()

@@ -34,7 +34,7 @@ final class Cluster: Sendable {
                     ] + storage.serveArguments,
                     backend: .sqlite
                 )
-                try node.start()
+                try await node.start()
                 nodes.append(node)
             }
             let proxy = try NginxProxy(executable: nginx, port: proxyPort, upstreams: nodes.map(\.port))

@@ -46,7 +46,7 @@ import FoundationNetworking
             var holder: String?
             for _ in 0..<100 where holder == nil {
                 try await Task.sleep(for: .milliseconds(100))
-                holder = try Self.psql(cluster.database.url, "SELECT holder FROM leases WHERE name = 'subscription-matching'").first
+                holder = try await PostgreSQLServer.rows(cluster.database.url, "SELECT holder FROM leases WHERE name = 'subscription-matching'").first
             }
             let victimName = try #require(holder?.split(separator: "/").first.map(String.init))
             let victim = try #require(cluster.nodes.first { node in node.extraArguments.contains(victimName) })
@@ -83,7 +83,7 @@ import FoundationNetworking
             }
             #expect(acknowledged.subtracting(notified.keys).isEmpty, "\(acknowledged.subtracting(notified.keys).count) writes were never notified")
             #expect(notified.values.allSatisfy { $0 == 1 }, "notified twice: \(notified.filter { $0.value > 1 }.keys.sorted())")
-            let newHolder = try Self.psql(cluster.database.url, "SELECT holder FROM leases WHERE name = 'subscription-matching'").first ?? ""
+            let newHolder = try await PostgreSQLServer.rows(cluster.database.url, "SELECT holder FROM leases WHERE name = 'subscription-matching'").first ?? ""
             #expect(!newHolder.hasPrefix(victimName + "/"), "another node holds the matching lease now")
         }
     }
@@ -133,13 +133,5 @@ import FoundationNetworking
             }
             if page["moreComing"] as? Bool != true { return counts }
         }
-    }
-
-    /// The rows of a one-column query, through `psql`.
-    static func psql(_ url: String, _ query: String) throws -> [String] {
-        let child = try ChildProcess("psql", [url, "-v", "ON_ERROR_STOP=1", "-qAtc", query], output: .pipe)
-        let text = String(decoding: child.output?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
-        _ = child.waitForExit()
-        return text.split(separator: "\n").map(String.init)
     }
 }
