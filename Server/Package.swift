@@ -143,6 +143,12 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Moving data in and out: `stratus import cloudkit`.
+        .target(
+            name: "StratusTransfer",
+            dependencies: [model, "StratusAdminClient", .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         // Load generator behind `stratus bench`.
         .target(
             name: "StratusBench",
@@ -153,7 +159,7 @@ let package = Package(
         .executableTarget(
             name: "stratus",
             dependencies: [
-                "StratusServer", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", model, "StratusBench", "StratusAdminClient",
+                "StratusServer", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", model, "StratusBench", "StratusAdminClient", "StratusTransfer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),

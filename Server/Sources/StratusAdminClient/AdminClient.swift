@@ -52,6 +52,11 @@ public struct AdminClient: Sendable {
         _ = try await expect(200, "PUT", path, body: Data(text.utf8))
     }
 
+    /// Deploys the development schema to production.
+    public func deploy(container: String) async throws {
+        _ = try await expect(200, "POST", "/admin/1/\(Self.escaped(container))/deploy", json: [String: Any]())
+    }
+
     /// Sets a user's roles in an environment.
     public func setRoles(_ roles: [String], of user: String, container: String, environment: String = "development") async throws {
         _ = try await expect(200, "PUT", "/admin/1/\(Self.escaped(container))/\(environment)/users/\(Self.escaped(user))/roles", json: ["roles": roles])

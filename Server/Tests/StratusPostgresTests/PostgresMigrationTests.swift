@@ -30,7 +30,7 @@ import Testing
         guard let database = try await PostgreSQLServer.databaseForTest() else { return }
         try await withDatabaseRemoved(database) {
             let configuration = try testConfiguration(database.url, poolSize: 2)
-            await try PostgresStore.connect(configuration: configuration, logger: quietLogger).close()
+            try await PostgresStore.connect(configuration: configuration, logger: quietLogger).close()
             try await PostgreSQLServer.psql(database.url, "INSERT INTO stratus_migrations (version, name) VALUES (999, 'from the future')")
             await #expect {
                 try await PostgresStore.connect(configuration: configuration, logger: quietLogger)

@@ -50,7 +50,7 @@ extension Record: Decodable, JSONWritable {
     }
 }
 
-extension RecordStamp: Decodable {
+extension RecordStamp: Codable {
     private enum Key: String, CodingKey {
         case timestamp, userRecordName, deviceID
     }
@@ -65,6 +65,13 @@ extension RecordStamp: Decodable {
             userRecordName: try container.decodeIfPresent(String.self, forKey: .userRecordName) ?? "",
             deviceID: try container.decodeIfPresent(String.self, forKey: .deviceID) ?? ""
         )
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(timestamp, forKey: .timestamp)
+        try container.encode(userRecordName, forKey: .userRecordName)
+        try container.encode(deviceID, forKey: .deviceID)
     }
 }
 

@@ -21,6 +21,7 @@ struct AdminController {
         group.put(":container/:environment/users/:user/roles", use: setUserRoles)
         registerSessionRoutes(on: group)
         registerOperatorRoutes(on: group)
+        registerImportRoutes(on: group)
     }
 
     /// `POST /admin/1/{container}/keys` with `{"publicKey": "<PEM>", "role"?: "Admin"}` answers `{"keyID"}`.
@@ -186,11 +187,7 @@ struct AdminController {
     func requireAdmin(_ request: Request) async throws {
         // Admin calls read schemas and roles: they see every change committed before them, on any process.
         try await server.store.catchUpEvents()
-        if let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-            Authenticator.constantTimeEquals(String(header.dropFirst(7)), server.configuration.adminKey)
-        {
-            return
-        }
+        if Authenticator.carriesAdminKey(request, adminKey: server.configuration.adminKey) { return }
         guard try await server.consoleSessions.session(of: request) != nil else {
             throw APIError(.authenticationFailed, "the admin API needs the header Authorization: Bearer <admin key>, or a console session")
         }

@@ -43,7 +43,7 @@ struct DatabaseCall: Sendable {
             return try await resolveSigned(request, containerID: containerID, environment: environment, scope: scope, using: server)
         }
         let query = request.uri.queryParameters
-        if query["ckAPIToken"] == nil, try await server.consoleSessions.session(of: request) != nil {
+        if query["ckAPIToken"] == nil, try await isOperator(request, using: server) {
             return try await resolveOperator(request, containerID: containerID, environment: environment, scope: scope, using: server)
         }
         let authentication = try await server.authenticator.authenticate(request, containerID: containerID, environment: environment, query: query)
@@ -80,10 +80,17 @@ struct DatabaseCall: Sendable {
         )
     }
 
+    /// Whether an operator sends the request: it carries the admin key (`Authorization: Bearer`, as tools such as
+    /// `stratus import` send it) or comes from a console session.
+    private static func isOperator(_ request: Request, using server: ServerState) async throws -> Bool {
+        if Authenticator.carriesAdminKey(request, adminKey: server.configuration.adminKey) { return true }
+        return try await server.consoleSessions.session(of: request) != nil
+    }
+
     /// The user record name console calls act as in the public database when they name no user.
     static let consoleUser = "_console"
 
-    /// A request from a console session: the operator acts with every permission, in the public database as
+    /// A request from an operator (the admin key or a console session): the operator acts with every permission, in the public database as
     /// the console or the user `X-Stratus-User` names, and in that user's private and shared databases.
     private static func resolveOperator(
         _ request: Request, containerID: String, environment name: String, scope: DatabaseScope, using server: ServerState

@@ -14,11 +14,15 @@ public struct RecordOperation: Sendable, Hashable {
     public var share: ShareChange?
     /// Gives the record a `shortGUID` if it has none (`createShortGUID: true`).
     public var createShortGUID: Bool
+    /// Set by an operator's import only (never by a client): the record keeps the source's creation and
+    /// modification stamps, may be a `Users` record, and its `VALIDATE` references are not checked (their
+    /// targets may come later in the same import).
+    public var importedStamps: ImportedStamps?
 
     public init(
         type: RecordOperationType, recordName: String, recordType: String? = nil, recordChangeTag: String? = nil,
         fields: [String: FieldInput]? = nil, parent: ParentInput = .unchanged, share: ShareChange? = nil,
-        createShortGUID: Bool = false
+        createShortGUID: Bool = false, importedStamps: ImportedStamps? = nil
     ) {
         self.type = type
         self.recordName = recordName
@@ -28,6 +32,18 @@ public struct RecordOperation: Sendable, Hashable {
         self.parent = parent
         self.share = share
         self.createShortGUID = createShortGUID
+        self.importedStamps = importedStamps
+    }
+}
+
+/// The stamps an imported record keeps from the server it was copied from.
+public struct ImportedStamps: Sendable, Hashable {
+    public var created: RecordStamp
+    public var modified: RecordStamp
+
+    public init(created: RecordStamp, modified: RecordStamp) {
+        self.created = created
+        self.modified = modified
     }
 }
 

@@ -24,6 +24,24 @@ struct AdminTarget: ParsableArguments {
 
     var folder: DataFolder { DataFolder(path: data ?? environmentValue("STRATUS_DATA") ?? "./stratus-data") }
 
+    /// The URL and admin key of the server named or running on the folder, for commands that work through a
+    /// running server only.
+    func runningServer(for command: String) async throws -> (url: String, adminKey: String) {
+        let key = adminKey ?? environmentValue("STRATUS_ADMIN_KEY")
+        let found: String
+        if let url = url ?? environmentValue("STRATUS_URL") {
+            found = url.hasSuffix("/") ? String(url.dropLast()) : url
+        } else if let running = await RunningServer.find(in: folder) {
+            found = running.url
+        } else {
+            throw CommandFailure("\(command) writes through a running server: start stratus serve on \(folder.path), or name one with --url")
+        }
+        guard let key = key ?? folder.storedAdminKey() else {
+            throw CommandFailure("give the admin key of the server at \(found) with --admin-key or STRATUS_ADMIN_KEY")
+        }
+        return (found, key)
+    }
+
     /// The admin API of the server named or running on the folder, else the folder's store.
     func connect() async throws -> any AdminBackend {
         let key = adminKey ?? environmentValue("STRATUS_ADMIN_KEY")

@@ -1,0 +1,215 @@
+import Crypto
+import Foundation
+import StratusModel
+
+/// Copies the public database of a live CloudKit container into a Stratus server: the schema, then every
+/// record of every type with its assets, names and stamps, then a verification of what arrived
+/// (`stratus import cloudkit`, docs/import-export.md).
+public struct CloudKitImport: Sendable {
+    public struct Options: Sendable {
+        /// The CloudKit Web Services server read: Apple's by default.
+        public var sourceURL = "https://api.apple-cloudkit.com"
+        public var container: String
+        public var environment: Environment
+        public var keyID: String
+        public var privateKeyPEM: String
+        /// The schema in CloudKit's schema language (`cktool export-schema` writes it).
+        public var schemaText: String
+        /// The Stratus server written to, and its admin key.
+        public var targetURL: String
+        public var adminKey: String
+        /// Where the import keeps its progress, to resume from.
+        public var statePath: String
+        /// Records read per query.
+        public var pageSize = 200
+
+        public init(
+            container: String, environment: Environment, keyID: String, privateKeyPEM: String, schemaText: String,
+            targetURL: String, adminKey: String, statePath: String
+        ) {
+            self.container = container
+            self.environment = environment
+            self.keyID = keyID
+            self.privateKeyPEM = privateKeyPEM
+            self.schemaText = schemaText
+            self.targetURL = targetURL
+            self.adminKey = adminKey
+            self.statePath = statePath
+        }
+    }
+
+    /// How one record type compared once copied.
+    public struct Verification: Sendable {
+        public var recordType: String
+        public var source: RecordDigest
+        public var target: RecordDigest
+        public var matches: Bool { source == target }
+    }
+
+    let options: Options
+    let output: @Sendable (String) -> Void
+    private let source: CloudKitSource
+    private let target: ImportTarget
+
+    /// - Parameter output: receives each progress line.
+    public init(_ options: Options, output: @escaping @Sendable (String) -> Void) throws {
+        self.options = options
+        self.output = output
+        let backoff = Backoff(report: output)
+        let trimmed = { (url: String) in url.hasSuffix("/") ? String(url.dropLast()) : url }
+        source = CloudKitSource(
+            baseURL: trimmed(options.sourceURL), container: options.container, environment: options.environment,
+            signer: try RequestSigner(keyID: options.keyID, privateKeyPEM: options.privateKeyPEM), backoff: backoff
+        )
+        target = ImportTarget(
+            baseURL: trimmed(options.targetURL), adminKey: options.adminKey, container: options.container,
+            environment: options.environment, backoff: backoff
+        )
+    }
+
+    /// Runs the import, or resumes it from its state file, and verifies it.
+    /// - Returns: the verification of every record type.
+    /// - Throws: ``TransferError`` when something stops the import; it can be run again to resume.
+    public func run() async throws -> [Verification] {
+        let types = try Self.recordTypes(in: options.schemaText)
+        var state = try ImportState.load(from: options.statePath)
+            ?? ImportState(sourceURL: options.sourceURL, container: options.container, environment: options.environment.rawValue)
+        guard state.sourceURL == options.sourceURL, state.container == options.container, state.environment == options.environment.rawValue else {
+            throw TransferError("the state file \(options.statePath) is of an import of \(state.container) (\(state.environment)) from \(state.sourceURL); give another --state, or remove it")
+        }
+        let copied = state.types.values.reduce(0) { $0 + $1.digest.count }
+        if copied > 0 { output("resuming from \(options.statePath): \(copied) records copied before") }
+        try await target.applySchema(options.schemaText)
+        output("schema applied: \(types.count) record types")
+
+        for type in types where state.types[type]?.total == nil {
+            var progress = state.types[type] ?? .init()
+            progress.total = try await count(type)
+            state.types[type] = progress
+            try state.save(to: options.statePath)
+        }
+        let total = types.reduce(0) { $0 + (state.types[$1]?.total ?? 0) }
+        output("to copy: " + types.map { "\($0) \(state.types[$0]?.total ?? 0)" }.joined(separator: ", ") + " (\(total) records)")
+
+        var progress = ImportProgress()
+        for type in types {
+            try await copy(type, state: &state, progress: &progress, total: total)
+        }
+        return try await verify(types, state: state)
+    }
+
+    /// The record types of the schema, each with a queryable `recordName`.
+    static func recordTypes(in text: String) throws -> [String] {
+        let schema: Schema
+        do {
+            schema = try SchemaLanguage.parse(text)
+        } catch {
+            throw TransferError("the schema file cannot be read: \(error)")
+        }
+        let types = schema.recordTypes.keys.sorted()
+        let unlisted = types.filter { !(schema.recordTypes[$0]?.systemFieldIndexes["___recordID"]?.contains(.queryable) ?? false) }
+        guard unlisted.isEmpty else {
+            throw TransferError(
+                "CloudKit lists the records of a type only when its recordName is queryable, and \(unlisted.joined(separator: ", ")) "
+                    + "\(unlisted.count == 1 ? "has" : "have") no such index. Add \"___recordID\" REFERENCE QUERYABLE to "
+                    + "\(unlisted.count == 1 ? "it" : "each") in the source's schema, deploy it, export the schema again, and run the import again"
+            )
+        }
+        return types
+    }
+
+    /// How many records of a type the source has, read page by page without their fields.
+    private func count(_ type: String) async throws -> Int {
+        var count = 0
+        var marker: String?
+        repeat {
+            let page = try await source.query(recordType: type, continuationMarker: marker, limit: options.pageSize, desiredKeys: [])
+            count += page.records.count
+            marker = page.continuationMarker
+        } while marker != nil
+        return count
+    }
+
+    /// Copies the pages of a type not copied yet, saving the state after each.
+    private func copy(_ type: String, state: inout ImportState, progress: inout ImportProgress, total: Int) async throws {
+        var typeProgress = state.types[type] ?? .init()
+        while !typeProgress.isDone {
+            let page = try await source.query(recordType: type, continuationMarker: typeProgress.continuationMarker, limit: options.pageSize)
+            var records: [ImportedRecord] = []
+            var digest = typeProgress.digest
+            var bytes: Int64 = 0
+            for record in page.records {
+                if let code = record.serverErrorCode {
+                    throw TransferError("the source answered \(code) for record \(record.recordName) of \(type): \(record.reason ?? "")")
+                }
+                var fields = record.fields ?? [:]
+                for (name, field) in fields where (field.type ?? "").hasPrefix("ASSETID") && field.value != .null {
+                    let copied = try await copyFiles(field, field: name, record: record.recordName, type: type)
+                    fields[name] = copied.field
+                    bytes += copied.bytes
+                }
+                let created = record.created ?? RecordStamp(timestamp: 0, userRecordName: "", deviceID: "")
+                let modified = record.modified ?? created
+                digest.add(recordName: record.recordName, recordType: type, created: created, modified: modified, fields: fields)
+                records.append(ImportedRecord(recordName: record.recordName, recordType: type, fields: fields, created: created, modified: modified))
+            }
+            if !records.isEmpty { try await target.importRecords(records) }
+            typeProgress.digest = digest
+            typeProgress.bytes += bytes
+            typeProgress.continuationMarker = page.continuationMarker
+            typeProgress.isDone = page.continuationMarker == nil
+            state.types[type] = typeProgress
+            try state.save(to: options.statePath)
+            progress.add(records: records.count, bytes: bytes)
+            let done = state.types.values.reduce(0) { $0 + $1.digest.count }
+            output(progress.line(recordType: type, typeDone: digest.count, typeTotal: typeProgress.total, allDone: done, allTotal: total))
+        }
+    }
+
+    /// Copies the files of an asset field to the target, and answers the field as the target takes it: each
+    /// file by its receipt, checksum and size.
+    private func copyFiles(_ input: FieldInput, field: String, record: String, type: String) async throws -> (field: FieldInput, bytes: Int64) {
+        var bytes: Int64 = 0
+        func copy(_ value: JSONValue) async throws -> JSONValue {
+            guard case .object(let asset) = value, case .string(let url)? = asset["downloadURL"] else {
+                throw TransferError("field \(field) of \(type) \(record) holds a file the source gave no downloadURL for")
+            }
+            // CloudKit's download URLs leave the file name to the client.
+            let file = try await source.download(url.replacingOccurrences(of: "${f}", with: "file"), what: "\(field) of \(record)")
+            let checksum = Data(SHA256.hash(data: file)).base64EncodedString()
+            let stored = try await target.upload(file, recordType: type, fieldName: field, recordName: record)
+            guard stored.fileChecksum == checksum, stored.size == Int64(file.count) else {
+                throw TransferError("the file of \(field) of \(record) arrived changed at the target; run the import again")
+            }
+            bytes += Int64(file.count)
+            return .object(["receipt": .string(stored.receipt), "fileChecksum": .string(checksum), "size": .integer(Int64(file.count))])
+        }
+        var copied = input
+        if case .array(let items) = input.value {
+            var values: [JSONValue] = []
+            for item in items { values.append(try await copy(item)) }
+            copied.value = .array(values)
+        } else {
+            copied.value = try await copy(input.value)
+        }
+        return (copied, bytes)
+    }
+
+    /// Reads every type back from the target and compares it with what was copied.
+    private func verify(_ types: [String], state: ImportState) async throws -> [Verification] {
+        var results: [Verification] = []
+        for type in types {
+            var digest = RecordDigest()
+            var marker: String?
+            repeat {
+                let page = try await target.query(recordType: type, continuationMarker: marker, limit: 200)
+                for record in page.records where record.serverErrorCode == nil {
+                    digest.add(recordName: record.recordName, recordType: type, created: record.created, modified: record.modified, fields: record.fields ?? [:])
+                }
+                marker = page.continuationMarker
+            } while marker != nil
+            results.append(Verification(recordType: type, source: state.types[type]?.digest ?? RecordDigest(), target: digest))
+        }
+        return results
+    }
+}
