@@ -24,6 +24,7 @@ enum PostgresMigrations {
         Migration(version: 1, name: "core", sql: coreSchema),
         Migration(version: 2, name: "settled-bound", sql: settledBoundFunction),
         Migration(version: 3, name: "sign-in-failures", sql: signInFailures),
+        Migration(version: 4, name: "transfers", sql: transfers),
     ]
 
     /// The newest version this build knows.
@@ -424,5 +425,16 @@ enum PostgresMigrations {
             last_at BIGINT NOT NULL
         );
         CREATE INDEX sign_in_failures_last ON sign_in_failures (last_at);
+        """
+
+    /// Version 4: the progress of imports and exports (`TransferStatus`, JSON), for the console of every node.
+    static let transfers = """
+        CREATE TABLE transfers (
+            container_id TEXT NOT NULL,
+            id TEXT NOT NULL,
+            body TEXT NOT NULL,
+            updated_at BIGINT NOT NULL,
+            PRIMARY KEY (container_id, id)
+        );
         """
 }

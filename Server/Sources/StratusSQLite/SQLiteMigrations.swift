@@ -376,6 +376,18 @@ enum SQLiteMigrations {
                 CREATE INDEX sign_in_failures_last ON sign_in_failures (last_at);
                 """)
         }
+        migrator.registerMigration("v15-transfers") { db in
+            try db.execute(sql: """
+                -- The progress of imports and exports (TransferStatus, JSON), for the console.
+                CREATE TABLE transfers (
+                    container_id TEXT NOT NULL,
+                    id TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    PRIMARY KEY (container_id, id)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -84,6 +84,21 @@ extension StoreConformance {
                 ], atomic: false, caller: operator_, timestamp: Fixture.now))
                 #expect(plain.allSatisfy { if case .failed = $0 { true } else { false } })
             },
+            ConformanceCase("a transfer's status is saved, replaced by its next one, and listed newest first per container") { store in
+                var first = TransferStatus(id: "t1", containerID: Fixture.container, kind: "import cloudkit", peer: "source", state: .running, startedAt: 1, updatedAt: 10)
+                try await store.saveTransfer(first)
+                try await store.saveTransfer(TransferStatus(id: "t2", containerID: Fixture.container, kind: "import cloudkit", peer: "other", state: .failed, message: "no", startedAt: 1, updatedAt: 20))
+                try await store.saveTransfer(TransferStatus(id: "t1", containerID: "iCloud.other", kind: "import cloudkit", peer: "x", state: .running, startedAt: 1, updatedAt: 30))
+                first.recordsDone = 5
+                first.recordsTotal = 9
+                first.state = .finished
+                first.updatedAt = 40
+                try await store.saveTransfer(first)
+                let listed = try await store.transfers(containerID: Fixture.container)
+                #expect(listed.map(\.id) == ["t1", "t2"])
+                #expect(listed.first == first)
+                #expect(listed.last?.message == "no")
+            },
             ConformanceCase("creating an existing record fails with conflict and returns the server record") { store in
                 let zone = Fixture.privateDB().zone(ZoneID.defaultZoneName)
                 let saved = try await Fixture.save(store, zone, Fixture.create("n1"))

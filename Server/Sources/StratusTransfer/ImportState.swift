@@ -20,6 +20,18 @@ struct ImportState: Codable, Sendable {
     var container: String
     var environment: String
     var types: [String: TypeProgress] = [:]
+    /// Names the import on the target's console, across its runs.
+    var transferID = "import-" + UUID().uuidString.prefix(8).lowercased()
+    /// When the first run began, in milliseconds since 1970.
+    var startedAt = Int64(Date().timeIntervalSince1970 * 1000)
+
+    /// Records copied so far, of every type.
+    var recordsDone: Int { types.values.reduce(0) { $0 + $1.digest.count } }
+    /// Records to copy, once every type is counted.
+    var recordsTotal: Int? {
+        types.values.contains { $0.total == nil } || types.isEmpty ? nil : types.values.reduce(0) { $0 + ($1.total ?? 0) }
+    }
+    var bytes: Int64 { types.values.reduce(0) { $0 + $1.bytes } }
 
     /// The state kept at `path`, or nil when there is none yet.
     static func load(from path: String) throws -> ImportState? {

@@ -50,6 +50,21 @@ struct ImportTarget: Sendable {
         }
     }
 
+    /// Tells the target how the import is going, for its console. A refusal does not stop the import.
+    /// - Returns: why the target refused, when it did.
+    func report(_ status: TransferStatus) async -> String? {
+        do {
+            let body = try JSONEncoder().encode(status)
+            let answer = try await HTTP.send(
+                "PUT", baseURL + "/admin/1/\(HTTP.escaped(container))/transfers/\(HTTP.escaped(status.id))", body: body,
+                headers: ["Authorization": "Bearer \(adminKey)", "Content-Type": "application/json"]
+            )
+            return answer.status == 200 ? nil : HTTP.describe(answer)
+        } catch {
+            return error.localizedDescription
+        }
+    }
+
     /// One page of the target's records of a type, as verification reads them.
     func query(recordType: String, continuationMarker: String?, limit: Int) async throws -> QueryPage {
         let body = try JSONEncoder().encode(TypeQuery(query: .init(recordType: recordType), resultsLimit: limit, continuationMarker: continuationMarker))

@@ -232,6 +232,14 @@ import FoundationNetworking
             #expect(data == file, "\(name)'s file")
         }
 
+        // The target's console was told of the import, one entry across both runs.
+        let transfers = try await target.admin.send("GET", "/admin/1/\(Self.container)/transfers")
+        let listed = try #require(transfers.json["transfers"] as? [[String: Any]])
+        #expect(listed.count == 1, "\(listed)")
+        #expect(listed.first?["state"] as? String == "finished" && listed.first?["recordsDone"] as? Int == 25 && listed.first?["recordsTotal"] as? Int == 25)
+        #expect(listed.first?["message"] as? String == "verified 25 records of 3 types")
+        #expect((listed.first?["peer"] as? String)?.contains(proxy.baseURL) == true)
+
         // Run again over a finished state: nothing is copied twice, and it verifies again.
         let (again, againOutput) = try await EndToEndTests.run(arguments)
         #expect(again == 0 && againOutput.contains("imported and verified 25 records of 3 types"), "\(againOutput)")

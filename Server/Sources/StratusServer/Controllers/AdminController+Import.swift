@@ -3,10 +3,34 @@ import Hummingbird
 import StratusModel
 import StratusStore
 
-/// The write path of `stratus import`: records copied from another CloudKit server keep their names and stamps.
+/// What `stratus import` writes through: records copied from another CloudKit server keep their names and stamps,
+/// and its progress is kept for the console.
 extension AdminController {
     func registerImportRoutes(on group: RouterGroup<StratusRequestContext>) {
         group.post(":container/:environment/records/import", use: importRecords)
+        group.put(":container/transfers/:transfer", use: saveTransfer)
+        group.get(":container/transfers", use: listTransfers)
+    }
+
+    /// `PUT /admin/1/{container}/transfers/{id}` with a ``TransferStatus``: records how an import or export is
+    /// going (the container and id are the path's; the time is the server's).
+    @Sendable func saveTransfer(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try await requireAdmin(request)
+        let container = try await server.authenticator.container(try context.parameters.require("container"))
+        var status = try await RequestBody.decode(TransferStatus.self, from: request, limit: 64 * 1024)
+        status.id = try context.parameters.require("transfer")
+        guard RecordNames.isValidName(status.id) else { throw APIError.badRequest("'\(status.id)' is not a valid transfer id") }
+        status.containerID = container.id
+        status.updatedAt = Authenticator.now()
+        try await server.store.saveTransfer(status)
+        return try JSONResponse.make(encoding: status)
+    }
+
+    /// `GET /admin/1/{container}/transfers`: ``TransfersResponse``, the most recently updated first.
+    @Sendable func listTransfers(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try await requireAdmin(request)
+        let container = try await server.authenticator.container(try context.parameters.require("container"))
+        return try JSONResponse.make(encoding: TransfersResponse(transfers: try await server.store.transfers(containerID: container.id)))
     }
 
     /// `POST /admin/1/{container}/{environment}/records/import` with ``ImportRecordsRequest``: saves each record

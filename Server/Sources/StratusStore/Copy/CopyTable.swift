@@ -67,6 +67,9 @@ public struct CopyTable: Sendable, Hashable {
             key: ["id"]
         ),
         CopyTable(
+            "transfers", [("container_id", .text), ("id", .text), ("body", .text), ("updated_at", .integer)], key: ["container_id", "id"]
+        ),
+        CopyTable(
             "user_roles", [("container_id", .text), ("environment", .text), ("user_record_name", .text), ("roles", .text)],
             key: ["container_id", "environment", "user_record_name"]
         ),

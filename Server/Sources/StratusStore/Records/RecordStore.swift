@@ -63,7 +63,7 @@ public protocol RecordStore: Sendable {
 
 /// Everything a Stratus server needs from storage.
 public typealias Store = AccountStore & RoleStore & ServerKeyStore & RecordStore & AssetStore & SubscriptionStore
-    & NotificationStore & ShareStore & EventStore
+    & NotificationStore & ShareStore & EventStore & TransferStore
 
 /// A user's live records in one container environment.
 public struct UserRecordCounts: Sendable, Hashable {

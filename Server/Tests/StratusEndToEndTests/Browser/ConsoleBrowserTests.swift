@@ -397,6 +397,27 @@ import Testing
         }
     }
 
+    @Test("an import's progress shows as it goes: counts, share, bytes, rate, time left, then how it ended")
+    func importProgress() async throws {
+        try await Session.with("imports") { session in
+            let browser = session.browser
+            let path = "/admin/1/\(Self.container)/transfers/import-1"
+            let running = #"{"id":"import-1","containerID":"","kind":"import cloudkit","peer":"iCloud.com.example.App (production) at https://api.apple-cloudkit.com","state":"running","recordsDone":40,"recordsTotal":100,"bytes":3145728,"recordsPerSecond":20,"secondsLeft":3,"startedAt":1700000000000,"updatedAt":0}"#
+            _ = try await session.admin("PUT", path, body: running)
+            try await session.go("#/transfers", heading: "Imports")
+            let facts = try await browser.waitForText("40 of 100 records (40%)", in: "#transfers")
+            #expect(facts.contains("3.0 MB") && facts.contains("20 records/s") && facts.contains("about 3 s left") && facts.contains("running"), "\(facts)")
+            #expect(try await browser.element("#transfers progress").property("value") as? Double == 40)
+            try await session.screenshot("running")
+            // The import goes on and ends: the page follows without a reload.
+            let finished = running.replacingOccurrences(of: #""state":"running","recordsDone":40"#, with: #""state":"finished","message":"verified 100 records of 2 types","recordsDone":100"#)
+            _ = try await session.admin("PUT", path, body: finished)
+            let ended = try await browser.waitForText("verified 100 records of 2 types", in: "#transfers")
+            #expect(ended.contains("100 of 100 records (100%)") && ended.contains("finished") && !ended.contains("left"), "\(ended)")
+            try await session.screenshot("finished")
+        }
+    }
+
     @Test("an operator browses a user's private database by userRecordName")
     func privateDatabase() async throws {
         try await Session.with("private") { session in

@@ -74,6 +74,7 @@ export const admin = {
     request("GET", `/admin/1/${enc(container)}/${environment}/users?` + new URLSearchParams({ search: search ?? "", offset: String(offset ?? 0), limit: "25" })),
   setRoles: (container, environment, user, roles) =>
     request("PUT", `/admin/1/${enc(container)}/${environment}/users/${enc(user)}/roles`, { json: { roles } }),
+  transfers: (container) => request("GET", `/admin/1/${enc(container)}/transfers`),
   subscriptions: (container, environment, database) =>
     request("GET", `/admin/1/${enc(container)}/${environment}/subscriptions?database=${database}`),
   activity: (after) => request("GET", `/admin/1/activity?after=${after}`),

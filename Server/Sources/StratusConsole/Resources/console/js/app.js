@@ -7,10 +7,11 @@ import { recordsPage } from "./pages/records.js";
 import { usersPage } from "./pages/users.js";
 import { subscriptionsPage } from "./pages/subscriptions.js";
 import { activityPage } from "./pages/activity.js";
+import { transfersPage } from "./pages/transfers.js";
 
 const sections = {
   containers: containersPage, schema: schemaPage, records: recordsPage,
-  users: usersPage, subscriptions: subscriptionsPage, activity: activityPage,
+  users: usersPage, subscriptions: subscriptionsPage, transfers: transfersPage, activity: activityPage,
 };
 
 /** What every page shares: the chosen container and environment, and the containers known. */
