@@ -104,7 +104,8 @@ public struct AdminClient: Sendable {
         return reply
     }
 
-    static func escaped(_ segment: String) -> String {
+    /// A URL path segment (a container ID, a user record name) with `/` and other reserved characters escaped.
+    public static func escaped(_ segment: String) -> String {
         segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? segment
     }
 }

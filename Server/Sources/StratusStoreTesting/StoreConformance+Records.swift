@@ -49,18 +49,18 @@ extension StoreConformance {
                 #expect(record.created.userRecordName == Fixture.alice)
                 #expect(record.created.timestamp == Fixture.now)
             },
-            ConformanceCase("an imported record keeps its source's stamps, may be a Users record, and its VALIDATE references may wait for their targets") { store in
+            ConformanceCase("an imported record keeps its source's stamps and short GUID, may be a Users record, and its VALIDATE references may wait for their targets") { store in
                 let zone = Fixture.publicDB().zone(ZoneID.defaultZoneName)
                 let created = RecordStamp(timestamp: 1_500_000_000_000, userRecordName: Fixture.bob, deviceID: "source")
                 let modified = RecordStamp(timestamp: 1_600_000_000_000, userRecordName: Fixture.alice, deviceID: "source")
-                let stamps = ImportedStamps(created: created, modified: modified)
+                let stamps = ImportedMetadata(created: created, modified: modified, shortGUID: "kept-guid")
                 let operator_ = Caller(userRecordName: "_console", hasAllPermissions: true)
                 let results = try await store.modifyRecords(RecordBatch(zone: zone, operations: [
                     RecordOperation(
                         type: .forceReplace, recordName: "n1", recordType: "Note",
-                        fields: ["tag": Fixture.field(.object(["recordName": .string("later"), "action": .string("VALIDATE")]))], importedStamps: stamps
+                        fields: ["tag": Fixture.field(.object(["recordName": .string("later"), "action": .string("VALIDATE")]))], imported: stamps
                     ),
-                    RecordOperation(type: .forceReplace, recordName: Fixture.bob, recordType: Schema.usersType, fields: ["nickname": Fixture.field(.string("b"))], importedStamps: stamps),
+                    RecordOperation(type: .forceReplace, recordName: Fixture.bob, recordType: Schema.usersType, fields: ["nickname": Fixture.field(.string("b"))], imported: ImportedMetadata(created: created, modified: modified)),
                 ], atomic: false, caller: operator_, timestamp: Fixture.now))
                 for result in results {
                     guard case .saved(let record) = result else {
@@ -71,10 +71,11 @@ extension StoreConformance {
                 }
                 let found = try await store.lookupRecords(["n1", Fixture.bob], in: zone)
                 #expect(found["n1"]?.created == created && found["n1"]?.modified == modified)
+                #expect(found["n1"]?.shortGUID == "kept-guid")
                 #expect(found[Fixture.bob]?.recordType == Schema.usersType)
                 // Imported again (a resumed import): the same record, the same stamps.
                 _ = try await store.modifyRecords(RecordBatch(zone: zone, operations: [
-                    RecordOperation(type: .forceReplace, recordName: "n1", recordType: "Note", fields: [:], importedStamps: stamps),
+                    RecordOperation(type: .forceReplace, recordName: "n1", recordType: "Note", fields: [:], imported: stamps),
                 ], atomic: false, caller: operator_, timestamp: Fixture.now + 5))
                 #expect(try await store.lookupRecords(["n1"], in: zone)["n1"]?.created == created)
                 // Without imported stamps, the same operations are refused as from any client.

@@ -65,8 +65,8 @@ public struct CloudKitImport: Sendable {
             signer: try RequestSigner(keyID: options.keyID, privateKeyPEM: options.privateKeyPEM), backoff: backoff
         )
         target = ImportTarget(
-            baseURL: trimmed(options.targetURL), adminKey: options.adminKey, container: options.container,
-            environment: options.environment, backoff: backoff
+            connection: OperatorConnection(baseURL: trimmed(options.targetURL), adminKey: options.adminKey, backoff: backoff),
+            container: options.container, environment: options.environment
         )
     }
 
@@ -178,11 +178,10 @@ public struct CloudKitImport: Sendable {
                 if let code = record.serverErrorCode {
                     throw TransferError("the source answered \(code) for record \(record.recordName) of \(type): \(record.reason ?? "")")
                 }
-                var fields = record.fields ?? [:]
-                for (name, field) in fields where (field.type ?? "").hasPrefix("ASSETID") && field.value != .null {
-                    let copied = try await copyFiles(field, field: name, record: record.recordName, type: type)
-                    fields[name] = copied.field
+                let fields = try await AssetValues.map(record.fields ?? [:]) { field, asset in
+                    let copied = try await copyFile(asset, field: field, record: record.recordName, type: type)
                     bytes += copied.bytes
+                    return copied.value
                 }
                 let created = record.created ?? RecordStamp(timestamp: 0, userRecordName: "", deviceID: "")
                 let modified = record.modified ?? created
@@ -202,33 +201,20 @@ public struct CloudKitImport: Sendable {
         }
     }
 
-    /// Copies the files of an asset field to the target, and answers the field as the target takes it: each
-    /// file by its receipt, checksum and size.
-    private func copyFiles(_ input: FieldInput, field: String, record: String, type: String) async throws -> (field: FieldInput, bytes: Int64) {
-        var bytes: Int64 = 0
-        func copy(_ value: JSONValue) async throws -> JSONValue {
-            guard case .object(let asset) = value, case .string(let url)? = asset["downloadURL"] else {
-                throw TransferError("field \(field) of \(type) \(record) holds a file the source gave no downloadURL for")
-            }
-            // CloudKit's download URLs leave the file name to the client.
-            let file = try await source.download(url.replacingOccurrences(of: "${f}", with: "file"), what: "\(field) of \(record)")
-            let checksum = Data(SHA256.hash(data: file)).base64EncodedString()
-            let stored = try await target.upload(file, recordType: type, fieldName: field, recordName: record)
-            guard stored.fileChecksum == checksum, stored.size == Int64(file.count) else {
-                throw TransferError("the file of \(field) of \(record) arrived changed at the target; run the import again")
-            }
-            bytes += Int64(file.count)
-            return .object(["receipt": .string(stored.receipt), "fileChecksum": .string(checksum), "size": .integer(Int64(file.count))])
+    /// Copies a file of an asset field to the target, and answers the value the target takes: the file by its
+    /// receipt, checksum and size.
+    private func copyFile(_ asset: [String: JSONValue], field: String, record: String, type: String) async throws -> (value: JSONValue, bytes: Int64) {
+        guard case .string(let url)? = asset["downloadURL"] else {
+            throw TransferError("field \(field) of \(type) \(record) holds a file the source gave no downloadURL for")
         }
-        var copied = input
-        if case .array(let items) = input.value {
-            var values: [JSONValue] = []
-            for item in items { values.append(try await copy(item)) }
-            copied.value = .array(values)
-        } else {
-            copied.value = try await copy(input.value)
+        // CloudKit's download URLs leave the file name to the client.
+        let file = try await source.download(url.replacingOccurrences(of: "${f}", with: "file"), what: "\(field) of \(record)")
+        let checksum = Data(SHA256.hash(data: file)).base64EncodedString()
+        let stored = try await target.upload(file, recordType: type, fieldName: field, recordName: record)
+        guard stored.fileChecksum == checksum, stored.size == Int64(file.count) else {
+            throw TransferError("the file of \(field) of \(record) arrived changed at the target; run the import again")
         }
-        return (copied, bytes)
+        return (.object(["receipt": .string(stored.receipt), "fileChecksum": .string(checksum), "size": .integer(Int64(file.count))]), Int64(file.count))
     }
 
     /// Reads every type back from the target and compares it with what was copied.

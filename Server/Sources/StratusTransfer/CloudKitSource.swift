@@ -1,4 +1,5 @@
 import Foundation
+import StratusAdminClient
 import StratusModel
 
 /// The public database of a container on a CloudKit Web Services server (Apple's, or another Stratus), read
@@ -14,7 +15,7 @@ struct CloudKitSource: Sendable {
     /// One page of the records of `recordType`, from `continuationMarker` on.
     /// - Parameter desiredKeys: `[]` reads only the records' names and stamps.
     func query(recordType: String, continuationMarker: String?, limit: Int, desiredKeys: [String]? = nil) async throws -> QueryPage {
-        let path = "/database/1/\(HTTP.escaped(container))/\(environment.rawValue)/public/records/query"
+        let path = "/database/1/\(AdminClient.escaped(container))/\(environment.rawValue)/public/records/query"
         let body = try JSONEncoder().encode(TypeQuery(
             query: .init(recordType: recordType), resultsLimit: limit, continuationMarker: continuationMarker, desiredKeys: desiredKeys
         ))

@@ -16,11 +16,6 @@ enum HTTP {
         return ((response as? HTTPURLResponse)?.statusCode ?? 0, data)
     }
 
-    /// A path segment with `/` and other reserved characters escaped.
-    static func escaped(_ segment: String) -> String {
-        segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? segment
-    }
-
     /// The refusal an answer carries, for messages: `CODE: reason`, or the status and the start of the body.
     static func describe(_ answer: Backoff.Answer) -> String {
         if let error = try? JSONDecoder().decode(ErrorResponse.self, from: answer.body) {

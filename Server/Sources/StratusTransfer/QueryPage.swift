@@ -7,13 +7,26 @@ struct QueryPage: Decodable, Sendable {
     var continuationMarker: String?
 }
 
-/// One record of an answer, or the error that took its place.
+/// One record of an answer, or the error that took its place (or, in a change feed, its deletion).
 struct WireRecord: Decodable, Sendable {
+    /// `{recordName}`, as `parent` and `share` are written.
+    struct NameRef: Decodable, Sendable {
+        var recordName: String
+    }
+
     var recordName: String
     var recordType: String?
     var fields: [String: FieldInput]?
     var created: RecordStamp?
     var modified: RecordStamp?
+    var parent: NameRef?
+    /// The share covering a shared root.
+    var share: NameRef?
+    var shortGUID: String?
+    /// A share record's public permission and participants (the owner first).
+    var publicPermission: SharePermission?
+    var participants: [ShareParticipant]?
+    var deleted: Bool?
     var serverErrorCode: String?
     var reason: String?
 }

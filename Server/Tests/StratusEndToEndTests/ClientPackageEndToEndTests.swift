@@ -3,8 +3,9 @@ import StratusStoreTesting
 import Testing
 
 /// The client package as an app meets it: a fresh package that depends on the repository's root package, as an
-/// app's `.package(url:from:)` would, resolves no other package and builds with StratusKit and both kits.
-@Suite struct ClientPackageEndToEndTests {
+/// app's `.package(url:from:)` would, resolves no other package and builds with StratusKit and both kits. One build
+/// at a time, on one core: two builds of two jobs each would take the machine from the tests beside them for a minute.
+@Suite(.serialized) struct ClientPackageEndToEndTests {
     /// An app's manifest depending on the client package at `root`, with one program per name in `executables`,
     /// each using StratusKit and both kits.
     static func manifest(root: String, executables: [String] = ["App"]) -> String {
@@ -59,7 +60,7 @@ import Testing
         let checkouts = (try? FileManager.default.contentsOfDirectory(atPath: folder + "/.build/checkouts")) ?? []
         #expect(checkouts.isEmpty, "nothing was checked out: \(checkouts)")
 
-        let (built, log) = try await ChildProcess.run("/usr/bin/env", ["swift", "build"], directory: folder)
+        let (built, log) = try await ChildProcess.run("/usr/bin/env", ["swift", "build", "-j", "1"], directory: folder)
         try #require(built == 0, "\(log.suffix(3_000))")
         let (ran, output) = try await ChildProcess.run(folder + "/.build/debug/App", [], directory: folder)
         #expect(ran == 0)
@@ -94,7 +95,7 @@ import Testing
             targets.append(name)
         }
         try Data(Self.manifest(root: Repository.root.path, executables: targets).utf8).write(to: URL(fileURLWithPath: folder + "/Package.swift"))
-        let (built, log) = try await ChildProcess.run("/usr/bin/env", ["swift", "build"], directory: folder)
+        let (built, log) = try await ChildProcess.run("/usr/bin/env", ["swift", "build", "-j", "1"], directory: folder)
         #expect(built == 0, "an example does not compile:\n\(log.components(separatedBy: "\n").filter { $0.contains("error:") }.prefix(20).joined(separator: "\n"))")
     }
 }

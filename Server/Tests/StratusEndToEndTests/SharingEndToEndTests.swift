@@ -28,6 +28,20 @@ import Testing
             return User(server: server, query: query, userRecordName: name, container: container)
         }
 
+        /// Signs in an existing account (password "long password").
+        static func signIn(_ email: String, on server: ServerProcess, container: String) async throws -> User {
+            let apiToken = try await server.admin.apiToken(for: container)
+            let (status, user) = try await server.send(
+                "POST", "/auth/1/\(container)/development/signin?ckAPIToken=\(apiToken)",
+                body: #"{"emailAddress":"\#(email)","password":"long password"}"#
+            )
+            guard status == 200, let token = user["ckWebAuthToken"] as? String, let name = user["userRecordName"] as? String else {
+                throw E2EFailure("sign-in answered \(status): \(user)")
+            }
+            let query = "ckAPIToken=\(apiToken)&ckWebAuthToken=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+            return User(server: server, query: query, userRecordName: name, container: container)
+        }
+
         func on(_ server: ServerProcess) -> User { User(server: server, query: query, userRecordName: userRecordName, container: container) }
 
         /// Posts to a database endpoint; answers the status and body.

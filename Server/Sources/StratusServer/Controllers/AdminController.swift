@@ -22,6 +22,7 @@ struct AdminController {
         registerSessionRoutes(on: group)
         registerOperatorRoutes(on: group)
         registerImportRoutes(on: group)
+        registerAccountTransferRoutes(on: group)
     }
 
     /// `POST /admin/1/{container}/keys` with `{"publicKey": "<PEM>", "role"?: "Admin"}` answers `{"keyID"}`.

@@ -50,7 +50,7 @@ extension BatchPlanner {
         guard let recordType = live?.type ?? operation.recordType else {
             throw StorageError(.invalidArgument, "recordType is required to create a record")
         }
-        if live == nil && recordType == Schema.usersType && operation.importedStamps == nil {
+        if live == nil && recordType == Schema.usersType && operation.imported == nil {
             throw StorageError(.accessDenied, "Users records are created by signing up")
         }
         if recordType == ShareRecords.recordType {
@@ -84,7 +84,7 @@ extension BatchPlanner {
             receipts = try bindAssets(&values, sentFields: resolved.keys, live: live)
             fields = PreparedFields(values: values, type: state.schema.recordTypes[recordType])
         }
-        if operation.importedStamps == nil { try validateReferences(in: fields.values) }
+        if operation.imported == nil { try validateReferences(in: fields.values) }
         if let type = state.schema.recordTypes[recordType] {
             try ConstraintChecker.check(fields.values, of: type)
             for check in ConstraintChecker.uniqueChecks(fields.values, of: type) {
@@ -99,7 +99,7 @@ extension BatchPlanner {
         }
         let saved = try write(
             name: operation.recordName, type: recordType, fields: fields, existing: existing, live: live, parent: parent,
-            receipts: receipts, stamps: operation.importedStamps
+            receipts: receipts, imported: operation.imported
         )
         if operation.createShortGUID && saved.shortGUID == nil {
             var record = saved
@@ -135,12 +135,12 @@ extension BatchPlanner {
     /// Plans a record's row, with its index entries, references and assets, and notes the change.
     mutating func write(
         name: String, type: String, fields: PreparedFields, existing: StoredRecord?, live: StoredRecord?,
-        parent: String? = nil, receipts: [(receipt: String, field: String)] = [], stamps: ImportedStamps? = nil
+        parent: String? = nil, receipts: [(receipt: String, field: String)] = [], imported: ImportedMetadata? = nil
     ) throws -> Record {
         let key = key(name)
         let sequence = takeSequence()
-        let modified = stamps?.modified ?? RecordStamp(timestamp: batch.timestamp, userRecordName: caller.userRecordName ?? "", deviceID: caller.deviceID)
-        let created = stamps?.created ?? live?.created ?? modified
+        let modified = imported?.modified ?? RecordStamp(timestamp: batch.timestamp, userRecordName: caller.userRecordName ?? "", deviceID: caller.deviceID)
+        let created = imported?.created ?? live?.created ?? modified
         let compound = IndexEntry.compoundEntries(
             for: fields.values, system: SystemFieldValues(recordName: name, created: created, modified: modified),
             of: state.schema.recordTypes[type]
@@ -162,7 +162,7 @@ extension BatchPlanner {
         }
         let planned = PlannedRecord(
             key: key, type: type, changeTag: ChangeTag.make(sequence), sequence: sequence, fields: fields.encoded,
-            created: created, modified: modified, parent: parent, share: live?.share, shortGUID: live?.shortGUID,
+            created: created, modified: modified, parent: parent, share: live?.share, shortGUID: imported?.shortGUID ?? live?.shortGUID,
             indexEntries: compound.isEmpty ? fields.indexEntries : fields.indexEntries + compound, references: references,
             assets: assets, usedReceipts: receipts, replacesRow: existing != nil
         )

@@ -136,7 +136,7 @@ extension BatchPlanner {
             if let root = change.rootRecordName, root != share.rootRecordName {
                 throw StorageError(.invalidArgument, "a share's forRecord cannot change; delete the share and share the other record")
             }
-            var record = try write(name: name, type: ShareRecords.recordType, fields: fields, existing: existing, live: live)
+            var record = try write(name: name, type: ShareRecords.recordType, fields: fields, existing: existing, live: live, imported: operation.imported)
             if let permission = change.publicPermission {
                 // Public users' reach follows the public permission: their shared databases see the change.
                 plan.writes.append(.setPublicPermission(shareRecord: name, permission, sequence: takeSequence()))
@@ -150,7 +150,9 @@ extension BatchPlanner {
             return .saved(record)
         }
         let root = try newShareRoot(operation, change: change)
-        var record = try write(name: name, type: ShareRecords.recordType, fields: fields, existing: existing, live: nil)
+        var record = try write(name: name, type: ShareRecords.recordType, fields: fields, existing: existing, live: nil, imported: operation.imported.map {
+            ImportedMetadata(created: $0.created, modified: $0.modified)
+        })
         plan.writes.append(.createShare(shareRecord: name, rootRecordName: root?.key.recordName, publicPermission: change.publicPermission ?? .none))
         state.shares[name] = ShareState(rootRecordName: root?.key.recordName, publicPermission: change.publicPermission ?? .none, participants: [])
         state.zoneSharing = RecordSnapshot.ZoneSharing(zoneShare: root == nil ? name : state.zoneSharing?.zoneShare, hasShares: true)
@@ -162,7 +164,7 @@ extension BatchPlanner {
             state.shareRoots?.insert(root.key.recordName)
             sharedRoots[root.key.recordName] = name
         } else {
-            setShortGUID(name, input.newShortGUID())
+            setShortGUID(name, operation.imported?.shortGUID ?? input.newShortGUID())
         }
         try applyParticipants(change.participants ?? [], shareRecord: name)
         record.shareDetails = try shareDetails(ofShareRecord: name)

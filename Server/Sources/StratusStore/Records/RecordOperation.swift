@@ -15,14 +15,14 @@ public struct RecordOperation: Sendable, Hashable {
     /// Gives the record a `shortGUID` if it has none (`createShortGUID: true`).
     public var createShortGUID: Bool
     /// Set by an operator's import only (never by a client): the record keeps the source's creation and
-    /// modification stamps, may be a `Users` record, and its `VALIDATE` references are not checked (their
-    /// targets may come later in the same import).
-    public var importedStamps: ImportedStamps?
+    /// modification stamps and short GUID, may be a `Users` record, and its `VALIDATE` references are not checked
+    /// (their targets may come later in the same import).
+    public var imported: ImportedMetadata?
 
     public init(
         type: RecordOperationType, recordName: String, recordType: String? = nil, recordChangeTag: String? = nil,
         fields: [String: FieldInput]? = nil, parent: ParentInput = .unchanged, share: ShareChange? = nil,
-        createShortGUID: Bool = false, importedStamps: ImportedStamps? = nil
+        createShortGUID: Bool = false, imported: ImportedMetadata? = nil
     ) {
         self.type = type
         self.recordName = recordName
@@ -32,18 +32,21 @@ public struct RecordOperation: Sendable, Hashable {
         self.parent = parent
         self.share = share
         self.createShortGUID = createShortGUID
-        self.importedStamps = importedStamps
+        self.imported = imported
     }
 }
 
-/// The stamps an imported record keeps from the server it was copied from.
-public struct ImportedStamps: Sendable, Hashable {
+/// What an imported record keeps from the server it was copied from.
+public struct ImportedMetadata: Sendable, Hashable {
     public var created: RecordStamp
     public var modified: RecordStamp
+    /// The record's short GUID (a shared root's, or a zone-wide share's), so that share links stay valid.
+    public var shortGUID: String?
 
-    public init(created: RecordStamp, modified: RecordStamp) {
+    public init(created: RecordStamp, modified: RecordStamp, shortGUID: String? = nil) {
         self.created = created
         self.modified = modified
+        self.shortGUID = shortGUID
     }
 }
 

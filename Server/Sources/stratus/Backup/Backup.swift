@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import StratusSQLite
 import StratusStore
+import StratusTransfer
 
 /// `stratus backup`: a consistent snapshot of a data folder while its server goes on serving.
 struct Backup: AsyncParsableCommand {

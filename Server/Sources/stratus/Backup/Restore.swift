@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StratusSQLite
+import StratusTransfer
 
 /// `stratus restore`: a backup archive back into a data folder, checked before anything is replaced.
 struct Restore: AsyncParsableCommand {

@@ -1,29 +1,28 @@
 import Foundation
-import ArgumentParser
 
 /// Reads a tar archive written by ``TarWriter`` (or any ustar archive of regular files and folders), one entry
 /// at a time, streaming each file's bytes.
-struct TarReader {
-    struct Entry {
-        var name: String
-        var size: Int64
+public struct TarReader {
+    public struct Entry {
+        public var name: String
+        public var size: Int64
     }
 
     private let handle: FileHandle
     private static let block = 512
 
-    init(path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw CommandFailure("cannot read \(path)") }
+    public init(path: String) throws {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw TransferError("cannot read \(path)") }
         self.handle = handle
     }
 
-    func close() {
+    public func close() {
         try? handle.close()
     }
 
     /// The next regular file's entry, its bytes to be read with ``copy(_:to:)`` or ``read(_:)``; `nil` at the end.
     /// Folders and other kinds of entries are passed over.
-    func next() throws -> Entry? {
+    public func next() throws -> Entry? {
         while true {
             guard let header = try handle.read(upToCount: Self.block), header.count == Self.block else { return nil }
             let bytes = [UInt8](header)
@@ -31,7 +30,7 @@ struct TarReader {
             let stored = Self.number(bytes[148..<156])
             var summed = bytes
             for index in 148..<156 { summed[index] = UInt8(ascii: " ") }
-            guard stored == summed.reduce(0, { $0 + Int64($1) }) else { throw CommandFailure("the archive is damaged (a header's checksum is wrong)") }
+            guard stored == summed.reduce(0, { $0 + Int64($1) }) else { throw TransferError("the archive is damaged (a header's checksum is wrong)") }
             let size = Self.number(bytes[124..<136])
             let name = Self.text(bytes[0..<100])
             let prefix = Self.text(bytes[345..<500])
@@ -43,24 +42,24 @@ struct TarReader {
     }
 
     /// Reads the current entry's bytes into memory (small entries: the manifest).
-    func read(_ entry: Entry) throws -> Data {
+    public func read(_ entry: Entry) throws -> Data {
         let data = try handle.read(upToCount: Int(entry.size)) ?? Data()
-        guard data.count == entry.size else { throw CommandFailure("the archive ends inside \(entry.name)") }
+        guard data.count == entry.size else { throw TransferError("the archive ends inside \(entry.name)") }
         try skipPadding(entry.size)
         return data
     }
 
     /// Copies the current entry's bytes into a new file at `path`, in 1 MB pieces.
-    func copy(_ entry: Entry, to path: String) throws {
+    public func copy(_ entry: Entry, to path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw CommandFailure("cannot create \(path)")
+            throw TransferError("cannot create \(path)")
         }
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         defer { try? output.close() }
         var left = entry.size
         while left > 0 {
             guard let chunk = try handle.read(upToCount: Int(min(1 << 20, left))), !chunk.isEmpty else {
-                throw CommandFailure("the archive ends inside \(entry.name)")
+                throw TransferError("the archive ends inside \(entry.name)")
             }
             try output.write(contentsOf: chunk)
             left -= Int64(chunk.count)

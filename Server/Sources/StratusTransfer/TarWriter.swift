@@ -1,24 +1,23 @@
 import Foundation
-import ArgumentParser
 
 /// Writes a tar archive (POSIX ustar), streaming each file from disk: the format of backups.
 ///
 /// Names longer than 100 bytes are split into ustar's prefix and name; sizes past ustar's 8 GiB use the base-256
 /// form GNU tar and libarchive read.
-struct TarWriter {
+public struct TarWriter {
     private let handle: FileHandle
     private static let block = 512
 
     /// Starts a new archive at `path`, readable by its owner only (backups hold the server's secrets).
-    init(path: String) throws {
+    public init(path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw CommandFailure("cannot create \(path)")
+            throw TransferError("cannot create \(path)")
         }
         handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     }
 
     /// Adds bytes as the file `name`.
-    func add(_ data: Data, as name: String) throws {
+    public func add(_ data: Data, as name: String) throws {
         try writeHeader(name: name, size: Int64(data.count))
         try handle.write(contentsOf: data)
         try pad(Int64(data.count))
@@ -27,7 +26,7 @@ struct TarWriter {
     /// Adds the file at `path` as `name`, copied in 1 MB pieces.
     /// - Returns: the bytes added.
     @discardableResult
-    func addFile(at path: String, as name: String) throws -> Int64 {
+    public func addFile(at path: String, as name: String) throws -> Int64 {
         let source = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
         defer { try? source.close() }
         let size = Int64(try source.seekToEnd())
@@ -38,13 +37,13 @@ struct TarWriter {
             try handle.write(contentsOf: chunk)
             copied += Int64(chunk.count)
         }
-        guard copied == size else { throw CommandFailure("\(path) changed while it was archived") }
+        guard copied == size else { throw TransferError("\(path) changed while it was archived") }
         try pad(size)
         return size
     }
 
     /// Ends the archive (two empty blocks), flushes it to disk and closes it.
-    func finish() throws {
+    public func finish() throws {
         try handle.write(contentsOf: Data(count: 2 * Self.block))
         try handle.synchronize()
         try handle.close()
@@ -84,7 +83,7 @@ struct TarWriter {
         let bytes = Array(name.utf8)
         if bytes.count <= 100 { return ("", name) }
         guard let slash = bytes.indices.last(where: { bytes[$0] == UInt8(ascii: "/") && $0 <= 155 && bytes.count - $0 - 1 <= 100 }) else {
-            throw CommandFailure("\(name) is too long for a tar archive")
+            throw TransferError("\(name) is too long for a tar archive")
         }
         return (String(decoding: bytes[..<slash], as: UTF8.self), String(decoding: bytes[(slash + 1)...], as: UTF8.self))
     }
