@@ -1,6 +1,7 @@
 import Foundation
 import StratusAdminClient
 import StratusModel
+import Synchronization
 
 /// Loads an archive folder that ``ContainerExport`` wrote into a running server (`stratus import archive`), on
 /// either backend: the schemas, the accounts and their roles, the zones, the records (names, stamps, parents,
@@ -10,11 +11,14 @@ public struct ArchiveImport: Sendable {
         public var serverURL: String
         public var adminKey: String
         public var folder: String
+        /// The archive as the server's console names it.
+        public var source: String
 
-        public init(serverURL: String, adminKey: String, folder: String) {
+        public init(serverURL: String, adminKey: String, folder: String, source: String? = nil) {
             self.serverURL = serverURL
             self.adminKey = adminKey
             self.folder = folder
+            self.source = source ?? folder
         }
     }
 
@@ -40,9 +44,28 @@ public struct ArchiveImport: Sendable {
         return manifest
     }
 
-    /// Loads the archive and answers its manifest.
+    /// Loads the archive and answers its manifest, telling the server's console how it goes.
     public func run() async throws -> ArchiveManifest {
         let manifest = try Self.manifest(in: options.folder)
+        let reporter = TransferReporter(
+            connection: connection, container: manifest.container, kind: "import archive",
+            peer: "\(options.source) (exported \(manifest.exportedAt))", output: output
+        )
+        let progress = Counter()
+        do {
+            try await load(manifest, reporter: reporter, progress: progress)
+            await reporter.report(
+                .finished, done: progress.value, total: manifest.records, bytes: manifest.fileBytes,
+                message: "imported \(manifest.accounts) accounts, \(manifest.records) records, \(manifest.files) files, \(manifest.subscriptions) subscriptions"
+            )
+            return manifest
+        } catch {
+            await reporter.report(.failed, done: progress.value, total: manifest.records, bytes: 0, message: "\(error)")
+            throw error
+        }
+    }
+
+    private func load(_ manifest: ArchiveManifest, reporter: TransferReporter, progress: Counter) async throws {
         let container = manifest.container
         let admin = AdminClient(url: URL(string: connection.baseURL)!, adminKey: connection.adminKey)
         do {
@@ -86,11 +109,17 @@ public struct ArchiveImport: Sendable {
                 guard pass.takes(line.record) else { return }
                 if let first = batch.first, first.zoneKey != line.zoneKey || batch.count == Self.batchSize {
                     try await save(batch, pass: pass, container: container)
+                    if pass != .parents { progress.add(batch.count) }
+                    await reporter.report(.running, done: progress.value, total: manifest.records, bytes: 0)
                     batch.removeAll()
                 }
                 batch.append(line)
             }
-            if !batch.isEmpty { try await save(batch, pass: pass, container: container) }
+            if !batch.isEmpty {
+                try await save(batch, pass: pass, container: container)
+                if pass != .parents { progress.add(batch.count) }
+                await reporter.report(.running, done: progress.value, total: manifest.records, bytes: 0)
+            }
         }
         output("records: \(manifest.records); files: \(manifest.files)")
 
@@ -102,7 +131,6 @@ public struct ArchiveImport: Sendable {
             )
         }
         output("subscriptions: \(manifest.subscriptions)")
-        return manifest
     }
 
     /// Records per import request (the server takes at most 200).
@@ -155,5 +183,16 @@ public struct ArchiveImport: Sendable {
 
     private func lines(_ name: String) -> JSONLinesReader {
         JSONLinesReader(path: options.folder + "/" + name)
+    }
+}
+
+/// A count shared by the steps of a load.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+
+    var value: Int { count.withLock { $0 } }
+
+    func add(_ amount: Int) {
+        count.withLock { $0 += amount }
     }
 }

@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import StratusModel
-import Synchronization
 
 /// Copies the public database of a live CloudKit container into a Stratus server: the schema, then every
 /// record of every type with its assets, names and stamps, then a verification of what arrived
@@ -51,8 +50,6 @@ public struct CloudKitImport: Sendable {
     let output: @Sendable (String) -> Void
     private let source: CloudKitSource
     private let target: ImportTarget
-    /// Set once the target refused a progress report, so that it is said once.
-    private let reportRefused = Flag()
 
     /// - Parameter output: receives each progress line.
     public init(_ options: Options, output: @escaping @Sendable (String) -> Void) throws {
@@ -81,26 +78,30 @@ public struct CloudKitImport: Sendable {
             throw TransferError("the state file \(options.statePath) is of an import of \(state.container) (\(state.environment)) from \(state.sourceURL); give another --state, or remove it")
         }
         var progress = ImportProgress()
+        let reporter = TransferReporter(
+            connection: target.connection, container: options.container, id: state.transferID, kind: "import cloudkit",
+            peer: "\(options.container) (\(options.environment.rawValue)) at \(options.sourceURL)", startedAt: state.startedAt, output: output
+        )
         do {
-            let results = try await copyAll(types, state: &state, progress: &progress)
+            let results = try await copyAll(types, state: &state, progress: &progress, reporter: reporter)
             let mismatched = results.filter { !$0.matches }.map(\.recordType)
             await report(
-                state, progress, mismatched.isEmpty ? .finished : .failed,
+                reporter, state, progress, mismatched.isEmpty ? .finished : .failed,
                 mismatched.isEmpty ? "verified \(state.recordsDone) records of \(types.count) types" : "the target differs from the source in \(mismatched.joined(separator: ", "))"
             )
             return results
         } catch {
-            await report(state, progress, .failed, "\(error)")
+            await report(reporter, state, progress, .failed, "\(error)")
             throw error
         }
     }
 
     /// The import's steps: the schema, the counts, the copy of every type, the verification.
-    private func copyAll(_ types: [String], state: inout ImportState, progress: inout ImportProgress) async throws -> [Verification] {
+    private func copyAll(_ types: [String], state: inout ImportState, progress: inout ImportProgress, reporter: TransferReporter) async throws -> [Verification] {
         if state.recordsDone > 0 { output("resuming from \(options.statePath): \(state.recordsDone) records copied before") }
-        await report(state, progress, .running)
         try await target.applySchema(options.schemaText)
         output("schema applied: \(types.count) record types")
+        await report(reporter, state, progress, .running)
 
         for type in types where state.types[type]?.total == nil {
             var typeProgress = state.types[type] ?? .init()
@@ -110,28 +111,19 @@ public struct CloudKitImport: Sendable {
         }
         let total = types.reduce(0) { $0 + (state.types[$1]?.total ?? 0) }
         output("to copy: " + types.map { "\($0) \(state.types[$0]?.total ?? 0)" }.joined(separator: ", ") + " (\(total) records)")
-        await report(state, progress, .running)
+        await report(reporter, state, progress, .running)
 
         for type in types {
-            try await copy(type, state: &state, progress: &progress, total: total)
+            try await copy(type, state: &state, progress: &progress, total: total, reporter: reporter)
         }
         return try await verify(types, state: state)
     }
 
-    /// Tells the target's console how the import is going; says once when the target does not take it.
-    private func report(_ state: ImportState, _ progress: ImportProgress, _ phase: TransferStatus.State, _ message: String? = nil) async {
-        let left = state.recordsTotal.map { max(0, $0 - state.recordsDone) }
-        let status = TransferStatus(
-            id: state.transferID, containerID: options.container, kind: "import cloudkit",
-            peer: "\(options.container) (\(options.environment.rawValue)) at \(options.sourceURL)", state: phase, message: message,
-            recordsDone: state.recordsDone, recordsTotal: state.recordsTotal, bytes: state.bytes,
-            recordsPerSecond: progress.rate > 0 ? progress.rate : nil,
-            secondsLeft: phase == .running && progress.rate > 0 ? left.map { Int((Double($0) / progress.rate).rounded()) } : nil,
-            startedAt: state.startedAt
-        )
-        if let refusal = await target.report(status), !reportRefused.swap(true) {
-            output("the target's console is not told of the progress: \(refusal)")
-        }
+    /// Tells the target's console how the import is going.
+    private func report(
+        _ reporter: TransferReporter, _ state: ImportState, _ progress: ImportProgress, _ phase: TransferStatus.State, _ message: String? = nil
+    ) async {
+        await reporter.report(phase, done: state.recordsDone, total: state.recordsTotal, bytes: state.bytes, doneThisRun: progress.records, message: message)
     }
 
     /// The record types of the schema, each with a queryable `recordName`.
@@ -167,7 +159,7 @@ public struct CloudKitImport: Sendable {
     }
 
     /// Copies the pages of a type not copied yet, saving the state after each.
-    private func copy(_ type: String, state: inout ImportState, progress: inout ImportProgress, total: Int) async throws {
+    private func copy(_ type: String, state: inout ImportState, progress: inout ImportProgress, total: Int, reporter: TransferReporter) async throws {
         var typeProgress = state.types[type] ?? .init()
         while !typeProgress.isDone {
             let page = try await source.query(recordType: type, continuationMarker: typeProgress.continuationMarker, limit: options.pageSize)
@@ -197,7 +189,7 @@ public struct CloudKitImport: Sendable {
             try state.save(to: options.statePath)
             progress.add(records: records.count, bytes: bytes)
             output(progress.line(recordType: type, typeDone: digest.count, typeTotal: typeProgress.total, allDone: state.recordsDone, allTotal: total))
-            await report(state, progress, .running)
+            await report(reporter, state, progress, .running)
         }
     }
 
@@ -233,18 +225,5 @@ public struct CloudKitImport: Sendable {
             results.append(Verification(recordType: type, source: state.types[type]?.digest ?? RecordDigest(), target: digest))
         }
         return results
-    }
-}
-
-/// A flag set once, from any task.
-final class Flag: Sendable {
-    private let value = Mutex(false)
-
-    /// Sets the flag and answers whether it was set before.
-    func swap(_ new: Bool) -> Bool {
-        value.withLock { value in
-            defer { value = new }
-            return value
-        }
     }
 }

@@ -15,13 +15,16 @@ public struct ContainerExport: Sendable {
         public var folder: String
         /// Whether accounts keep their password hashes (so that users sign in on the copy as before).
         public var includeSecrets: Bool
+        /// Where the archive ends up, as the server's console names it.
+        public var destination: String
 
-        public init(serverURL: String, adminKey: String, container: String, folder: String, includeSecrets: Bool) {
+        public init(serverURL: String, adminKey: String, container: String, folder: String, includeSecrets: Bool, destination: String? = nil) {
             self.serverURL = serverURL
             self.adminKey = adminKey
             self.container = container
             self.folder = folder
             self.includeSecrets = includeSecrets
+            self.destination = destination ?? folder
         }
     }
 
@@ -36,10 +39,26 @@ public struct ContainerExport: Sendable {
         connection = OperatorConnection(baseURL: url, adminKey: options.adminKey, backoff: Backoff(report: output))
     }
 
-    /// Writes the archive folder and answers its manifest.
+    /// Writes the archive folder and answers its manifest, telling the server's console how it goes.
     public func run() async throws -> ArchiveManifest {
+        guard !FileManager.default.fileExists(atPath: options.folder) else { throw TransferError("\(options.folder) exists already") }
+        let reporter = TransferReporter(connection: connection, container: options.container, kind: "export", peer: options.destination, output: output)
+        await reporter.report(.running, done: 0, total: nil, bytes: 0)
+        do {
+            let manifest = try await write(reporter)
+            await reporter.report(
+                .finished, done: manifest.records, total: manifest.records, bytes: manifest.fileBytes,
+                message: "exported \(manifest.accounts) accounts, \(manifest.records) records, \(manifest.files) files, \(manifest.subscriptions) subscriptions"
+            )
+            return manifest
+        } catch {
+            await reporter.report(.failed, done: 0, total: nil, bytes: 0, message: "\(error)")
+            throw error
+        }
+    }
+
+    private func write(_ reporter: TransferReporter) async throws -> ArchiveManifest {
         let folder = options.folder
-        guard !FileManager.default.fileExists(atPath: folder) else { throw TransferError("\(folder) exists already") }
         try FileManager.default.createDirectory(atPath: folder + "/schema", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: folder + "/" + ArchiveFormat.files, withIntermediateDirectories: true)
         var manifest = ArchiveManifest(
@@ -76,8 +95,10 @@ public struct ContainerExport: Sendable {
         var files = Files(folder: folder + "/" + ArchiveFormat.files)
         for environment in Environment.allCases {
             try await exportZone(ZoneID.defaultZoneName, of: nil, environment: environment, to: records, files: &files)
+            await reporter.report(.running, done: records.count, total: nil, bytes: files.bytes)
             for user in users {
                 try await exportPrivate(of: user, environment: environment, records: records, zones: zones, files: &files)
+                await reporter.report(.running, done: records.count, total: nil, bytes: files.bytes)
             }
         }
         try records.close()

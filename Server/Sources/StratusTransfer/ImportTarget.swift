@@ -44,20 +44,6 @@ struct ImportTarget: Sendable {
         }
     }
 
-    /// Tells the target how the import is going, for its console. A refusal does not stop the import.
-    /// - Returns: why the target refused, when it did.
-    func report(_ status: TransferStatus) async -> String? {
-        do {
-            let answer = try await HTTP.send(
-                "PUT", connection.baseURL + "/admin/1/\(AdminClient.escaped(container))/transfers/\(AdminClient.escaped(status.id))",
-                body: try JSONEncoder().encode(status), headers: ["Authorization": "Bearer \(connection.adminKey)", "Content-Type": "application/json"]
-            )
-            return answer.status == 200 ? nil : HTTP.describe(answer)
-        } catch {
-            return error.localizedDescription
-        }
-    }
-
     /// One page of the target's records of a type, as verification reads them.
     func query(recordType: String, continuationMarker: String?, limit: Int) async throws -> QueryPage {
         try await connection.post(

@@ -144,6 +144,15 @@ import FoundationNetworking
         let url = try #require((((copies["note-0"]?["fields"] as? [String: Any])?["photo"] as? [String: Any])?["value"] as? [String: Any])?["downloadURL"] as? String)
         #expect(try await URLSession.shared.data(from: URL(string: url)!).0 == photo)
         #expect(importOutput.contains("imported \(Self.container)"))
+
+        // Each server's console saw its side (18 records: 6 notes, 3 Users records in each environment, 6 private
+        // records): the export on the source, the load on the target.
+        for (server, kind, peer) in [(source, "export", archive), (target, "import archive", archive)] {
+            let listed = try await server.admin.send("GET", "/admin/1/\(Self.container)/transfers").json["transfers"] as? [[String: Any]] ?? []
+            let done = listed.first { $0["kind"] as? String == kind }
+            #expect(done?["state"] as? String == "finished" && (done?["peer"] as? String)?.hasPrefix(peer) == true, "\(kind): \(listed)")
+            #expect(done?["recordsDone"] as? Int == done?["recordsTotal"] as? Int && done?["recordsDone"] as? Int == 18, "\(kind): \(listed)")
+        }
     }
 
     @Test("without --include-secrets the archive holds no password hashes; a folder archive is plain JSON lines")

@@ -73,11 +73,29 @@ final class ThrottlingProxy: Sendable {
         let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
         guard connected == 0 else { return }
         Self.write(request, to: server)
+        // The answer is relayed as it comes, saying the connection closes after it, and the connection is closed
+        // once the answer is whole: a client never sends a second request down it, whatever the server does.
         var buffer = [UInt8](repeating: 0, count: 65536)
+        var answerHead: [UInt8] = []
+        var left: Int?
         while true {
             let count = read(server, &buffer, buffer.count)
             if count <= 0 { return }
-            Self.write(Array(buffer[0..<count]), to: client)
+            var bytes = Array(buffer[0..<count])
+            if left == nil {
+                answerHead += bytes
+                guard let end = Self.find(Array("\r\n\r\n".utf8), in: answerHead) else { continue }
+                let lines = String(decoding: answerHead[0..<end], as: UTF8.self).split(separator: "\r\n").filter { !$0.lowercased().hasPrefix("connection:") }
+                let length = lines.first { $0.lowercased().hasPrefix("content-length:") }.flatMap { line in
+                    Int(line.split(separator: ":")[1].trimmingCharacters(in: CharacterSet.whitespaces))
+                }
+                bytes = Array((lines.joined(separator: "\r\n") + "\r\nConnection: close\r\n\r\n").utf8) + answerHead[(end + 4)...]
+                left = length.map { $0 - (answerHead.count - end - 4) } ?? Int.max
+            } else if left != Int.max {
+                left! -= bytes.count
+            }
+            Self.write(bytes, to: client)
+            if let left, left <= 0 { return }
         }
     }
 

@@ -35,7 +35,7 @@ struct Export: AsyncParsableCommand {
         let work = folder ? out : out + ".partial-\(UUID().uuidString)"
         do {
             let manifest = try await ContainerExport(
-                .init(serverURL: server.url, adminKey: server.adminKey, container: container, folder: work, includeSecrets: includeSecrets),
+                .init(serverURL: server.url, adminKey: server.adminKey, container: container, folder: work, includeSecrets: includeSecrets, destination: out),
                 output: say
             ).run()
             if !folder {
@@ -80,7 +80,7 @@ struct ImportArchive: AsyncParsableCommand {
         defer { if !isFolder.boolValue { try? FileManager.default.removeItem(atPath: folder) } }
         do {
             if !isFolder.boolValue { try ArchiveFiles.unpack(archive, into: folder) }
-            let manifest = try await ArchiveImport(.init(serverURL: server.url, adminKey: server.adminKey, folder: folder), output: say).run()
+            let manifest = try await ArchiveImport(.init(serverURL: server.url, adminKey: server.adminKey, folder: folder, source: archive), output: say).run()
             say("imported \(manifest.container) into \(server.url)")
         } catch let error as TransferError {
             throw CommandFailure(error.description)

@@ -404,7 +404,7 @@ import Testing
             let path = "/admin/1/\(Self.container)/transfers/import-1"
             let running = #"{"id":"import-1","containerID":"","kind":"import cloudkit","peer":"iCloud.com.example.App (production) at https://api.apple-cloudkit.com","state":"running","recordsDone":40,"recordsTotal":100,"bytes":3145728,"recordsPerSecond":20,"secondsLeft":3,"startedAt":1700000000000,"updatedAt":0}"#
             _ = try await session.admin("PUT", path, body: running)
-            try await session.go("#/transfers", heading: "Imports")
+            try await session.go("#/transfers", heading: "Imports and exports")
             let facts = try await browser.waitForText("40 of 100 records (40%)", in: "#transfers")
             #expect(facts.contains("3.0 MB") && facts.contains("20 records/s") && facts.contains("about 3 s left") && facts.contains("running"), "\(facts)")
             #expect(try await browser.element("#transfers progress").property("value") as? Double == 40)

@@ -1,4 +1,4 @@
-// Transfers: imports into the chosen container (stratus import cloudkit), as they go.
+// Transfers: imports into the chosen container and exports of it (stratus import, stratus export), as they go.
 import { admin } from "../api.js";
 import { h, replace, formatTime, showError } from "../dom.js";
 import { state } from "../app.js";
@@ -6,14 +6,14 @@ import { state } from "../app.js";
 export async function transfersPage(main) {
   const list = h("div", { id: "transfers" });
   replace(main,
-    h("h1", {}, "Imports"),
-    h("p", { class: "muted" }, "Imports into ", h("code", {}, state.container), " and how far they got; the page updates every two seconds. ",
-      "Start one with stratus import cloudkit (docs/import-export.md)."),
+    h("h1", {}, "Imports and exports"),
+    h("p", { class: "muted" }, "Imports into ", h("code", {}, state.container), " and exports of it, and how far they got; the page updates every two seconds. ",
+      "Start one with stratus import cloudkit, stratus export or stratus import archive (docs/import-export.md)."),
     list);
   const refresh = async () => {
     const { transfers } = await admin.transfers(state.container);
     if (!transfers.length) {
-      replace(list, h("p", {}, "No imports into this container yet."));
+      replace(list, h("p", {}, "No imports into this container or exports of it yet."));
       return;
     }
     replace(list, transfers.map(card));
@@ -40,7 +40,7 @@ function card(transfer) {
   return h("section", { class: `panel stack transfer transfer-${transfer.state}`, "data-transfer": transfer.id },
     h("div", { class: "row" },
       h("strong", {}, transfer.kind), h("span", { class: `tag ${{ finished: "good", failed: "bad" }[transfer.state] ?? ""}` }, transfer.state),
-      h("span", { class: "muted" }, `from ${transfer.peer}`)),
+      h("span", { class: "muted" }, `${transfer.kind.startsWith("export") ? "to" : "from"} ${transfer.peer}`)),
     h("progress", { max: "100", value: String(share ?? 0), "aria-label": `${transfer.id} progress` }),
     h("p", { class: "transfer-facts" }, facts.join(" · ")),
     transfer.message ? h("p", { class: transfer.state === "failed" ? "error-text" : "muted" }, transfer.message) : null,
