@@ -175,7 +175,7 @@ public struct CloudKitImport: Sendable {
                     bytes += copied.bytes
                     return copied.value
                 }
-                let created = record.created ?? RecordStamp(timestamp: 0, userRecordName: "", deviceID: "")
+                let created = record.created ?? .unknown
                 let modified = record.modified ?? created
                 digest.add(recordName: record.recordName, recordType: type, created: created, modified: modified, fields: fields)
                 records.append(ImportedRecord(recordName: record.recordName, recordType: type, fields: fields, created: created, modified: modified))

@@ -192,10 +192,9 @@ public struct ContainerExport: Sendable {
                 }
             )
         }
-        let unknown = RecordStamp(timestamp: 0, userRecordName: "", deviceID: "")
         return ImportedRecord(
-            recordName: record.recordName, recordType: record.recordType ?? "", fields: fields, created: record.created ?? unknown,
-            modified: record.modified ?? record.created ?? unknown, parent: record.parent?.recordName, shortGUID: record.shortGUID, share: share
+            recordName: record.recordName, recordType: record.recordType ?? "", fields: fields, created: record.created ?? .unknown,
+            modified: record.modified ?? record.created ?? .unknown, parent: record.parent?.recordName, shortGUID: record.shortGUID, share: share
         )
     }
 }

@@ -21,7 +21,7 @@ struct ImportState: Codable, Sendable {
     var environment: String
     var types: [String: TypeProgress] = [:]
     /// Names the import on the target's console, across its runs.
-    var transferID = "import-" + UUID().uuidString.prefix(8).lowercased()
+    var transferID = TransferReporter.newID("import cloudkit")
     /// When the first run began, in milliseconds since 1970.
     var startedAt = Int64(Date().timeIntervalSince1970 * 1000)
 

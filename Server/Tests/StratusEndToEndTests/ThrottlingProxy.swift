@@ -14,6 +14,8 @@ final class ThrottlingProxy: Sendable {
     private let throttleEvery: Int
     private let delay: Duration
     private let queries = Mutex(0)
+    /// While set, the copy's later pages (queries with a continuation marker and all their fields) wait.
+    private let holding = Mutex(false)
     /// How many queries it refused.
     var throttled: Int { queries.withLock { $0 / throttleEvery } }
 
@@ -36,6 +38,16 @@ final class ThrottlingProxy: Sendable {
     }
 
     var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Holds every page of a copy after its first (counting pages, which ask for no fields, go on), until
+    /// ``release()``: a client stops there, at a known point.
+    func holdLaterPages() {
+        holding.withLock { $0 = true }
+    }
+
+    func release() {
+        holding.withLock { $0 = false }
+    }
 
     /// Stops accepting connections.
     func stop() {
@@ -65,6 +77,10 @@ final class ThrottlingProxy: Sendable {
                 Self.write(Array("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)".utf8), to: client)
                 return
             }
+        }
+        let text = String(decoding: request, as: UTF8.self)
+        while text.contains("/records/query"), text.contains("continuationMarker"), !text.contains("desiredKeys"), holding.withLock({ $0 }) {
+            Thread.sleep(forTimeInterval: 0.02)
         }
         Thread.sleep(forTimeInterval: Double(delay.components.seconds) + Double(delay.components.attoseconds) / 1e18)
         let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

@@ -56,7 +56,7 @@ extension RecordStamp: Codable {
     }
 
     /// A stamp of an answer that had none.
-    static let unknown = RecordStamp(timestamp: 0, userRecordName: "", deviceID: "")
+    public static let unknown = RecordStamp(timestamp: 0, userRecordName: "", deviceID: "")
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)

@@ -62,14 +62,14 @@ final class Authenticator: Sendable {
         }
     }
 
-    /// The container, from memory or storage.
-    /// - Throws: `NOT_FOUND` for an unknown container.
     /// Whether the request carries the server's admin key (`Authorization: Bearer <key>`).
     static func carriesAdminKey(_ request: Request, adminKey: String) -> Bool {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return false }
         return constantTimeEquals(String(header.dropFirst(7)), adminKey)
     }
 
+    /// The container, from memory or storage.
+    /// - Throws: `NOT_FOUND` for an unknown container.
     func container(_ id: String) async throws -> ContainerInfo {
         guard let container = try await containers.value(for: id, load: { try await store.container(id: id) }) else {
             throw APIError(.notFound, "container \(id) does not exist")

@@ -3,8 +3,8 @@ import Hummingbird
 import StratusModel
 import StratusStore
 
-/// What `stratus import` writes through: records copied from another CloudKit server keep their names and stamps,
-/// and its progress is kept for the console.
+/// What `stratus import` and `stratus export` work through: records saved with the names, stamps and short GUIDs
+/// they had elsewhere, and the progress of imports and exports, kept for the console.
 extension AdminController {
     func registerImportRoutes(on group: RouterGroup<StratusRequestContext>) {
         group.post(":container/:environment/records/import", use: importRecords)
