@@ -29,8 +29,7 @@ public struct ArchiveImport: Sendable {
     public init(_ options: Options, output: @escaping @Sendable (String) -> Void) {
         self.options = options
         self.output = output
-        let url = options.serverURL.hasSuffix("/") ? String(options.serverURL.dropLast()) : options.serverURL
-        connection = OperatorConnection(baseURL: url, adminKey: options.adminKey, backoff: Backoff(report: output))
+        connection = OperatorConnection(baseURL: options.serverURL, adminKey: options.adminKey, backoff: Backoff(report: output))
     }
 
     /// The archive's manifest, checked.

@@ -56,13 +56,12 @@ public struct CloudKitImport: Sendable {
         self.options = options
         self.output = output
         let backoff = Backoff(report: output)
-        let trimmed = { (url: String) in url.hasSuffix("/") ? String(url.dropLast()) : url }
         source = CloudKitSource(
-            baseURL: trimmed(options.sourceURL), container: options.container, environment: options.environment,
+            baseURL: options.sourceURL.hasSuffix("/") ? String(options.sourceURL.dropLast()) : options.sourceURL, container: options.container, environment: options.environment,
             signer: try RequestSigner(keyID: options.keyID, privateKeyPEM: options.privateKeyPEM), backoff: backoff
         )
         target = ImportTarget(
-            connection: OperatorConnection(baseURL: trimmed(options.targetURL), adminKey: options.adminKey, backoff: backoff),
+            connection: OperatorConnection(baseURL: options.targetURL, adminKey: options.adminKey, backoff: backoff),
             container: options.container, environment: options.environment
         )
     }

@@ -35,8 +35,7 @@ public struct ContainerExport: Sendable {
     public init(_ options: Options, output: @escaping @Sendable (String) -> Void) {
         self.options = options
         self.output = output
-        let url = options.serverURL.hasSuffix("/") ? String(options.serverURL.dropLast()) : options.serverURL
-        connection = OperatorConnection(baseURL: url, adminKey: options.adminKey, backoff: Backoff(report: output))
+        connection = OperatorConnection(baseURL: options.serverURL, adminKey: options.adminKey, backoff: Backoff(report: output))
     }
 
     /// Writes the archive folder and answers its manifest, telling the server's console how it goes.

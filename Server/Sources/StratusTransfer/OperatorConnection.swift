@@ -5,10 +5,16 @@ import StratusModel
 /// A Stratus server reached with its admin key: the admin API, and every CloudKit endpoint as an operator (in a
 /// user's private database when ``send(_:_:body:user:what:)`` names the user).
 struct OperatorConnection: Sendable {
-    /// Without a trailing slash.
+    /// Without a trailing slash (one given is dropped).
     let baseURL: String
     let adminKey: String
     let backoff: Backoff
+
+    init(baseURL: String, adminKey: String, backoff: Backoff) {
+        self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
+        self.adminKey = adminKey
+        self.backoff = backoff
+    }
 
     /// Sends a request and answers its body; anything but 200 is an error that says `what` failed.
     func send(_ method: String, _ path: String, body: Data? = nil, user: String? = nil, what: String) async throws -> Data {
