@@ -17,26 +17,24 @@ import Testing
         static func signUp(
             _ email: String, apiToken: String, on server: ServerProcess, container: String = SharingEndToEndTests.container
         ) async throws -> User {
-            let (status, user) = try await server.send(
-                "POST", "/auth/1/\(container)/development/signup?ckAPIToken=\(apiToken)",
-                body: #"{"emailAddress":"\#(email)","password":"long password"}"#
-            )
-            guard status == 201, let token = user["ckWebAuthToken"] as? String, let name = user["userRecordName"] as? String else {
-                throw E2EFailure("sign-up answered \(status)")
-            }
-            let query = "ckAPIToken=\(apiToken)&ckWebAuthToken=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
-            return User(server: server, query: query, userRecordName: name, container: container)
+            try await authenticate("signup", email, apiToken: apiToken, expecting: 201, on: server, container: container)
         }
 
         /// Signs in an existing account (password "long password").
         static func signIn(_ email: String, on server: ServerProcess, container: String) async throws -> User {
-            let apiToken = try await server.admin.apiToken(for: container)
+            try await authenticate("signin", email, apiToken: try await server.admin.apiToken(for: container), expecting: 200, on: server, container: container)
+        }
+
+        /// Signs up or in with the password "long password", and answers the signed-in user.
+        private static func authenticate(
+            _ operation: String, _ email: String, apiToken: String, expecting expected: Int, on server: ServerProcess, container: String
+        ) async throws -> User {
             let (status, user) = try await server.send(
-                "POST", "/auth/1/\(container)/development/signin?ckAPIToken=\(apiToken)",
+                "POST", "/auth/1/\(container)/development/\(operation)?ckAPIToken=\(apiToken)",
                 body: #"{"emailAddress":"\#(email)","password":"long password"}"#
             )
-            guard status == 200, let token = user["ckWebAuthToken"] as? String, let name = user["userRecordName"] as? String else {
-                throw E2EFailure("sign-in answered \(status): \(user)")
+            guard status == expected, let token = user["ckWebAuthToken"] as? String, let name = user["userRecordName"] as? String else {
+                throw E2EFailure("\(operation) answered \(status): \(user)")
             }
             let query = "ckAPIToken=\(apiToken)&ckWebAuthToken=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
             return User(server: server, query: query, userRecordName: name, container: container)
