@@ -13,6 +13,7 @@ import FoundationNetworking
 final class ServerProcess: @unchecked Sendable {
     static let adminKey = "e2e-admin-key"
     private let started = Mutex<ChildProcess?>(nil)
+    private let recent = Mutex("")
     let dataFolder: String
     private(set) var baseURL = ""
 
@@ -63,12 +64,33 @@ final class ServerProcess: @unchecked Sendable {
             buffer += String(decoding: data, as: UTF8.self)
             if let range = buffer.range(of: "listening on "), let end = buffer[range.upperBound...].firstIndex(where: { $0 == " " || $0 == "\n" }) {
                 baseURL = String(buffer[range.upperBound..<end])
+                keepReading(output, after: buffer)
                 return
             }
         }
         child.terminate()
         throw E2EFailure("the server did not start (stratus \(arguments.joined(separator: " "))): \(buffer)")
     }
+
+    /// Reads the server's output until it exits, so that a server that logs a lot never waits on a full pipe,
+    /// keeping the end of it for ``recentOutput``.
+    private func keepReading(_ output: FileHandle, after startup: String) {
+        recent.withLock { $0 = startup }
+        Thread.detachNewThread { [self] in
+            while case let data = output.availableData, !data.isEmpty {
+                self.recent.withLock { text in
+                    text += String(decoding: data, as: UTF8.self)
+                    if text.utf8.count > 16_384 { text = String(text.suffix(8_192)) }
+                }
+            }
+        }
+    }
+
+    /// The end of what the server has written so far, for a failing test's message.
+    var recentOutput: String { recent.withLock { $0 } }
+
+    /// Whether the server's process has started and not exited.
+    var isRunning: Bool { started.withLock { $0 }?.isRunning ?? false }
 
     /// The server's process ID (0 before ``start()``).
     var identifier: pid_t { started.withLock { $0?.identifier ?? 0 } }

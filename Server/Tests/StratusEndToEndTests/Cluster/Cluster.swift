@@ -18,7 +18,9 @@ final class Cluster: Sendable {
         guard let nginx = try NginxProxy.executable(), let storage = try await S3TestStorage.make(name),
             let database = try await PostgreSQLServer.databaseForTest()
         else { return nil }
-        let proxyPort = try Loopback.freePort()
+        // Held until nginx listens on it, so that no server or connection started meanwhile is given it.
+        let proxyPort = try Loopback.reservePort()
+        defer { proxyPort.release() }
         var nodes: [ServerProcess] = []
         var folders: [String] = []
         do {
@@ -29,7 +31,7 @@ final class Cluster: Sendable {
                     dataFolder: folder,
                     arguments: [
                         "--database", database.url, "--database-pool-size", "4", "--quiet", "--node-name", "node-\(index)",
-                        "--public-url", "http://127.0.0.1:\(proxyPort)", "--trust-forwarded-for", "--max-connections-per-address", "10000",
+                        "--public-url", "http://127.0.0.1:\(proxyPort.port)", "--trust-forwarded-for", "--max-connections-per-address", "10000",
                         "--courier-wait", "5",
                     ] + storage.serveArguments,
                     backend: .sqlite
@@ -37,7 +39,7 @@ final class Cluster: Sendable {
                 try await node.start()
                 nodes.append(node)
             }
-            let proxy = try NginxProxy(executable: nginx, port: proxyPort, upstreams: nodes.map(\.port))
+            let proxy = try NginxProxy(executable: nginx, port: proxyPort.port, upstreams: nodes.map(\.port))
             return Cluster(database: database, nodes: nodes, proxy: proxy, folders: folders)
         } catch {
             for node in nodes { node.stop() }
@@ -53,6 +55,14 @@ final class Cluster: Sendable {
         self.proxy = proxy
         self.folders = folders
         front = ServerProcess(attachedTo: proxy.baseURL)
+    }
+
+    /// Each node's address, whether it still runs, and the end of its output; nginx's errors: for a failing test.
+    var nodeReport: String {
+        let nodes = nodes.enumerated().map { index, node in
+            "node-\(index + 1) at \(node.baseURL) \(node.isRunning ? "running" : "exited"):\n\(node.recentOutput.suffix(1_500))"
+        }
+        return (nodes + ["nginx at \(proxy.baseURL): \(proxy.errorLog.suffix(1_500))"]).joined(separator: "\n")
     }
 
     /// Stops nginx and every node still running, and removes their folders and the database.

@@ -16,8 +16,9 @@ import Testing
         do {
             try await body(cluster)
         } catch {
+            let report = cluster.nodeReport
             await cluster.stop()
-            throw error
+            throw E2EFailure("\(error)\n\(report)")
         }
         await cluster.stop()
     }

@@ -27,7 +27,8 @@ final class NginxProxy: Sendable {
         }
     }
 
-    /// Starts nginx on `port`, sending requests to the nodes on `upstreams` in turn.
+    /// Starts nginx on `port` (held by a ``Loopback/PortReservation``, so it listens with `reuseport`), sending
+    /// requests to the nodes on `upstreams` in turn.
     init(executable: String, port: Int, upstreams: [Int]) throws {
         self.port = port
         folder = EndToEndTests.temporaryFolder()
@@ -38,7 +39,7 @@ final class NginxProxy: Sendable {
         site = site.replacing(example, with: "")
         let servers = upstreams.map { "\n    server 127.0.0.1:\($0)\(suffix);" }.joined()
         site = site.replacingOccurrences(of: "upstream stratus_nodes {", with: "upstream stratus_nodes {" + servers)
-        site = site.replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(port);")
+        site = site.replacingOccurrences(of: "listen 80;", with: "listen 127.0.0.1:\(port) reuseport;")
         try site.write(toFile: folder + "/stratus.conf", atomically: true, encoding: .utf8)
         let main = """
             daemon off;
@@ -63,14 +64,16 @@ final class NginxProxy: Sendable {
         child = try ChildProcess(executable, ["-p", folder, "-e", folder + "/error.log", "-c", folder + "/nginx.conf"] + asRoot, output: .discard)
         let deadline = Date().addingTimeInterval(15)
         while !Loopback.isListening(port: port) {
-            guard Date() < deadline else {
+            guard Date() < deadline, child.isRunning else {
                 child.killNow()
-                let log = (try? String(contentsOfFile: folder + "/error.log", encoding: .utf8)) ?? ""
-                throw E2EFailure("nginx did not start: \(log.suffix(800))")
+                throw E2EFailure("nginx did not start: \(errorLog.suffix(800))")
             }
             Thread.sleep(forTimeInterval: 0.05)
         }
     }
+
+    /// What nginx logged (warnings and errors).
+    var errorLog: String { (try? String(contentsOfFile: folder + "/error.log", encoding: .utf8)) ?? "" }
 
     /// Stops nginx and removes its folder.
     func stop() {
