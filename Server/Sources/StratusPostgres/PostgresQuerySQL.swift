@@ -288,7 +288,7 @@ struct PostgresQuerySQL {
         if let walk { return walkStatement(walk, after: cursor, limit: limit) }
         var whereClause = [zoneCondition("r.zone_id"), "r.type = \(bind(recordType))", "NOT r.deleted"]
         whereClause += conditions
-        var select = "SELECT \(PostgresRecordRow.columns)"
+        var select = "SELECT \(StoredRecordRow.columns)"
         for (index, key) in sortKeys.enumerated() { select += ", \(key.expression) AS s\(index)" }
         var sql = "SELECT * FROM (\(select) FROM records r WHERE \(whereClause.joined(separator: " AND "))) AS page"
         if let cursor { sql += " WHERE \(cursorCondition(cursor))" }
@@ -299,7 +299,7 @@ struct PostgresQuerySQL {
 
     /// The statement of a walk: a range of the index's primary key, read in order, joined to records.
     private mutating func walkStatement(_ walk: IndexWalk, after cursor: QueryCursor?, limit: Int) -> PostgresQuery {
-        var select = "SELECT \(PostgresRecordRow.columns)"
+        var select = "SELECT \(StoredRecordRow.columns)"
         for (index, key) in sortKeys.enumerated() { select += ", \(key.expression) AS s\(index)" }
         var whereClause = [
             zoneCondition("d.zone_id"), "d.type = \(bind(recordType))", "d.field = \(bind(walk.field))", "d.kind = \(walk.kind.rawValue)",

@@ -102,7 +102,7 @@ final class PostgresSnapshotLoader {
         return try await liveZoneIDs().first { $0.value == id }?.key
     }
 
-    private func stored(_ row: PostgresRecordRow) async throws -> StoredRecord? {
+    private func stored(_ row: StoredRecordRow) async throws -> StoredRecord? {
         guard let zoneName = try await zoneName(ofID: row.zoneID) else { return nil }
         let key = RecordKey(zoneName: zoneName, recordName: row.name)
         rowIDs[key] = row.id
@@ -127,7 +127,7 @@ final class PostgresSnapshotLoader {
                 case (false, false): try await connection.rows(LoadRecordsForShare.self, try binds(zoneID, names), logger: logger)
                 }
                 for row in rows {
-                    guard let record = try await stored(PostgresRecordRow(row: row)) else { continue }
+                    guard let record = try await stored(StoredRecordRow(row: row)) else { continue }
                     loaded.records[record.key] = record
                     loaded.absentRecords.remove(record.key)
                 }
@@ -137,7 +137,7 @@ final class PostgresSnapshotLoader {
 
     /// Locks rows a recursive walk found (`FOR SHARE`); a row that changed since the walk read it makes the
     /// write run again.
-    private func lockWalked(_ rows: [PostgresRecordRow]) async throws {
+    private func lockWalked(_ rows: [StoredRecordRow]) async throws {
         guard !rows.isEmpty else { return }
         let seen = Dictionary(rows.map { ($0.id, ($0.changeTag, $0.deleted)) }, uniquingKeysWith: { first, _ in first })
         let locked = try await connection.rows(
@@ -159,11 +159,11 @@ final class PostgresSnapshotLoader {
                     UNION
                     SELECT r.parent FROM records r JOIN up ON r.zone_id = $2 AND r.name = up.name WHERE r.parent IS NOT NULL
                 )
-                SELECT \(PostgresRecordRow.columns), up.name FROM up LEFT JOIN records r ON r.zone_id = $2 AND r.name = up.name
+                SELECT \(StoredRecordRow.columns), up.name FROM up LEFT JOIN records r ON r.zone_id = $2 AND r.name = up.name
                 """,
             binds: try binds(Array(names), zone.id)
         )
-        var walked: [PostgresRecordRow] = []
+        var walked: [StoredRecordRow] = []
         for try await row in try await connection.query(query, logger: logger) {
             let cells = Array(row)
             let name = try cells[16].decode(String.self)
@@ -171,7 +171,7 @@ final class PostgresSnapshotLoader {
             if try cells[0].decode(Int64?.self) == nil {
                 loaded.absentRecords.insert(key)
             } else {
-                let record = try PostgresRecordRow(row: row)
+                let record = try StoredRecordRow(row: row)
                 walked.append(record)
                 if let stored = try await stored(record) { loaded.records[key] = stored }
             }
@@ -204,13 +204,13 @@ final class PostgresSnapshotLoader {
                     JOIN record_refs f ON f.target_zone_id = c.zone_id AND f.target_name = c.name AND f.action = 1
                     JOIN records s ON s.id = f.source_id AND NOT s.deleted
                 )
-                SELECT \(PostgresRecordRow.columns), c.zone_id, c.name, f.action FROM closure c
+                SELECT \(StoredRecordRow.columns), c.zone_id, c.name, f.action FROM closure c
                 LEFT JOIN record_refs f ON f.target_zone_id = c.zone_id AND f.target_name = c.name
                 LEFT JOIN records r ON r.id = f.source_id
                 """,
             binds: try binds(seedZones, seedNames)
         )
-        var walked: [PostgresRecordRow] = []
+        var walked: [StoredRecordRow] = []
         for try await row in try await connection.query(query, logger: logger) {
             let cells = Array(row)
             guard let targetZone = try await zoneName(ofID: try cells[16].decode(Int64.self)) else { continue }
@@ -219,7 +219,7 @@ final class PostgresSnapshotLoader {
             guard let action = try cells[18].decode(Int16?.self).flatMap({ ReferenceEdge.Action(rawValue: Int($0)) }),
                 try cells[0].decode(Int64?.self) != nil
             else { continue }
-            let sourceRow = try PostgresRecordRow(row: row)
+            let sourceRow = try StoredRecordRow(row: row)
             walked.append(sourceRow)
             guard let source = try await stored(sourceRow) else { continue }
             loaded.records[source.key] = source
@@ -342,13 +342,13 @@ func binds(_ values: any PostgresThrowingDynamicTypeEncodable...) throws -> Post
 /// Records a batch writes, locked until its transaction ends.
 private enum LoadRecordsForUpdate: PreparedText {
     static let name = "load_records_for_update"
-    static let sql = "SELECT \(PostgresRecordRow.columns) FROM records r WHERE r.zone_id = $1 AND r.name = ANY($2) ORDER BY r.id FOR UPDATE"
+    static let sql = "SELECT \(StoredRecordRow.columns) FROM records r WHERE r.zone_id = $1 AND r.name = ANY($2) ORDER BY r.id FOR UPDATE"
 }
 
 /// Records a batch reads (parents, reference targets), kept from changing until its transaction ends.
 private enum LoadRecordsForShare: PreparedText {
     static let name = "load_records_for_share"
-    static let sql = "SELECT \(PostgresRecordRow.columns) FROM records r WHERE r.zone_id = $1 AND r.name = ANY($2) ORDER BY r.id FOR SHARE"
+    static let sql = "SELECT \(StoredRecordRow.columns) FROM records r WHERE r.zone_id = $1 AND r.name = ANY($2) ORDER BY r.id FOR SHARE"
 }
 
 /// ``LoadRecordsForUpdate`` for one record: a statement PostgreSQL plans once, where it plans a list on every call.

@@ -63,7 +63,7 @@ extension PostgresStore {
             let scanLimit = query.recordTypes == nil ? query.limit : query.limit * 20
             // One statement: the rows, and the zone's last settled change, from one snapshot.
             let bindings = try binds(zone.id, since, Int64(scanLimit + 1), self.positionOffset)
-            var rows: [(PostgresRecordRow, Int64)] = []
+            var rows: [(StoredRecordRow, Int64)] = []
             var lastSettled: Int64 = 0
             var unsettled = false
             for row in try await connection.rows(ZoneChangesPage.self, bindings, logger: self.logger) {
@@ -71,7 +71,7 @@ extension PostgresStore {
                 lastSettled = try cells[17].decode(Int64?.self) ?? 0
                 unsettled = try cells[18].decode(Bool.self)
                 guard try cells[0].decode(Int64?.self) != nil else { continue }
-                rows.append((try PostgresRecordRow(row: row), try cells[16].decode(Int64.self)))
+                rows.append((try StoredRecordRow(row: row), try cells[16].decode(Int64.self)))
             }
             var changes: [RecordChange] = []
             var last = since
@@ -111,7 +111,7 @@ private enum ZoneChangesPage: PreparedText {
                 (SELECT seq FROM records WHERE zone_id = $1 AND seq >= b.bound ORDER BY seq LIMIT 1) IS NOT NULL AS unsettled
             FROM b
         )
-        SELECT \(PostgresRecordRow.columns), r.seq, s.last_settled, s.unsettled
+        SELECT \(StoredRecordRow.columns), r.seq, s.last_settled, s.unsettled
         FROM s LEFT JOIN LATERAL (
             SELECT * FROM records WHERE zone_id = $1 AND seq > $2 AND seq < s.bound ORDER BY seq LIMIT $3
         ) r ON true

@@ -73,14 +73,8 @@ extension PostgresStore {
     func observeOwnEvents() {
         let schemas = schemas
         events.observe { [weak self] delivery in
-            switch delivery {
-            case .missed:
-                schemas.forgetAll()
-                self?.reloadBuildingIndexes()
-            case .committed(let events):
-                if events.contains(where: { if case .schemaChanged = $0 { true } else { false } }) { schemas.forgetAll() }
-                if events.contains(where: { if case .indexBuildsChanged = $0 { true } else { false } }) { self?.reloadBuildingIndexes() }
-            }
+            if delivery.invalidatesSchemas { schemas.forgetAll() }
+            if delivery.invalidatesIndexBuilds { self?.reloadBuildingIndexes() }
         }
     }
 

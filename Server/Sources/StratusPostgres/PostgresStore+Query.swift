@@ -21,7 +21,7 @@ extension PostgresStore {
             }
             var zoneIDs: [Int64: ZoneID] = [:]
             if case .rows(let rows) = zones { zoneIDs = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0.zone.wireZoneID) }) }
-            var rows: [(PostgresRecordRow, [JSONValue])] = []
+            var rows: [(StoredRecordRow, [JSONValue])] = []
             for row in try await connection.rows(preparing: statement, types: boundTypes, logger: self.logger) {
                 let cells = Array(row)
                 var keys: [JSONValue] = []
@@ -34,7 +34,7 @@ extension PostgresStore {
                     case .distance: keys.append(try cell.decode(Double?.self).map { .double($0) } ?? .null)
                     }
                 }
-                rows.append((try PostgresRecordRow(row: row), keys))
+                rows.append((try StoredRecordRow(row: row), keys))
             }
             if rows.isEmpty, case .named(let zone) = zones, !zone.isDefault,
                 try await Self.liveZone(zone, connection: connection, logger: self.logger) == nil {

@@ -99,7 +99,7 @@ extension PostgresStore: RecordStore {
                 : try await connection.rows(
                     LookupRecords.self, try binds(container, environment, scope, owner, zone.zoneName, names), logger: self.logger
                 )
-            let rows = try matched.map { try PostgresRecordRow(row: $0) }
+            let rows = try matched.map { try StoredRecordRow(row: $0) }
             var found: [String: Record] = [:]
             for row in rows {
                 found[row.name] = try await row.record(in: zone.wireZoneID, connection: connection, logger: self.logger)
@@ -139,7 +139,7 @@ extension PostgresStore: RecordStore {
 private enum LookupRecords: PreparedText {
     static let name = "lookup_records"
     static let sql = """
-        SELECT \(PostgresRecordRow.columns) FROM zones z JOIN records r ON r.zone_id = z.id
+        SELECT \(StoredRecordRow.columns) FROM zones z JOIN records r ON r.zone_id = z.id
         WHERE z.container_id = $1 AND z.environment = $2 AND z.scope = $3 AND z.owner = $4 AND z.name = $5 AND NOT z.deleted
             AND NOT r.deleted AND r.name = ANY($6)
         """

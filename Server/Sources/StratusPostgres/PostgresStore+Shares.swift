@@ -20,15 +20,15 @@ extension PostgresStore: ShareStore {
         )
         guard let (zoneID, name, type, shareName, container, environment, scope, owner, zoneName) = rows.first else { return nil }
         guard let shareName = type == ShareRecords.recordType ? name : shareName else { return nil }
-        var shareRow: PostgresRecordRow?
+        var shareRow: StoredRecordRow?
         for try await row in try await connection.query(
             PostgresQuery(
-                unsafeSQL: "SELECT \(PostgresRecordRow.columns) FROM records r WHERE r.zone_id = $1 AND r.name = $2\(lock ? " FOR UPDATE" : "")",
+                unsafeSQL: "SELECT \(StoredRecordRow.columns) FROM records r WHERE r.zone_id = $1 AND r.name = $2\(lock ? " FOR UPDATE" : "")",
                 binds: try binds(zoneID, shareName)
             ),
             logger: logger
         ) {
-            shareRow = try PostgresRecordRow(row: row)
+            shareRow = try StoredRecordRow(row: row)
         }
         guard let shareRow, !shareRow.deleted else { return nil }
         let zone = Self.database(container, environment, scope, owner).zone(zoneName)

@@ -15,7 +15,7 @@ struct RecordWriteOpening {
     /// Whether record changes of the container environment are matched against subscriptions.
     var subscribed: Bool
     /// The batch's own records that exist, live or tombstones.
-    var rows: [PostgresRecordRow]
+    var rows: [StoredRecordRow]
     var zoneSharing: RecordSnapshot.ZoneSharing
 
     /// Runs the statement; `nil` when the zone is not live (a default zone not yet created, or a missing custom
@@ -42,14 +42,14 @@ struct RecordWriteOpening {
         }
         guard let first = rows.first else { return nil }
         let cells = Array(first)
-        let after = PostgresRecordRow.columnCount
+        let after = StoredRecordRow.columnCount
         let (zoneID, base) = (try cells[after].decode(Int64.self), try cells[after + 1].decode(Int64.self))
         let (version, body) = (try cells[after + 2].decode(Int64?.self), try cells[after + 3].decode(String?.self))
         write.schemas[key] = try schemas.resolve(key, known: known, version: version, body: body)
         write.startPositions(at: base)
-        var records: [PostgresRecordRow] = []
+        var records: [StoredRecordRow] = []
         for row in rows where try Array(row)[0].decode(Int64?.self) != nil {
-            records.append(try PostgresRecordRow(row: row))
+            records.append(try StoredRecordRow(row: row))
         }
         return RecordWriteOpening(
             zone: ZoneRow(id: zoneID, zone: zone), subscribed: try cells[after + 6].decode(Bool.self),
@@ -74,7 +74,7 @@ private enum OpenRecordsWrite: PreparedText {
             WHERE container_id = $1 AND environment = $2 AND scope = $3 AND owner = $4 AND name = $5 AND NOT deleted
             FOR SHARE
         )
-        SELECT \(PostgresRecordRow.columns),
+        SELECT \(StoredRecordRow.columns),
             z.id,
             ((pg_current_xact_id()::text::bigint + $6) << 20) + 1,
             s.version, CASE WHEN s.version = $7 THEN NULL ELSE s.body END,

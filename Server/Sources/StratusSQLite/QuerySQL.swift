@@ -228,7 +228,7 @@ struct QuerySQL {
         var whereClause = ["\(plus)r.zone_id IN (\(zoneList))", "\(plus)r.type = ?", "\(plus)r.deleted = 0"]
         whereClause += conditions
         var allArguments = StatementArguments()
-        var select = "SELECT \(RecordRow.columns)"
+        var select = "SELECT \(StoredRecordRow.columns)"
         for (index, key) in sortKeys.enumerated() {
             select += ", \(key.expression) AS s\(index)"
             allArguments += key.arguments
@@ -248,7 +248,7 @@ struct QuerySQL {
 
     /// The statement of a walk: a range of the index's primary key, read in order, joined to records.
     private func walkStatement(_ walk: IndexWalk, after cursor: QueryCursor?, limit: Int) -> (sql: String, arguments: StatementArguments) {
-        var select = "SELECT \(RecordRow.columns)"
+        var select = "SELECT \(StoredRecordRow.columns)"
         var allArguments = StatementArguments()
         for (index, key) in sortKeys.enumerated() {
             select += ", \(key.expression) AS s\(index)"

@@ -57,7 +57,7 @@ extension SQLiteStore {
                 since = token.sequence
             }
             let statement = try db.cachedStatement(
-                sql: "SELECT \(RecordRow.columns), r.seq FROM records r WHERE r.zone_id = ? AND r.seq > ? ORDER BY r.seq LIMIT ?"
+                sql: "SELECT \(StoredRecordRow.columns), r.seq FROM records r WHERE r.zone_id = ? AND r.seq > ? ORDER BY r.seq LIMIT ?"
             )
             var changes: [RecordChange] = []
             var last = since
@@ -71,7 +71,7 @@ extension SQLiteStore {
                     break
                 }
                 scanned += 1
-                let record = RecordRow(row: row)
+                let record = StoredRecordRow(row: row)
                 last = row["seq"]
                 if let types = query.recordTypes, !types.contains(record.type) { continue }
                 if record.deleted {

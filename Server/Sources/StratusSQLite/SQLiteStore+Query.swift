@@ -37,7 +37,7 @@ extension SQLiteStore {
                     moreComing = true
                     break
                 }
-                let record = RecordRow(row: row)
+                let record = StoredRecordRow(row: row)
                 records.append(try record.record(in: zoneIDs[record.zoneID] ?? query.database.wireZoneID(ZoneID.defaultZoneName), db: db))
                 if records.count == typed.limit {
                     last = ((0..<statement.sortKeyCount).map { JSONValue(row["s\($0)"] as DatabaseValue) }, record.id)

@@ -74,14 +74,14 @@ extension SQLiteStore: RecordStore {
             for chunk in SQLList.chunks(Array(Set(recordNames))) {
                 let rows = try Row.fetchAll(
                     db.cachedStatement(sql: """
-                        SELECT \(RecordRow.columns) FROM zones z JOIN records r ON r.zone_id = z.id
+                        SELECT \(StoredRecordRow.columns) FROM zones z JOIN records r ON r.zone_id = z.id
                         WHERE z.container_id = ? AND z.environment = ? AND z.scope = ? AND z.owner = ? AND z.name = ? AND z.deleted = 0
                             AND r.deleted = 0 AND r.name IN (\(SQLList.placeholders(chunk.count)))
                         """),
                     arguments: Self.arguments(zone.database) + StatementArguments([zone.zoneName] + chunk)
                 )
                 for row in rows {
-                    let record = RecordRow(row: row)
+                    let record = StoredRecordRow(row: row)
                     found[record.name] = try record.record(in: zone.wireZoneID, db: db)
                 }
             }

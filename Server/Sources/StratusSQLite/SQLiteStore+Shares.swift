@@ -18,7 +18,7 @@ extension SQLiteStore: ShareStore {
         ) else { return nil }
         let isShare = (row["type"] as String) == ShareRecords.recordType
         guard let shareName: String = isShare ? row["name"] : row["share_name"],
-            let shareRow = try RecordRow.fetch(zoneID: row["zone_id"], name: shareName, db: db), !shareRow.deleted
+            let shareRow = try StoredRecordRow.fetch(zoneID: row["zone_id"], name: shareName, db: db), !shareRow.deleted
         else { return nil }
         let zone = database(from: row).zone(row["zone_name"])
         return (StoredShare(zone: zone, record: try shareRow.record(in: zone.wireZoneID, db: db)), shareRow.id)

@@ -78,7 +78,7 @@ struct SnapshotLoader {
         return try liveZoneIDs().first { $0.value == id }?.key
     }
 
-    private mutating func stored(_ row: RecordRow) throws -> StoredRecord? {
+    private mutating func stored(_ row: StoredRecordRow) throws -> StoredRecord? {
         guard let zoneName = try zoneName(ofID: row.zoneID) else { return nil }
         let key = RecordKey(zoneName: zoneName, recordName: row.name)
         rowIDs[key] = row.id
@@ -95,11 +95,11 @@ struct SnapshotLoader {
             guard let zoneID = try zoneID(zoneName) else { continue }
             for chunk in SQLList.chunks(keys.map(\.recordName)) {
                 let rows = try Row.fetchAll(
-                    db.cachedStatement(sql: "SELECT \(RecordRow.columns) FROM records r WHERE r.zone_id = ? AND r.name IN (\(SQLList.placeholders(chunk.count)))"),
+                    db.cachedStatement(sql: "SELECT \(StoredRecordRow.columns) FROM records r WHERE r.zone_id = ? AND r.name IN (\(SQLList.placeholders(chunk.count)))"),
                     arguments: StatementArguments([zoneID.databaseValue] + chunk.map(\.databaseValue))
                 )
                 for row in rows {
-                    guard let record = try stored(RecordRow(row: row)) else { continue }
+                    guard let record = try stored(StoredRecordRow(row: row)) else { continue }
                     loaded.records[record.key] = record
                     loaded.absentRecords.remove(record.key)
                 }
@@ -117,7 +117,7 @@ struct SnapshotLoader {
                         UNION
                         SELECT r.parent FROM records r JOIN up ON r.zone_id = ? AND r.name = up.name WHERE r.parent IS NOT NULL
                     )
-                    SELECT \(RecordRow.columns), up.name FROM up LEFT JOIN records r ON r.zone_id = ? AND r.name = up.name
+                    SELECT \(StoredRecordRow.columns), up.name FROM up LEFT JOIN records r ON r.zone_id = ? AND r.name = up.name
                     """),
                 arguments: StatementArguments(chunk.map(\.databaseValue) + [zone.id.databaseValue, zone.id.databaseValue])
             )
@@ -126,7 +126,7 @@ struct SnapshotLoader {
                 let key = RecordKey(zoneName: zone.zone.zoneName, recordName: name)
                 if (row[0] as Int64?) == nil {
                     loaded.absentRecords.insert(key)
-                } else if let record = try stored(RecordRow(row: row)) {
+                } else if let record = try stored(StoredRecordRow(row: row)) {
                     loaded.records[key] = record
                 }
             }
@@ -157,7 +157,7 @@ struct SnapshotLoader {
                     JOIN record_refs f ON f.target_zone_id = c.zone_id AND f.target_name = c.name AND f.action = 1
                     JOIN records s ON s.id = f.source_id AND s.deleted = 0
                 )
-                SELECT \(RecordRow.columns), c.zone_id, c.name, f.action FROM closure c
+                SELECT \(StoredRecordRow.columns), c.zone_id, c.name, f.action FROM closure c
                 LEFT JOIN record_refs f ON f.target_zone_id = c.zone_id AND f.target_name = c.name
                 LEFT JOIN records r ON r.id = f.source_id
                 """,
@@ -168,7 +168,7 @@ struct SnapshotLoader {
             let target = RecordKey(zoneName: targetZone, recordName: row[17])
             loaded.referencesLoaded.insert(target)
             guard let action = (row[18] as Int?).flatMap(ReferenceEdge.Action.init(rawValue:)), (row[0] as Int64?) != nil,
-                let source = try stored(RecordRow(row: row))
+                let source = try stored(StoredRecordRow(row: row))
             else { continue }
             loaded.records[source.key] = source
             loaded.references[target, default: []].append(ReferenceEdge(source: source.key, target: target, action: action))

@@ -48,7 +48,7 @@ import Testing
             let store = try await PostgresStore.connect(configuration: configuration, logger: quietLogger)
             let counter = try await PostgresConnection.connect(configuration: try configuration.connectionConfiguration(), id: 1, logger: quietLogger)
             do {
-                try await counter.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", logger: quietLogger).collect()
+                _ = try await counter.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", logger: quietLogger).collect()
                 try await body(store, counter)
             } catch {
                 try? await counter.close()
@@ -118,7 +118,7 @@ import Testing
                 }
             }
             do {
-                try await counter.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", logger: quietLogger).collect()
+                _ = try await counter.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements", logger: quietLogger).collect()
                 let before = try await Self.statementsRun(counter)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     for _ in 0..<200 { group.addTask { try await store.catchUpEvents() } }

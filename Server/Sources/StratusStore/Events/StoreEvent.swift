@@ -50,6 +50,24 @@ public enum StoreEventDelivery: Sendable, Hashable {
     case missed
 }
 
+extension StoreEventDelivery {
+    /// Whether a store's cached schemas may be stale after this delivery.
+    public var invalidatesSchemas: Bool {
+        switch self {
+        case .missed: true
+        case .committed(let events): events.contains { if case .schemaChanged = $0 { true } else { false } }
+        }
+    }
+
+    /// Whether a store's list of running index builds may be stale after this delivery.
+    public var invalidatesIndexBuilds: Bool {
+        switch self {
+        case .missed: true
+        case .committed(let events): events.contains { if case .indexBuildsChanged = $0 { true } else { false } }
+        }
+    }
+}
+
 /// The store's events and the coordination of the processes or nodes that share it.
 public protocol EventStore: Sendable {
     /// Calls `observer` with every delivery from now on, in commit order, one delivery at a time. The observer

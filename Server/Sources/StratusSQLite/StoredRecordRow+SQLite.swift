@@ -1,0 +1,27 @@
+import GRDB
+import StratusModel
+import StratusStore
+
+extension StoredRecordRow {
+    /// Reads a row selected with ``StoredRecordRow/columns``, which must come first in the select list.
+    init(row: Row) {
+        self.init(
+            id: row[0], name: row[1], type: row[2], changeTag: row[3], fieldsJSON: row[4],
+            createdAt: row[5], createdBy: row[6], createdDevice: row[7], modifiedAt: row[8], modifiedBy: row[9], modifiedDevice: row[10],
+            deleted: row[11], zoneID: row[12], parent: row[13], share: row[14], shortGUID: row[15]
+        )
+    }
+
+    /// The record, with its participants when it is a live share.
+    func record(in zone: ZoneID, db: Database) throws -> Record {
+        var record = record(in: zone)
+        if isLiveShare { record.shareDetails = try ShareRows.details(ofShareRecord: id, db: db) }
+        return record
+    }
+
+    static func fetch(zoneID: Int64, name: String, db: Database) throws -> StoredRecordRow? {
+        try Row.fetchOne(
+            db.cachedStatement(sql: "SELECT \(columns) FROM records r WHERE r.zone_id = ? AND r.name = ?"), arguments: [zoneID, name]
+        ).map(StoredRecordRow.init(row:))
+    }
+}
