@@ -10,20 +10,9 @@ import Darwin
 public enum Loopback {
     /// A loopback port nothing listens on now.
     public static func freePort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(descriptor, address, length) == 0 && getsockname(descriptor, address, &length) == 0
-            }
-        }
-        guard bound else { throw LoopbackError(description: "no free loopback port") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        let reservation = try reservePort()
+        reservation.release()
+        return reservation.port
     }
 
     /// Holds a free loopback port until ``PortReservation/release()``, for a server started later that binds it
