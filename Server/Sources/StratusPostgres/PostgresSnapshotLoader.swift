@@ -104,12 +104,9 @@ final class PostgresSnapshotLoader {
 
     private func stored(_ row: StoredRecordRow) async throws -> StoredRecord? {
         guard let zoneName = try await zoneName(ofID: row.zoneID) else { return nil }
-        let key = RecordKey(zoneName: zoneName, recordName: row.name)
-        rowIDs[key] = row.id
-        return StoredRecord(
-            key: key, type: row.type, changeTag: row.changeTag, fields: row.fields, created: row.created, modified: row.modified,
-            deleted: row.deleted, parent: row.parent, share: row.share, shortGUID: row.shortGUID
-        )
+        let record = row.stored(inZone: zoneName)
+        rowIDs[record.key] = row.id
+        return record
     }
 
     private func loadRecords(_ keys: Set<RecordKey>, into loaded: inout RecordSnapshot) async throws {

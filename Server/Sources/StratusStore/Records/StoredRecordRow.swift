@@ -50,6 +50,14 @@ public struct StoredRecordRow: Sendable {
     /// Whether the row is a live share record, whose participants the backend adds to ``record(in:)``.
     public var isLiveShare: Bool { type == ShareRecords.recordType && !deleted }
 
+    /// The row as the engine sees it, in the zone named `zoneName` (the zone of ``zoneID``).
+    public func stored(inZone zoneName: String) -> StoredRecord {
+        StoredRecord(
+            key: RecordKey(zoneName: zoneName, recordName: name), type: type, changeTag: changeTag, fields: fields,
+            created: created, modified: modified, deleted: deleted, parent: parent, share: share, shortGUID: shortGUID
+        )
+    }
+
     /// The record, without share details (which only share records have).
     public func record(in zone: ZoneID) -> Record {
         Record(
