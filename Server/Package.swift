@@ -99,6 +99,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -232,7 +233,7 @@ let package = Package(
         .testTarget(
             name: "StratusEndToEndTests",
             dependencies: [
-                "stratus", "fatchat", "messages", "flags", model, "StratusBlobs", "StratusStoreTesting",
+                "stratus", "fatchat", "messages", "flags", model, "StratusBlobs", "StratusStore", "StratusStoreTesting",
                 "StratusTestSupport", "StratusAdminClient",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -19,8 +19,10 @@ import StratusStore
 /// ```
 /// - Parameters:
 ///   - blobs: where asset files are kept.
-///   - services: long-lived parts to run beside the server, such as the store's background work. The
-///     collector of unreferenced assets and the sweeper of expired notifications are added to them.
+///   - services: long-lived parts to run beside the server, such as the store's background work. The blob store
+///     (when it is a service, as S3's is), the collector of unreferenced assets, the sweeper of expired
+///     notifications, the push sender and the notifier are added to them. On SIGTERM the service group stops them
+///     in reverse order: the server first (answering what it has begun), the store last.
 public func buildApplication(
     configuration: ServerConfiguration, store: some Store, blobs: any BlobStore, services: [any Service] = [], logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
@@ -39,7 +41,7 @@ public func buildApplication(
         router: router,
         server: .http1(configuration: http1),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Stratus"),
-        services: services + [collector, sweeper, state.notifier],
+        services: services + [blobs as? any Service, collector, sweeper, state.notifier.pushSender, state.notifier].compactMap { $0 },
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )

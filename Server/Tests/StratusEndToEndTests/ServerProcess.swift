@@ -105,6 +105,23 @@ final class ServerProcess: @unchecked Sendable {
         started.withLock { $0 }?.terminate()
     }
 
+    /// Sends SIGTERM and waits up to `grace` for the process to exit.
+    /// - Returns: its exit status (128 + the signal when a signal ended it), or `nil` when it still ran after
+    ///   `grace` (it is then killed).
+    func terminate(within grace: Duration) async -> Int32? {
+        guard let child = started.withLock({ $0 }) else { return nil }
+        child.send(SIGTERM)
+        let deadline = ContinuousClock.now + grace
+        while child.isRunning && ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        guard !child.isRunning else {
+            child.killNow()
+            return nil
+        }
+        return await child.exit()
+    }
+
     /// The server's admin API.
     var admin: AdminClient { AdminClient(url: URL(string: baseURL)!, adminKey: Self.adminKey) }
 

@@ -2,7 +2,9 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import ServiceLifecycle
 import StratusStore
+import Synchronization
 
 /// Blobs as objects in an S3-compatible bucket, so that several server nodes share the same files.
 ///
@@ -11,9 +13,14 @@ import StratusStore
 /// one part in memory at a time. An object exists only once its `PUT` or multipart completion succeeds,
 /// so an interrupted upload is never visible; ``removeAbandonedUploads(startedBefore:)`` aborts the
 /// multipart uploads such interruptions leave.
-public final class S3BlobStore: BlobStore {
+///
+/// The store holds connections to the object store: run it as a service of the server (it closes them when the
+/// server stops), or call ``shutdown()`` when done with it.
+public final class S3BlobStore: BlobStore, Service {
     let configuration: S3Configuration
     let client: HTTPClient
+    /// Whether ``shutdown()`` closed the client.
+    private let closed = Mutex(false)
     let signer: SignatureV4
     private let endpoint: (base: String, host: String)
 
@@ -36,8 +43,22 @@ public final class S3BlobStore: BlobStore {
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: clientConfiguration)
     }
 
+    /// A store nobody shut down closes its connections in the background: the last reference may go on one of
+    /// the client's own threads, where waiting for them would deadlock.
     deinit {
-        try? client.syncShutdown()
+        if !closed.withLock({ $0 }) { client.shutdown { _ in } }
+    }
+
+    /// Closes the store's connections; the store serves no more requests.
+    public func shutdown() async throws {
+        guard closed.withLock({ closed in defer { closed = true }; return !closed }) else { return }
+        try await client.shutdown()
+    }
+
+    /// As a service of the server: waits for the server to stop serving, then closes the store's connections.
+    public func run() async throws {
+        try? await gracefulShutdown()
+        try await shutdown()
     }
 
     /// Creates the bucket unless it exists.

@@ -45,6 +45,8 @@ public struct AssetCollector: Service {
                 }
             }
         }
+        // Given up, so that another node takes the job at once rather than when the lease expires.
+        try? await lease.release(in: store)
     }
 
     /// Collects what is collectable now.

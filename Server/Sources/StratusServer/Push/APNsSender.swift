@@ -4,14 +4,16 @@ import Foundation
 import Logging
 import NIOCore
 import NIOSSL
+import ServiceLifecycle
 import StratusModel
 import StratusStore
 import Synchronization
 
 /// Sends notifications to devices through Apple's push service: HTTP/2 to `/3/device/<token>`, with an
 /// ES256 JSON web token made from the operator's `.p8` key (renewed every 50 minutes, as Apple asks).
-/// A device Apple calls unregistered or invalid is forgotten.
-final class APNsSender: Sendable {
+/// A device Apple calls unregistered or invalid is forgotten. It runs as a service of the server, which closes
+/// its connections to Apple once the server has stopped.
+final class APNsSender: Service {
     private let configuration: APNsConfiguration
     /// The signing key's raw bytes (the key type itself is not `Sendable`).
     private let key: Data
@@ -20,6 +22,8 @@ final class APNsSender: Sendable {
     private let metrics: ServerMetrics
     private let logger: Logger
     private let token = Mutex<(value: String, issuedAt: Date)?>(nil)
+    /// Set once the connections to Apple are closed.
+    private let closed = Mutex(false)
 
     /// - Throws: ``APIError`` when the key is not a P-256 private key in PEM.
     init(configuration: APNsConfiguration, store: any Store, metrics: ServerMetrics, logger: Logger) throws {
@@ -43,8 +47,17 @@ final class APNsSender: Sendable {
         self.logger = logger
     }
 
+    /// A sender that never ran as a service (a server that failed to start) closes its connections in the
+    /// background: waiting for them could deadlock on the client's own threads.
     deinit {
-        try? client.syncShutdown()
+        if !closed.withLock({ $0 }) { client.shutdown { _ in } }
+    }
+
+    /// Waits for the server to stop, then closes the connections to Apple.
+    func run() async throws {
+        try? await gracefulShutdown()
+        closed.withLock { $0 = true }
+        try await client.shutdown()
     }
 
     /// Sends each notification to its recipient's registered devices.

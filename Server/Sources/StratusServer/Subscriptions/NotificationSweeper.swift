@@ -26,6 +26,8 @@ struct NotificationSweeper: Service {
                 }
             }
         }
+        // Given up, so that another node takes the job at once rather than when the lease expires.
+        try? await lease.release(in: store)
     }
 
     func sweep(now: Date = Date()) async throws {

@@ -32,7 +32,7 @@ final class SubscriptionNotifier: Service {
     private let store: any Store
     private let index = Mutex(SubscriptionIndex())
     /// Sends notifications to registered devices through Apple's push service, when configured.
-    private let pushSender: APNsSender?
+    let pushSender: APNsSender?
     private let metrics: ServerMetrics
     /// Short, so that after a crash the restarted process (or another) resumes matching within seconds.
     private let lease: Lease

@@ -44,8 +44,16 @@ public struct StoreHousekeeping: Sendable {
     }
 
     /// Looks at the chores every quarter second, running each whose interval has passed, until the task is
-    /// cancelled. A chore's first turn comes one interval after the start.
+    /// cancelled. A chore's first turn comes one interval after the start. When cancelled it gives up the leases
+    /// it holds, so that another process takes the chores over at once instead of when the leases expire.
     public func run() async {
+        await runChores()
+        for lease in chores.compactMap(\.lease) {
+            try? await lease.release(in: store)
+        }
+    }
+
+    private func runChores() async {
         var lastRun = chores.map { _ in ContinuousClock.now }
         while !Task.isCancelled {
             do {
