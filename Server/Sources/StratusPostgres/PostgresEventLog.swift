@@ -19,9 +19,6 @@ import Synchronization
 /// connection (`LISTEN stratus_events`, run as soon as any node commits events) and of a slow poll, which
 /// covers a lost notification, also compute the settled bound and move the settled position on.
 final class PostgresEventLog: Sendable {
-    /// Events read per statement.
-    static let pageSize = 500
-
     private struct State {
         /// Every event at or below this position was delivered (or pruned before it could be).
         var settledThrough: Int64
@@ -109,7 +106,7 @@ final class PostgresEventLog: Sendable {
         var cursor = state.withLock { $0.settledThrough }
         while true {
             let page = try await readPage(after: cursor, settling: settling)
-            let full = page.events.count == Self.pageSize
+            let full = page.events.count == StorePolicy.eventPageSize
             state.withLock { state in
                 var deliveries: [StoreEventDelivery] = []
                 if page.prunedThrough > state.settledThrough { deliveries.append(.missed) }
@@ -263,7 +260,7 @@ private enum ReadEvents: PreparedText {
             e.position, e.body, e.created_at
         FROM (SELECT 1) AS one
         LEFT JOIN LATERAL (
-            SELECT position, body, created_at FROM store_events WHERE position > $1 ORDER BY position LIMIT \(PostgresEventLog.pageSize)
+            SELECT position, body, created_at FROM store_events WHERE position > $1 ORDER BY position LIMIT \(StorePolicy.eventPageSize)
         ) AS e ON true
         """
 }

@@ -174,7 +174,7 @@ final class PostgresPlanApplier {
         writer.beginArray()
         for (index, record) in records.enumerated() {
             guard let zoneID = try await loader.zoneID(record.key.zoneName) else {
-                throw StorageError(.zoneNotFound, "zone \(record.key.zoneName) does not exist")
+                throw ZoneRules.missing(record.key.zoneName)
             }
             writer.arrayElement()
             writer.beginObject()

@@ -5,9 +5,6 @@ import StratusStore
 
 /// Reads and changes of the `shares` and `share_participants` tables, shared by writers and readers.
 enum PostgresShareRows {
-    /// A bound on ancestor walks, far beyond any real hierarchy (see the SQLite store's twin).
-    static let ancestorWalkBound = 1_000_000
-
     /// The details of a live share record: its link, public permission, owner and participants.
     static func details(ofShareRecord id: Int64, connection: PostgresConnection, logger: Logger) async throws -> ShareDetails? {
         let rows = try await connection.rows(
@@ -66,7 +63,7 @@ enum PostgresShareRows {
                 UNION ALL
                 SELECT up.start, r.name, r.type, r.parent, r.share_name, up.depth + 1
                 FROM records r JOIN up ON r.zone_id = \(zoneID) AND r.name = up.parent
-                WHERE up.type != \(ShareRecords.recordType) AND up.share_name IS NULL AND up.depth < \(ancestorWalkBound)
+                WHERE up.type != \(ShareRecords.recordType) AND up.share_name IS NULL AND up.depth < \(StorePolicy.ancestorWalkBound)
             )
             SELECT DISTINCT ON (start) start, name, type, share_name FROM up
             WHERE type = \(ShareRecords.recordType) OR share_name IS NOT NULL ORDER BY start, depth

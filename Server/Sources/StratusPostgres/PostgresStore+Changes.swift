@@ -48,7 +48,7 @@ extension PostgresStore {
         let token = try query.syncToken.map { token throws(StorageError) in try ZoneSyncToken.read(token) }
         return try await readSettled { connection in
             guard let zone = try await Self.liveZone(query.zone, connection: connection, logger: self.logger) else {
-                guard query.zone.isDefault else { throw StorageError(.zoneNotFound, "zone \(query.zone.zoneName) does not exist") }
+                guard query.zone.isDefault else { throw ZoneRules.missing(query.zone.zoneName) }
                 return (ZoneChanges(changes: [], syncToken: ZoneSyncToken(zone: 0, sequence: 0).text, moreComing: false), false)
             }
             var since: Int64 = 0

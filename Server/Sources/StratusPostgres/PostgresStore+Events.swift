@@ -47,16 +47,12 @@ extension PostgresStore: EventStore {
         }
     }
 
-    /// How long events are kept for nodes that read them late; one that falls further behind is told it
-    /// missed some (``StoreEventDelivery/missed``).
-    static let eventRetention: Int64 = 10 * 60 * 1000
-
-    /// Removes events older than ``eventRetention`` and records the newest position removed.
+    /// Removes events older than ``StorePolicy/eventRetention`` and records the newest position removed.
     func pruneEvents(now: Int64) async throws {
         try await writeUnpositioned { connection in
             try await connection.run(
                 """
-                WITH removed AS (DELETE FROM store_events WHERE created_at < \(now - Self.eventRetention) RETURNING position)
+                WITH removed AS (DELETE FROM store_events WHERE created_at < \(now - StorePolicy.eventRetention) RETURNING position)
                 INSERT INTO meta (key, value)
                 SELECT 'events_pruned_through', convert_to(MAX(position)::text, 'UTF8') FROM removed HAVING COUNT(*) > 0
                 ON CONFLICT (key) DO UPDATE SET value = convert_to(

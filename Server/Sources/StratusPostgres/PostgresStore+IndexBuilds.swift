@@ -9,18 +9,12 @@ import StratusStore
 /// indexed by the store's background work, a chunk per transaction, on the one node that holds the lease.
 /// Until then queries that need the index are answered `TRY_AGAIN_LATER`.
 extension PostgresStore {
-    /// Types with at most this many records are indexed in the schema change itself.
-    static let synchronousIndexBuildLimit = 5_000
-    /// Records indexed per background transaction.
-    static let indexBuildChunk = 2_000
-
     public func indexesBeingBuilt(containerID: String, environment: Environment) async throws -> Set<String> {
-        let prefix = "\(containerID)|\(environment.rawValue)|"
-        return Set(buildingIndexes.withLock { $0 }.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+        IndexBuildKey.beingBuilt(among: buildingIndexes.withLock { $0 }, containerID: containerID, environment: environment)
     }
 
     static func buildKey(_ containerID: String, _ environment: String, _ type: String, _ field: String) -> String {
-        "\(containerID)|\(environment)|\(type).\(field)"
+        IndexBuildKey.make(containerID: containerID, environment: environment, recordType: type, field: field)
     }
 
     static func loadBuildingIndexes(connection: PostgresConnection, logger: Logger) async throws -> Set<String> {
@@ -38,19 +32,19 @@ extension PostgresStore {
         containerID: String, environment: Environment, from old: Schema, to new: Schema, write: PostgresWrite
     ) async throws -> Set<String> {
         var scheduled = Set<String>()
-        for (typeName, type) in new.recordTypes {
-            let targets = IndexBuildTarget.added(in: typeName, from: old, to: type)
-            for index in old.recordTypes[typeName]?.compoundIndexes ?? [] where !type.compoundIndexes.contains(index) {
-                // A compound index taken out of the schema takes its entries along.
+        for change in IndexBuildChange.changes(from: old, to: new) {
+            let typeName = change.recordType
+            let type = new.recordTypes[typeName]!
+            for index in change.removedCompoundIndexes {
                 try await write.connection.run(
                     PostgresQuery(
                         unsafeSQL: "DELETE FROM field_index WHERE zone_id IN \(Self.zoneSet) AND type = $3 AND field = $4 AND kind = \(IndexEntry.Kind.compound.rawValue)",
-                        binds: try binds(containerID, environment.rawValue, typeName, index.name)
+                        binds: try binds(containerID, environment.rawValue, typeName, index)
                     ),
                     logger: write.logger
                 )
             }
-            for target in targets {
+            for target in change.added {
                 let count = try await write.connection.all(
                     PostgresQuery(
                         unsafeSQL: "SELECT COUNT(*) FROM records WHERE zone_id IN \(Self.zoneSet) AND type = $3 AND NOT deleted",
@@ -58,10 +52,12 @@ extension PostgresStore {
                     ),
                     as: Int64.self, logger: write.logger
                 ).first ?? 0
-                if count == 0 { continue }
-                if count <= Self.synchronousIndexBuildLimit {
+                switch IndexBuildChange.Timing(recordCount: Int(count)) {
+                case .nothingToIndex:
+                    continue
+                case .inTheSchemaChange:
                     _ = try await indexRecords(of: typeName, target, type: type, containerID: containerID, environment: environment, after: 0, limit: Int(count), write: write)
-                } else {
+                case .inTheBackground:
                     try await write.connection.run(
                         """
                         INSERT INTO index_builds (container_id, environment, record_type, field)
@@ -126,7 +122,7 @@ extension PostgresStore {
             if let recordType, let target = IndexBuildTarget(name: field, in: recordType) {
                 last = try await self.indexRecords(
                     of: typeName, target, type: recordType, containerID: containerID, environment: environment, after: next,
-                    limit: Self.indexBuildChunk, write: write
+                    limit: StorePolicy.indexBuildChunk, write: write
                 )
             }
             if let last {

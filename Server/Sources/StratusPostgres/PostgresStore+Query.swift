@@ -11,7 +11,7 @@ extension PostgresStore {
                 let exists = try await read { connection in
                     try await Self.liveZone(query.database.zone(zoneName), connection: connection, logger: self.logger) != nil
                 }
-                if !exists { throw StorageError(.zoneNotFound, "zone \(zoneName) does not exist") }
+                if !exists { throw ZoneRules.missing(zoneName) }
             }
             return QueryPage(records: [], continuationMarker: nil)
         }
@@ -38,7 +38,7 @@ extension PostgresStore {
             }
             if rows.isEmpty, case .named(let zone) = zones, !zone.isDefault,
                 try await Self.liveZone(zone, connection: connection, logger: self.logger) == nil {
-                throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
+                throw ZoneRules.missing(zone.zoneName)
             }
             if case .named(let zone) = zones, let first = rows.first { zoneIDs[first.0.zoneID] = zone.wireZoneID }
             var records: [Record] = []
@@ -79,7 +79,7 @@ extension PostgresStore {
         } else if let zoneName = query.zoneName {
             guard let zone = try await Self.liveZone(query.database.zone(zoneName), connection: connection, logger: logger) else {
                 if zoneName == ZoneID.defaultZoneName { return nil }
-                throw StorageError(.zoneNotFound, "zone \(zoneName) does not exist")
+                throw ZoneRules.missing(zoneName)
             }
             zones = .rows([zone])
         } else {

@@ -57,7 +57,11 @@ extension PostgresStore: RecordStore {
             var snapshot = RecordSnapshot(schema: schema)
             if let opening { snapshot = try await loader.opened(opening, schema: schema) }
             let input = RecordEngine.Input(batch: batch, prepared: prepared, firstSequence: try await write.upcomingPosition())
-            let plan = try await Self.decide(input, snapshot: snapshot, loader: loader)
+            var rounds = PlanningRounds(input, snapshot: snapshot)
+            while let request = try rounds.nextLoad() {
+                rounds.add(try await loader.load(request, schema: rounds.schema))
+            }
+            let plan = rounds.plan
             _ = try await write.positions(plan.sequencesUsed)
             try await PostgresPlanApplier(write: write, loader: loader).apply(plan)
             if let schema = plan.schema { write.setSchema(schema, for: key) }
@@ -65,22 +69,6 @@ extension PostgresStore: RecordStore {
             return plan.results
         }
     }
-
-    /// Asks the engine for a batch's plan, loading what it needs until it has decided.
-    static func decide(_ input: RecordEngine.Input, snapshot: RecordSnapshot, loader: PostgresSnapshotLoader) async throws -> WritePlan {
-        var snapshot = snapshot
-        for _ in 0..<Self.maximumPlanningRounds {
-            switch RecordEngine.plan(input, snapshot: snapshot) {
-            case .load(let request):
-                snapshot.merge(try await loader.load(request, schema: snapshot.schema))
-            case .apply(let plan):
-                return plan
-            }
-        }
-        throw StorageError(.internalFailure, "the batch could not be planned in \(Self.maximumPlanningRounds) rounds")
-    }
-
-    static let maximumPlanningRounds = 64
 
     public func lookupRecords(_ recordNames: [String], in zone: ZoneRef) async throws -> [String: StratusModel.Record] {
         let database = zone.database
@@ -105,7 +93,7 @@ extension PostgresStore: RecordStore {
                 found[row.name] = try await row.record(in: zone.wireZoneID, connection: connection, logger: self.logger)
             }
             if found.isEmpty, !zone.isDefault, try await Self.liveZone(zone, connection: connection, logger: self.logger) == nil {
-                throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
+                throw ZoneRules.missing(zone.zoneName)
             }
             return found
         }

@@ -44,9 +44,7 @@ extension PostgresStore {
     /// - Throws: ``StorageError/Code/zoneNotFound`` for a missing custom zone.
     static func ensureZone(_ zone: ZoneRef, write: PostgresWrite) async throws -> ZoneRow {
         if let row = try await liveZone(zone, connection: write.connection, logger: write.logger, lock: .share) { return row }
-        guard zone.isDefault else {
-            throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
-        }
+        try ZoneRules.requireCreatedOnWrite(zone)
         return try await insertZone(zone, write: write)
     }
 
@@ -90,35 +88,25 @@ extension PostgresStore {
         }
     }
 
-    /// How a default zone that no write has created yet is described.
-    static func emptyDefaultZone(in database: DatabaseRef) -> ZoneInfo {
-        ZoneInfo(zoneID: database.wireZoneID(ZoneID.defaultZoneName), syncToken: ZoneSyncToken(zone: 0, sequence: 0).text, atomic: false)
-    }
-
     public func zones(in database: DatabaseRef) async throws -> [ZoneInfo] {
         try await read { connection in
-            var infos: [ZoneInfo] = []
+            var stored: [ZoneInfo] = []
             for row in try await Self.liveZones(in: database, connection: connection, logger: self.logger) {
-                infos.append(try await self.zoneInfo(row, connection: connection))
+                stored.append(try await self.zoneInfo(row, connection: connection))
             }
-            if !infos.contains(where: { $0.zoneID.isDefault }) {
-                infos.insert(Self.emptyDefaultZone(in: database), at: 0)
-            }
-            return infos
+            return ZoneRules.listing(stored, in: database)
         }
     }
 
     public func lookupZones(_ zoneNames: [String], in database: DatabaseRef) async throws -> [String: ZoneInfo] {
         try await read { connection in
-            var found: [String: ZoneInfo] = [:]
+            var stored: [String: ZoneInfo] = [:]
             for name in Set(zoneNames) {
                 if let row = try await Self.liveZone(database.zone(name), connection: connection, logger: self.logger) {
-                    found[name] = try await self.zoneInfo(row, connection: connection)
-                } else if name == ZoneID.defaultZoneName {
-                    found[name] = Self.emptyDefaultZone(in: database)
+                    stored[name] = try await self.zoneInfo(row, connection: connection)
                 }
             }
-            return found
+            return ZoneRules.found(zoneNames, stored: stored, in: database)
         }
     }
 
@@ -142,24 +130,18 @@ extension PostgresStore {
     }
 
     private func apply(_ operation: ZoneOperation, to zone: ZoneRef, write: PostgresWrite) async throws -> ZoneOperationResult {
-        if zone.database.scope == .public && !zone.isDefault {
-            throw StorageError(.invalidArgument, "the public database has only the default zone")
-        }
+        try ZoneRules.check(operation, on: zone)
         let connection = write.connection
         let logger = write.logger
         switch operation {
         case .create:
-            guard RecordNames.isValidName(zone.zoneName), zone.isDefault || !zone.zoneName.hasPrefix("_") else {
-                throw StorageError(.invalidArgument, "zone name '\(zone.zoneName)' is not valid")
-            }
             let existing = try await Self.liveZone(zone, connection: connection, logger: logger)
             let row: ZoneRow
             if let existing { row = existing } else { row = try await Self.insertZone(zone, write: write) }
             return .saved(try await self.zoneInfo(row, connection: connection, settle: false))
         case .delete:
-            if zone.isDefault { throw StorageError(.invalidArgument, "the default zone cannot be deleted") }
             guard let row = try await Self.liveZone(zone, connection: connection, logger: logger, lock: .update) else {
-                throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
+                throw ZoneRules.missing(zone.zoneName)
             }
             try await connection.run("DELETE FROM field_index WHERE zone_id = \(row.id)", logger: logger)
             try await connection.run("DELETE FROM record_refs WHERE source_id IN (SELECT id FROM records WHERE zone_id = \(row.id))", logger: logger)

@@ -79,7 +79,7 @@ struct PlanApplier {
             try removeHoldings(ofRecord: id)
         } else {
             guard let zoneID = try loader.zoneID(record.key.zoneName) else {
-                throw StorageError(.zoneNotFound, "zone \(record.key.zoneName) does not exist")
+                throw ZoneRules.missing(record.key.zoneName)
             }
             try db.cachedStatement(sql: """
                 INSERT INTO records (zone_id, name, type, change_tag, seq, fields, created_at, created_by, created_device,

@@ -14,8 +14,6 @@ import Synchronization
 final class SQLiteEventLog: Sendable {
     /// How often the file is checked for other processes' events.
     static let pollInterval = Duration.milliseconds(50)
-    /// Events read per statement.
-    private static let pageSize = 500
 
     private struct State {
         /// The last event delivered.
@@ -77,7 +75,7 @@ final class SQLiteEventLog: Sendable {
         var newest: Int64?
         while true {
             let rows = try Row.fetchAll(
-                db.cachedStatement(sql: "SELECT id, body, created_at FROM store_events WHERE id > ? ORDER BY id LIMIT ?"), arguments: [last, pageSize]
+                db.cachedStatement(sql: "SELECT id, body, created_at FROM store_events WHERE id > ? ORDER BY id LIMIT ?"), arguments: [last, StorePolicy.eventPageSize]
             )
             guard let first = rows.first else { break }
             // Ids are consecutive (one writer at a time, and a rolled-back id is handed out again): a jump means
@@ -86,7 +84,7 @@ final class SQLiteEventLog: Sendable {
             deliveries.append(.committed(rows.compactMap { StoreEvent(encoded: $0["body"]) }))
             last = rows.last!["id"]
             newest = rows.last!["created_at"]
-            if rows.count < pageSize { break }
+            if rows.count < StorePolicy.eventPageSize { break }
         }
         return (deliveries, last, newest)
     }

@@ -45,7 +45,7 @@ extension SQLiteStore {
         return try await readSnapshot { db in
             guard let zone = try Self.liveZone(query.zone, db: db) else {
                 guard query.zone.isDefault else {
-                    throw StorageError(.zoneNotFound, "zone \(query.zone.zoneName) does not exist")
+                    throw ZoneRules.missing(query.zone.zoneName)
                 }
                 return ZoneChanges(changes: [], syncToken: ZoneSyncToken(zone: 0, sequence: 0).text, moreComing: false)
             }

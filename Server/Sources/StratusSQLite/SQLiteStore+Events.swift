@@ -48,14 +48,10 @@ extension SQLiteStore: EventStore {
         _ = try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM meta") }
     }
 
-    /// How long events are kept for processes that read them late; one that falls further behind is told it
-    /// missed some (``StoreEventDelivery/missed``).
-    static let eventRetention: Int64 = 10 * 60 * 1000
-
-    /// Removes events older than ``eventRetention``.
+    /// Removes events older than ``StorePolicy/eventRetention``.
     func pruneEvents(now: Int64) async throws {
         try await write { batch in
-            try batch.db.execute(sql: "DELETE FROM store_events WHERE created_at < ?", arguments: [now - Self.eventRetention])
+            try batch.db.execute(sql: "DELETE FROM store_events WHERE created_at < ?", arguments: [now - StorePolicy.eventRetention])
         }
     }
 

@@ -11,44 +11,40 @@ import Synchronization
 /// `index_builds` and indexed in the background by the store's service, a chunk per write. Until then the
 /// index counts as being built, and queries that need it are answered `TRY_AGAIN_LATER`.
 extension SQLiteStore {
-    /// Types with at most this many records are indexed in the schema change itself.
-    static let synchronousIndexBuildLimit = 5_000
-    /// Records indexed per background write.
-    static let indexBuildChunk = 2_000
-
     /// `Type.field` of the indexes being built in a container environment.
     public func indexesBeingBuilt(containerID: String, environment: Environment) async throws -> Set<String> {
-        let prefix = "\(containerID)|\(environment.rawValue)|"
-        return Set(buildingIndexes.withLock { $0 }.filter { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) })
+        IndexBuildKey.beingBuilt(among: buildingIndexes.withLock { $0 }, containerID: containerID, environment: environment)
     }
 
     static func buildKey(_ containerID: String, _ environment: Environment, _ type: String, _ field: String) -> String {
-        "\(containerID)|\(environment.rawValue)|\(type).\(field)"
+        IndexBuildKey.make(containerID: containerID, environment: environment.rawValue, recordType: type, field: field)
     }
 
     /// Indexes, or schedules the indexing of, every field the schema change made searchable and every
     /// compound index it added.
     func indexNewlySearchableFields(containerID: String, environment: Environment, from old: Schema, to new: Schema, batch: WriteBatch) throws {
-        for (typeName, type) in new.recordTypes {
-            let targets = IndexBuildTarget.added(in: typeName, from: old, to: type)
-            for index in old.recordTypes[typeName]?.compoundIndexes ?? [] where !type.compoundIndexes.contains(index) {
-                // A compound index taken out of the schema takes its entries along.
+        for change in IndexBuildChange.changes(from: old, to: new) {
+            let typeName = change.recordType
+            let type = new.recordTypes[typeName]!
+            for index in change.removedCompoundIndexes {
                 try batch.db.execute(
                     sql: "DELETE FROM field_index WHERE zone_id IN \(ZoneSet.sql) AND type = ? AND field = ? AND kind = \(IndexEntry.Kind.compound.rawValue)",
-                    arguments: ZoneSet(containerID: containerID, environment: environment).arguments + [typeName, index.name]
+                    arguments: ZoneSet(containerID: containerID, environment: environment).arguments + [typeName, index]
                 )
             }
-            for target in targets {
+            for target in change.added {
                 let field = target.name
                 let zones = ZoneSet(containerID: containerID, environment: environment)
                 let count = try Int.fetchOne(
                     batch.db, sql: "SELECT COUNT(*) FROM records WHERE zone_id IN \(ZoneSet.sql) AND type = ? AND deleted = 0",
                     arguments: zones.arguments + [typeName]
                 ) ?? 0
-                if count == 0 { continue }
-                if count <= Self.synchronousIndexBuildLimit {
+                switch IndexBuildChange.Timing(recordCount: count) {
+                case .nothingToIndex:
+                    continue
+                case .inTheSchemaChange:
                     _ = try indexRecords(of: typeName, target, type: type, zones: zones, after: 0, limit: count, db: batch.db)
-                } else {
+                case .inTheBackground:
                     try batch.db.execute(
                         sql: """
                             INSERT INTO index_builds (container_id, environment, record_type, field) VALUES (?, ?, ?, ?)
@@ -109,7 +105,7 @@ extension SQLiteStore {
             let zones = ZoneSet(containerID: containerID, environment: environment)
             var last: Int64?
             if let recordType, let target = IndexBuildTarget(name: field, in: recordType) {
-                last = try self.indexRecords(of: type, target, type: recordType, zones: zones, after: build["next_record_id"], limit: Self.indexBuildChunk, db: db)
+                last = try self.indexRecords(of: type, target, type: recordType, zones: zones, after: build["next_record_id"], limit: StorePolicy.indexBuildChunk, db: db)
             }
             let arguments: StatementArguments = [containerID, environmentName, type, field]
             if let last {
@@ -138,7 +134,7 @@ extension SQLiteStore {
 
     static func loadBuildingIndexes(_ db: Database) throws -> Set<String> {
         Set(try Row.fetchAll(db, sql: "SELECT container_id, environment, record_type, field FROM index_builds").map { row in
-            "\(row["container_id"] as String)|\(row["environment"] as String)|\(row["record_type"] as String).\(row["field"] as String)"
+            IndexBuildKey.make(containerID: row["container_id"], environment: row["environment"], recordType: row["record_type"], field: row["field"])
         })
     }
 }

@@ -16,7 +16,7 @@ extension SQLiteStore {
             // No record of this type exists yet; a missing zone is still an error.
             if let zoneName = query.zoneName, zoneName != ZoneID.defaultZoneName {
                 let exists = try await read { db in try Self.liveZone(query.database.zone(zoneName), db: db) != nil }
-                if !exists { throw StorageError(.zoneNotFound, "zone \(zoneName) does not exist") }
+                if !exists { throw ZoneRules.missing(zoneName) }
             }
             return QueryPage(records: [], continuationMarker: nil)
         }
@@ -71,7 +71,7 @@ extension SQLiteStore {
         if let zoneName = query.zoneName {
             guard let zone = try liveZone(query.database.zone(zoneName), db: db) else {
                 if zoneName == ZoneID.defaultZoneName { return nil }
-                throw StorageError(.zoneNotFound, "zone \(zoneName) does not exist")
+                throw ZoneRules.missing(zoneName)
             }
             zones = [zone]
         } else {

@@ -38,7 +38,11 @@ extension SQLiteStore: RecordStore {
             let key = SchemaKey(containerID: database.containerID, environment: database.environment)
             var loader = SnapshotLoader(db: writeBatch.db, zone: zone, caller: batch.caller)
             let input = RecordEngine.Input(batch: batch, prepared: prepared, firstSequence: self.sequence.upcoming())
-            let plan = try Self.decide(input, schema: try writeBatch.schema(key), loader: &loader)
+            var rounds = PlanningRounds(input, snapshot: RecordSnapshot(schema: try writeBatch.schema(key)))
+            while let request = try rounds.nextLoad() {
+                rounds.add(try loader.load(request, schema: rounds.schema))
+            }
+            let plan = rounds.plan
             self.sequence.advance(by: plan.sequencesUsed)
             var applier = PlanApplier(db: writeBatch.db, loader: loader)
             try applier.apply(plan)
@@ -47,24 +51,6 @@ extension SQLiteStore: RecordStore {
             return plan.results
         }
     }
-
-    /// Asks the engine for a batch's plan, loading what it needs until it has decided.
-    static func decide(_ input: RecordEngine.Input, schema: Schema, loader: inout SnapshotLoader) throws -> WritePlan {
-        var snapshot = RecordSnapshot(schema: schema)
-        // Each round loads everything the batch still needs, so rounds follow the depth of what the rules read
-        // (a row, then its share, then the share's participants), not the number of operations.
-        for _ in 0..<Self.maximumPlanningRounds {
-            switch RecordEngine.plan(input, snapshot: snapshot) {
-            case .load(let request):
-                snapshot.merge(try loader.load(request, schema: snapshot.schema))
-            case .apply(let plan):
-                return plan
-            }
-        }
-        throw StorageError(.internalFailure, "the batch could not be planned in \(Self.maximumPlanningRounds) rounds")
-    }
-
-    static let maximumPlanningRounds = 64
 
     public func lookupRecords(_ recordNames: [String], in zone: ZoneRef) async throws -> [String: StratusModel.Record] {
         try await read { db in
@@ -86,7 +72,7 @@ extension SQLiteStore: RecordStore {
                 }
             }
             if found.isEmpty, !zone.isDefault, try Self.liveZone(zone, db: db) == nil {
-                throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
+                throw ZoneRules.missing(zone.zoneName)
             }
             return found
         }

@@ -44,9 +44,7 @@ extension SQLiteStore {
     /// - Throws: ``StorageError/Code/zoneNotFound`` for a missing custom zone.
     func ensureZone(_ zone: ZoneRef, db: Database) throws -> ZoneRow {
         if let row = try Self.liveZone(zone, db: db) { return row }
-        guard zone.isDefault else {
-            throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
-        }
+        try ZoneRules.requireCreatedOnWrite(zone)
         return try insertZone(zone, db: db)
     }
 
@@ -71,35 +69,19 @@ extension SQLiteStore {
         return ZoneInfo(zoneID: row.zone.wireZoneID, syncToken: token, atomic: !row.zone.isDefault)
     }
 
-    /// How a default zone that no write has created yet is described.
-    static func emptyDefaultZone(in database: DatabaseRef) -> ZoneInfo {
-        ZoneInfo(
-            zoneID: database.wireZoneID(ZoneID.defaultZoneName),
-            syncToken: ZoneSyncToken(zone: 0, sequence: 0).text, atomic: false
-        )
-    }
-
     public func zones(in database: DatabaseRef) async throws -> [ZoneInfo] {
         try await read { db in
-            var infos = try Self.liveZones(in: database, db: db).map { try Self.zoneInfo($0, db: db) }
-            if !infos.contains(where: { $0.zoneID.isDefault }) {
-                infos.insert(Self.emptyDefaultZone(in: database), at: 0)
-            }
-            return infos
+            ZoneRules.listing(try Self.liveZones(in: database, db: db).map { try Self.zoneInfo($0, db: db) }, in: database)
         }
     }
 
     public func lookupZones(_ zoneNames: [String], in database: DatabaseRef) async throws -> [String: ZoneInfo] {
         try await read { db in
-            var found: [String: ZoneInfo] = [:]
+            var stored: [String: ZoneInfo] = [:]
             for name in Set(zoneNames) {
-                if let row = try Self.liveZone(database.zone(name), db: db) {
-                    found[name] = try Self.zoneInfo(row, db: db)
-                } else if name == ZoneID.defaultZoneName {
-                    found[name] = Self.emptyDefaultZone(in: database)
-                }
+                if let row = try Self.liveZone(database.zone(name), db: db) { stored[name] = try Self.zoneInfo(row, db: db) }
             }
-            return found
+            return ZoneRules.found(zoneNames, stored: stored, in: database)
         }
     }
 
@@ -123,21 +105,13 @@ extension SQLiteStore {
     }
 
     private func apply(_ operation: ZoneOperation, to zone: ZoneRef, db: Database) throws -> ZoneOperationResult {
-        if zone.database.scope == .public && !zone.isDefault {
-            throw StorageError(.invalidArgument, "the public database has only the default zone")
-        }
+        try ZoneRules.check(operation, on: zone)
         switch operation {
         case .create:
-            guard RecordNames.isValidName(zone.zoneName), zone.isDefault || !zone.zoneName.hasPrefix("_") else {
-                throw StorageError(.invalidArgument, "zone name '\(zone.zoneName)' is not valid")
-            }
             let row = try Self.liveZone(zone, db: db) ?? insertZone(zone, db: db)
             return .saved(try Self.zoneInfo(row, db: db))
         case .delete:
-            if zone.isDefault { throw StorageError(.invalidArgument, "the default zone cannot be deleted") }
-            guard let row = try Self.liveZone(zone, db: db) else {
-                throw StorageError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
-            }
+            guard let row = try Self.liveZone(zone, db: db) else { throw ZoneRules.missing(zone.zoneName) }
             try db.execute(sql: "DELETE FROM field_index WHERE zone_id = ?", arguments: [row.id])
             try db.execute(sql: "DELETE FROM record_refs WHERE source_id IN (SELECT id FROM records WHERE zone_id = ?)", arguments: [row.id])
             try db.execute(sql: "DELETE FROM asset_refs WHERE record_id IN (SELECT id FROM records WHERE zone_id = ?)", arguments: [row.id])

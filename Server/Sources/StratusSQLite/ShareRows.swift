@@ -4,10 +4,6 @@ import StratusStore
 
 /// Reads and changes of the `shares` and `share_participants` tables, shared by the writer and the readers.
 enum ShareRows {
-    /// A bound on ancestor walks, far beyond any real hierarchy: parents cannot form cycles, so a walk ends
-    /// at a root; the bound only ends a walk through a cycle that an older version let be saved.
-    static let ancestorWalkBound = 1_000_000
-
     /// The details of a live share record: its link, public permission, owner and participants.
     static func details(ofShareRecord id: Int64, db: Database) throws -> ShareDetails? {
         guard let row = try Row.fetchOne(
@@ -69,7 +65,7 @@ enum ShareRows {
                     WHERE up.type != ? AND up.share_name IS NULL AND up.depth < ?
                 ) SELECT name, type, share_name FROM up WHERE type = ? OR share_name IS NOT NULL ORDER BY depth LIMIT 1
                 """),
-            arguments: [zoneID, name, zoneID, ShareRecords.recordType, ancestorWalkBound, ShareRecords.recordType]
+            arguments: [zoneID, name, zoneID, ShareRecords.recordType, StorePolicy.ancestorWalkBound, ShareRecords.recordType]
         )
         guard let row else { return nil }
         return (row[1] as String) == ShareRecords.recordType ? row[0] : row[2]
