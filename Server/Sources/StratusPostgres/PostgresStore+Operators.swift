@@ -30,14 +30,10 @@ extension PostgresStore {
 
     public func recordCount(ofType recordType: String, holding field: String?, containerID: String, environment: Environment) async throws -> Int {
         try await read { connection in
-            Int(try await connection.all(
-                """
-                SELECT count(*) FROM records r JOIN zones z ON z.id = r.zone_id
-                WHERE z.container_id = \(containerID) AND z.environment = \(environment.rawValue) AND NOT z.deleted AND NOT r.deleted
-                    AND r.type = \(recordType) AND (\(field)::text IS NULL OR (r.fields::jsonb) ? \(field ?? ""))
-                """,
-                as: Int64.self, logger: self.logger
-            ).first ?? 0)
+            try await Self.count(
+                RecordCountRequest(environment: environment, recordType: recordType, field: field), containerID: containerID,
+                connection: connection, logger: self.logger
+            )
         }
     }
 }

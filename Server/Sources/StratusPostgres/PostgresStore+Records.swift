@@ -11,31 +11,6 @@ extension PostgresStore: RecordStore {
         return try await read { connection in try await self.schemas.load(key, connection: connection, logger: self.logger).schema }
     }
 
-    public func changeSchemas<T: Sendable>(
-        containerID: String, _ change: @escaping @Sendable (inout Schema, inout Schema) throws -> T
-    ) async throws -> T {
-        let (result, scheduled) = try await writeRetryingConflicts { write in
-            let developmentKey = SchemaKey(containerID: containerID, environment: .development)
-            let productionKey = SchemaKey(containerID: containerID, environment: .production)
-            let oldDevelopment = try await write.schema(developmentKey, cache: self.schemas)
-            let oldProduction = try await write.schema(productionKey, cache: self.schemas)
-            var development = oldDevelopment
-            var production = oldProduction
-            let result = try change(&development, &production)
-            write.setSchema(development, for: developmentKey)
-            write.setSchema(production, for: productionKey)
-            var scheduled = try await self.indexNewlySearchableFields(
-                containerID: containerID, environment: .development, from: oldDevelopment, to: development, write: write
-            )
-            scheduled.formUnion(try await self.indexNewlySearchableFields(
-                containerID: containerID, environment: .production, from: oldProduction, to: production, write: write
-            ))
-            return (result, scheduled)
-        }
-        if !scheduled.isEmpty { buildingIndexes.withLock { $0.formUnion(scheduled) } }
-        return result
-    }
-
     public func modifyRecords(_ batch: RecordBatch) async throws -> [RecordOperationResult] {
         // Typing, encoding and indexing happen before the transaction, so it holds its connection less long.
         let database = batch.zone.database

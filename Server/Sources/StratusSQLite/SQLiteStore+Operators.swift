@@ -64,16 +64,7 @@ extension SQLiteStore {
 
     public func recordCount(ofType recordType: String, holding field: String?, containerID: String, environment: Environment) async throws -> Int {
         try await read { db in
-            var sql = """
-                SELECT count(*) FROM records r JOIN zones z ON z.id = r.zone_id
-                WHERE z.container_id = ? AND z.environment = ? AND z.deleted = 0 AND r.deleted = 0 AND r.type = ?
-                """
-            var arguments: StatementArguments = [containerID, environment.rawValue, recordType]
-            if let field {
-                sql += " AND json_type(r.fields, ?) IS NOT NULL"
-                arguments += ["$.\"\(field)\""]
-            }
-            return try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0
+            try Self.count(RecordCountRequest(environment: environment, recordType: recordType, field: field), containerID: containerID, db: db)
         }
     }
 

@@ -9,25 +9,6 @@ extension SQLiteStore: RecordStore {
         return try await read { db in try self.schemas.schema(key, db: db) }
     }
 
-    public func changeSchemas<T: Sendable>(
-        containerID: String, _ change: @escaping @Sendable (inout Schema, inout Schema) throws -> T
-    ) async throws -> T {
-        try await write { batch in
-            let developmentKey = SchemaKey(containerID: containerID, environment: .development)
-            let productionKey = SchemaKey(containerID: containerID, environment: .production)
-            let oldDevelopment = try batch.schema(developmentKey)
-            let oldProduction = try batch.schema(productionKey)
-            var development = oldDevelopment
-            var production = oldProduction
-            let result = try change(&development, &production)
-            batch.schemas[developmentKey] = development
-            batch.schemas[productionKey] = production
-            try self.indexNewlySearchableFields(containerID: containerID, environment: .development, from: oldDevelopment, to: development, batch: batch)
-            try self.indexNewlySearchableFields(containerID: containerID, environment: .production, from: oldProduction, to: production, batch: batch)
-            return result
-        }
-    }
-
     public func modifyRecords(_ batch: RecordBatch) async throws -> [RecordOperationResult] {
         // Typing, encoding and indexing happen here, on the caller's thread, so the single writer does less.
         let database = batch.zone.database

@@ -66,6 +66,37 @@ extension StoreConformance {
                 let zone = Fixture.publicDB(.production).zone(ZoneID.defaultZoneName)
                 _ = try await Fixture.save(store, zone, Fixture.create("b1", type: "Banner", ["text": Fixture.field(.string("Hi"))]))
             },
+            ConformanceCase("a schema import that loses records is refused with their counts; forced, it removes the records of a removed type (deletions in the change feed) and the values of a removed field") { store in
+                let zone = try await Fixture.createZone(store, "Notes")
+                _ = try await Fixture.save(store, zone, Fixture.create("n1", type: "Note", ["title": Fixture.field(.string("kept")), "body": Fixture.field(.string("gone"))]))
+                _ = try await Fixture.save(store, zone, Fixture.create("t1", type: "Task", ["title": Fixture.field(.string("x"))]))
+                _ = try await Fixture.save(store, zone, Fixture.create("t2", type: "Task"))
+                let before = try await store.zoneChanges(ZoneChangesQuery(zone: zone, syncToken: nil, limit: 200)).syncToken
+                var reduced = try await store.schema(containerID: Fixture.container, environment: .development)
+                reduced.recordTypes["Task"] = nil
+                reduced.recordTypes["Note"]?.fields["body"] = nil
+
+                let refusal = await #expect(throws: StorageError.self) {
+                    try await store.importDevelopmentSchema(reduced, containerID: Fixture.container, force: false)
+                }
+                #expect(refusal?.code == .invalidArgument)
+                #expect(refusal?.message.contains("record type Task, which 2 records hold") == true, "\(String(describing: refusal))")
+                #expect(refusal?.message.contains("field Note.body, which 1 record holds") == true, "\(String(describing: refusal))")
+                #expect(try await store.lookupRecords(["t1", "t2"], in: zone).count == 2)
+
+                let changes = try await store.importDevelopmentSchema(reduced, containerID: Fixture.container, force: true)
+                #expect(Set(changes.map(\.kind)) == [.removeRecordType, .removeField])
+                #expect(try await store.lookupRecords(["t1", "t2"], in: zone).isEmpty)
+                let note = try #require(try await store.lookupRecords(["n1"], in: zone)["n1"])
+                #expect(try Fixture.fields(of: note) == ["title": .string("kept")])
+                #expect(try await store.recordCount(ofType: "Task", holding: nil, containerID: Fixture.container, environment: .development) == 0)
+                let after = try await store.zoneChanges(ZoneChangesQuery(zone: zone, syncToken: before, limit: 200))
+                let deleted = Set(after.changes.compactMap { change -> String? in
+                    if case .deleted = change { return change.recordName }
+                    return nil
+                })
+                #expect(deleted == ["t1", "t2"], "changes after the removal: \(after.changes.map(\.recordName))")
+            },
             ConformanceCase("field values must fit their declared type") { store in
                 let zone = Fixture.publicDB().zone(ZoneID.defaultZoneName)
                 let cases: [FieldInput] = [

@@ -23,12 +23,18 @@ public protocol RecordStore: Sendable {
     /// The schema of a container environment.
     func schema(containerID: String, environment: Environment) async throws -> Schema
 
-    /// Changes a container's development and production schemas in one transaction: `change` gets both and
-    /// may modify either. When `change` throws, neither changes.
+    /// Changes a container's development and production schemas in one transaction.
+    ///
+    /// The backend reads both schemas, counts in the same transaction the records `counting` asks about for
+    /// them, and calls `change` with the schemas and the counts; `change` may modify either schema. It stores what
+    /// `change` made, indexes the records a new index covers (``IndexBuildChange``), and removes what the change
+    /// took out (``SchemaRemovals``), all in that transaction. When `change` throws, nothing changes.
     ///
     /// - Throws: whatever `change` throws, as a ``StorageError``.
     func changeSchemas<T: Sendable>(
-        containerID: String, _ change: @escaping @Sendable (_ development: inout Schema, _ production: inout Schema) throws -> T
+        containerID: String,
+        counting: @escaping @Sendable (_ development: Schema, _ production: Schema) -> Set<RecordCountRequest>,
+        _ change: @escaping @Sendable (_ development: inout Schema, _ production: inout Schema, _ counts: [RecordCountRequest: Int]) throws -> T
     ) async throws -> T
 
     /// `Type.field` of the indexes declared on types that held records and still being built over them;
