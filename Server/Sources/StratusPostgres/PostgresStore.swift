@@ -36,7 +36,6 @@ public final class PostgresStore: Sendable {
     /// Set by ``close()``: calls made afterwards (work still running while a server stops) fail at once.
     private let closed = Atomic<Bool>(false)
     private let clientTask: Task<Void, Never>
-    private let eventsTask: Task<Void, Never>
 
     private init(
         client: PostgresClient, clientTask: Task<Void, Never>, configuration: Configuration, logger: Logger, positionOffset: Int64,
@@ -50,7 +49,6 @@ public final class PostgresStore: Sendable {
         self.logger = logger
         self.positionOffset = positionOffset
         self.events = events
-        eventsTask = Task { await events.run() }
         observeOwnEvents()
     }
 
@@ -115,8 +113,6 @@ public final class PostgresStore: Sendable {
     public func close() async {
         closed.store(true, ordering: .releasing)
         reachability.stop()
-        eventsTask.cancel()
-        await eventsTask.value
         clientTask.cancel()
         await clientTask.value
     }
@@ -291,8 +287,9 @@ public final class PostgresStore: Sendable {
 }
 
 extension PostgresStore: Service {
-    /// The store's background work until the service group shuts down, then closes the store: every quarter
-    /// second, advances pending index builds; every five seconds, refreshes the planner's statistics of tables
+    /// The store's background work until the service group shuts down, then closes the store: follows other
+    /// nodes' events (a listening connection, and a slow poll; this node's own are delivered as it commits them,
+    /// and every security check catches up first); every quarter second, advances pending index builds; every five seconds, refreshes the planner's statistics of tables
     /// that grew fast (PostgresStore+Statistics); every minute, prunes old store events. Each runs on the one
     /// node that holds its lease; a failure is logged and tried again at the next tick.
     public func run() async throws {
@@ -307,7 +304,12 @@ extension PostgresStore: Service {
         ]) { chore, error in
             self.logger.warning("\(chore) failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
         }
-        await cancelWhenGracefulShutdown { await housekeeping.run() }
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await housekeeping.run() }
+                group.addTask { await self.events.run() }
+            }
+        }
         await close()
     }
 }

@@ -10,7 +10,7 @@ import Synchronization
 /// The log watches the file through a connection of its own: SQLite's `PRAGMA data_version` on that connection
 /// changes whenever any other connection, of this process or another, commits. ``catchUp()`` reads the new
 /// events only then, so it is cheap to call before every security check. It runs at once after this process
-/// commits events, and every ``pollInterval`` for the commits of other processes.
+/// commits events, and, while the store runs as a service, every ``pollInterval`` for the commits of other processes.
 final class SQLiteEventLog: Sendable {
     /// How often the file is checked for other processes' events.
     static let pollInterval = Duration.milliseconds(50)
@@ -89,20 +89,16 @@ final class SQLiteEventLog: Sendable {
         return (deliveries, last, newest)
     }
 
-    /// Polls for other processes' events until the log is released or the task is cancelled.
-    static func poll(_ log: SQLiteEventLog) {
-        Task { [weak log] in
-            var failing = false
-            while !Task.isCancelled {
-                try? await Task.sleep(for: pollInterval)
-                guard let log else { return }
-                do {
-                    try log.catchUp()
-                    failing = false
-                } catch {
-                    if !failing { log.logger.warning("reading store events failed", metadata: ["stratus.error": "\(String(reflecting: error))"]) }
-                    failing = true
-                }
+    /// Polls for other processes' events until the task is cancelled (the store's service runs this).
+    func followOtherProcesses() async {
+        var failing = false
+        while (try? await Task.sleep(for: Self.pollInterval)) != nil {
+            do {
+                try catchUp()
+                failing = false
+            } catch {
+                if !failing { logger.warning("reading store events failed", metadata: ["stratus.error": "\(String(reflecting: error))"]) }
+                failing = true
             }
         }
     }

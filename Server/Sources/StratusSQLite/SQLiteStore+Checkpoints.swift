@@ -5,7 +5,8 @@ import ServiceLifecycle
 import StratusStore
 
 extension SQLiteStore: Service {
-    /// The store's background work, every quarter second: advances pending index builds
+    /// The store's background work: every 50 ms, reads the events other processes committed (this process's own
+    /// are read as it commits them); every quarter second, advances pending index builds
     /// (SQLiteStore+IndexBuilds), then copies the write-ahead log into the database file from a connection
     /// of its own; every minute, prunes old store events. Index builds and pruning run in the one process
     /// that holds their lease; checkpoints run in every process (SQLite lets one run at a time).
@@ -35,6 +36,11 @@ extension SQLiteStore: Service {
         ]) { chore, error in
             self.logger.warning("\(chore) failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
         }
-        await cancelWhenGracefulShutdown { await housekeeping.run() }
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await housekeeping.run() }
+                group.addTask { await self.events.followOtherProcesses() }
+            }
+        }
     }
 }

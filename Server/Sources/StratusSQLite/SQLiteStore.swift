@@ -57,7 +57,6 @@ public final class SQLiteStore: Sendable {
             Task { try? events.catchUp() }
         }
         observeOwnEvents()
-        SQLiteEventLog.poll(events)
     }
 
     /// Sets every connection up the same way, in one place.

@@ -19,17 +19,14 @@ import StratusStore
 /// ```
 /// - Parameters:
 ///   - blobs: where asset files are kept.
-///   - services: long-lived parts to run beside the server, such as the store's background work. The blob store
-///     (when it is a service, as S3's is), the collector of unreferenced assets, the sweeper of expired
-///     notifications, the push sender and the notifier are added to them. On SIGTERM the service group stops them
-///     in reverse order: the server first (answering what it has begun), the store last.
+///   - services: long-lived parts to run beside the server, such as the store's background work. The server's
+///     own (``StratusServerParts/services``) are added to them. On SIGTERM the service group stops them in
+///     reverse order: the server first (answering what it has begun), the store last.
 public func buildApplication(
     configuration: ServerConfiguration, store: some Store, blobs: any BlobStore, services: [any Service] = [], logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
-    let (router, state) = try await buildServer(configuration: configuration, store: store, blobs: blobs)
-    let collector = AssetCollector(store: store, blobs: blobs, configuration: configuration, logger: logger)
-    let sweeper = NotificationSweeper(store: store, configuration: configuration, logger: logger)
+    let parts = try await buildServer(configuration: configuration, store: store, blobs: blobs, logger: logger)
     let limits = configuration.connectionLimits
     let connections = ConnectionCounter()
     // The parser's own limits sit above `RequestSizeMiddleware`'s, which answer first and more precisely.
@@ -38,22 +35,37 @@ public func buildApplication(
         httpDecoderConfiguration: .init(maxHeaderFieldSize: 64 * 1024, maxHeaderListSize: 96 * 1024, maxHeaderFieldCount: 200)
     )
     return Application(
-        router: router,
+        router: parts.router,
         server: .http1(configuration: http1),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Stratus"),
-        services: services + [blobs as? any Service, collector, sweeper, state.notifier.pushSender, state.notifier].compactMap { $0 },
+        services: services + parts.services,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },
         logger: logger
     )
 }
 
-/// Builds the router of every Stratus endpoint; tests drive it in process.
-public func buildRouter(configuration: ServerConfiguration, store: some Store, blobs: any BlobStore) async throws -> Router<StratusRequestContext> {
-    try await buildServer(configuration: configuration, store: store, blobs: blobs).router
+/// The Stratus server in parts: the router of every endpoint, and the services that must run beside it.
+public struct StratusServerParts {
+    public let router: Router<StratusRequestContext>
+    /// The blob store (when it is a service, as S3's is), the collector of unreferenced assets, the sweeper of
+    /// expired notifications, the push sender (when configured) and the subscription notifier, in the order
+    /// they start; they stop in reverse.
+    public let services: [any Service]
+}
+
+/// Builds the server's router and its services; tests run them in process (an `Application` with both).
+public func buildServer(
+    configuration: ServerConfiguration, store: some Store, blobs: any BlobStore, logger: Logger = Logger(label: "stratus")
+) async throws -> StratusServerParts {
+    let (router, state) = try await buildRouterAndState(configuration: configuration, store: store, blobs: blobs)
+    let collector = AssetCollector(store: store, blobs: blobs, configuration: configuration, logger: logger)
+    let sweeper = NotificationSweeper(store: store, configuration: configuration, logger: logger)
+    let services: [(any Service)?] = [blobs as? any Service, collector, sweeper, state.notifier.pushSender, state.notifier]
+    return StratusServerParts(router: router, services: services.compactMap { $0 })
 }
 
 /// The router and the state its routes share.
-private func buildServer(
+private func buildRouterAndState(
     configuration: ServerConfiguration, store: some Store, blobs: any BlobStore
 ) async throws -> (router: Router<StratusRequestContext>, state: ServerState) {
     let signingKey = try await store.secret(named: "web-auth-token-key") {
@@ -67,7 +79,7 @@ private func buildServer(
     let pushSender = try configuration.apns.map {
         try APNsSender(configuration: $0, store: store, metrics: metrics, logger: Logger(label: "stratus.apns"))
     }
-    let notifier = SubscriptionNotifier.start(store: store, pushSender: pushSender, metrics: metrics)
+    let notifier = SubscriptionNotifier(store: store, pushSender: pushSender, metrics: metrics)
     let state = ServerState(
         configuration: configuration, store: store,
         authenticator: Authenticator(store: store, signingKey: signingKey, sessionLifetime: configuration.sessionLifetime),

@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Logging
 import StratusAdminClient
 import StratusBlobs
+import ServiceLifecycle
 import StratusServer
 import StratusStore
 
@@ -17,7 +18,7 @@ import StratusStore
 /// }
 /// ```
 public struct LiveTestServer: Sendable {
-    public static let adminKey = "test-admin-key"
+    public static let adminKey = ServerConfiguration.testAdminKey
 
     /// Where the server listens, such as `http://127.0.0.1:53127`.
     public let url: URL
@@ -36,14 +37,15 @@ public struct LiveTestServer: Sendable {
         defer { folder.remove() }
         let store = try await factory.makeStore(folder.path)
         let blobs = try FolderBlobStore(root: URL(fileURLWithPath: folder.path + "/assets"))
-        var configuration = ServerConfiguration(adminKey: adminKey, maximumRequestBytes: 8 * 1024 * 1024, passwordHashRounds: 1_000, logRequests: false)
-        // Long enough that a loaded machine's slow requests do not outlast a sign-in pause.
-        configuration.signInPause = 120
+        var configuration = ServerConfiguration.forTests()
         configure(&configuration)
-        let router = try await buildRouter(configuration: configuration, store: store, blobs: blobs)
         var logger = Logger(label: "stratus-tests")
         logger.logLevel = .critical
-        let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+        let server = try await buildServer(configuration: configuration, store: store, blobs: blobs, logger: logger)
+        let app = Application(
+            router: server.router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            services: [store as? any Service].compactMap { $0 } + server.services, logger: logger
+        )
         do {
             try await app.test(.live) { client in
                 guard let port = client.port, let url = URL(string: "http://127.0.0.1:\(port)") else {

@@ -13,8 +13,10 @@ import Testing
             // The store waits long for connections, as tests under load need; the call measured below waits 1 s.
             let configuration = try testConfiguration(database.url, poolSize: 2)
             let store = try await PostgresStore.connect(configuration: configuration, logger: quietLogger)
-            defer { Task { await store.close() } }
-            // The event listener holds a connection of its own; the store's connections are all taken for 8 seconds.
+            // The store runs as a server runs it: its service's event listener holds a connection of its own.
+            let service = Task { try await store.run() }
+            defer { service.cancel() }
+            // The store's connections are all taken for 8 seconds.
             let holders = (0..<configuration.poolSize).map { _ in
                 Task { try await store.read { connection in try await connection.run("SELECT pg_sleep(8)", logger: quietLogger) } }
             }

@@ -32,7 +32,9 @@ import Testing
             var configuration = try testConfiguration(database.url, poolSize: 2)
             configuration.eventPollInterval = .seconds(600)
             let nodeB = try await PostgresStore.connect(configuration: configuration, logger: quietLogger)
-            defer { Task { await nodeB.close() } }
+            // Node B runs as its server runs it: its service listens for other nodes' commits.
+            let service = Task { try await nodeB.run() }
+            defer { service.cancel() }
             let (stream, continuation) = AsyncStream.makeStream(of: StoreEvent.self)
             nodeB.observeEvents { delivery in
                 if case .committed(let events) = delivery { events.forEach { continuation.yield($0) } }

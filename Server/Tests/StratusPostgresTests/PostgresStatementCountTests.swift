@@ -109,6 +109,9 @@ import Testing
             var configuration = try testConfiguration(database.url, poolSize: 4)
             configuration.eventPollInterval = .seconds(3600)
             let store = try await PostgresStore.connect(configuration: configuration, logger: quietLogger)
+            // The store runs as a server runs it: its service listens for other nodes' events.
+            let service = Task { try await store.run() }
+            defer { service.cancel() }
             let writer = try await PostgresStore.connect(configuration: configuration, logger: quietLogger)
             let counter = try await PostgresConnection.connect(configuration: try configuration.connectionConfiguration(), id: 1, logger: quietLogger)
             let ended = Mutex<[String]>([])

@@ -10,7 +10,7 @@ import Testing
 @Suite struct SQLiteEventTests {
     static let container = "iCloud.test.Events"
 
-    @Test("an event committed by one process is delivered to another by catchUpEvents at once, and by polling soon after")
+    @Test("an event committed by one process is delivered to another by catchUpEvents at once, and by the running store's polling soon after")
     func eventsCrossProcesses() async throws {
         let (writer, path) = try makeTemporaryStore()
         defer { removeTemporaryStore(at: path) }
@@ -22,6 +22,9 @@ import Testing
         try await reader.catchUpEvents()
         #expect(recorder.events == [.serverKeyRevoked(keyID: "k1")])
 
+        // The reading process's store runs as its service does in a server: it polls the file.
+        let service = Task { try await reader.run() }
+        defer { service.cancel() }
         try await writer.setAPIToken("t2", containerID: Self.container)
         // The poll runs every 50 ms; a generous deadline, as a loaded test machine may starve it for seconds.
         let deadline = ContinuousClock.now + .seconds(30)

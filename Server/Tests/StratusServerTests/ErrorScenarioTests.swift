@@ -75,7 +75,7 @@ import Testing
 
     @Test("limits: 200 operations per request, and bodies over the limit are refused before they are read")
     func limits() async throws {
-        try await TestServer.run { client in
+        try await TestServer.run(configure: { $0.maximumRequestBytes = 2 * 1024 * 1024 }) { client in
             let token = try await client.createContainer()
             let alice = try await client.signUp("alice@example.com", token: token)
             let operations = (0..<201).map { #"{"operationType":"create","record":{"recordName":"r\#($0)","recordType":"A"}}"# }

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import ServiceLifecycle
 import StratusBlobs
 import StratusModel
 import StratusServer
@@ -14,7 +15,7 @@ import Testing
 /// An in-process server on a fresh store of the backend the tests run against (``StoreFactory/current``),
 /// and helpers to talk to it like a client.
 struct TestServer {
-    static let adminKey = "test-admin-key"
+    static let adminKey = ServerConfiguration.testAdminKey
     static let container = "iCloud.com.example.Tests"
 
     /// Runs `body` against a fresh server through Hummingbird's in-process router tester.
@@ -27,12 +28,11 @@ struct TestServer {
         let folder = testFolder.path
         let store = try await StoreFactory.current.makeStore(folder)
         let blobs = try FolderBlobStore(root: URL(fileURLWithPath: folder + "/assets"))
-        var configuration = ServerConfiguration(adminKey: adminKey, maximumRequestBytes: 2 * 1024 * 1024, passwordHashRounds: 1_000, logRequests: false)
-        // Long enough that a loaded machine's slow requests do not outlast a sign-in pause.
-        configuration.signInPause = 120
+        var configuration = ServerConfiguration.forTests()
         configure(&configuration)
-        let router = try await buildRouter(configuration: configuration, store: store, blobs: blobs)
-        let app = Application(router: router)
+        let server = try await buildServer(configuration: configuration, store: store, blobs: blobs)
+        // The store runs as its service, as in a server: it follows other processes' events and does its chores.
+        let app = Application(router: server.router, services: [store as? any Service].compactMap { $0 } + server.services)
         let parts = ServerParts(
             store: store, blobs: blobs, collector: AssetCollector(store: store, blobs: blobs, configuration: configuration, logger: Logger(label: "test"))
         )
@@ -60,22 +60,23 @@ extension TestServer {
         let store = try await StoreFactory.current.makeStore(folder)
         do {
             let blobs = try FolderBlobStore(root: URL(fileURLWithPath: folder + "/assets"))
-            var built: [(responder: RouterResponder<StratusRequestContext>, parts: ServerParts)] = []
+            var built: [(responder: RouterResponder<StratusRequestContext>, services: [any Service], parts: ServerParts)] = []
             for index in 1...count {
-                var configuration = ServerConfiguration(adminKey: adminKey, maximumRequestBytes: 2 * 1024 * 1024, passwordHashRounds: 1_000, logRequests: false)
-                // Long enough that a loaded machine's slow requests do not outlast a sign-in pause.
-                configuration.signInPause = 120
+                var configuration = ServerConfiguration.forTests()
                 configure(&configuration)
                 configuration.nodeName = "node-\(index)"
                 let parts = ServerParts(
                     store: store, blobs: blobs, collector: AssetCollector(store: store, blobs: blobs, configuration: configuration, logger: Logger(label: "test"))
                 )
-                built.append((try await buildRouter(configuration: configuration, store: store, blobs: blobs).buildResponder(), parts))
+                let server = try await buildServer(configuration: configuration, store: store, blobs: blobs)
+                built.append((server.router.buildResponder(), server.services, parts))
             }
             let nodes = built
             @Sendable func nest(_ index: Int, _ clients: [TestClient]) async throws {
                 guard index < nodes.count else { return try await body(clients) }
-                try await Application(responder: nodes[index].responder).test(.router) { client in
+                // The nodes share one store, which runs as a service once, beside the first node.
+                let services = (index == 0 ? [store as? any Service].compactMap { $0 } : []) + nodes[index].services
+                try await Application(responder: nodes[index].responder, services: services).test(.router) { client in
                     try await nest(index + 1, clients + [TestClient(client: client, parts: nodes[index].parts)])
                 }
             }

@@ -37,39 +37,23 @@ final class SubscriptionNotifier: Service {
     /// Short, so that after a crash the restarted process (or another) resumes matching within seconds.
     private let lease: Lease
     private let work: AsyncStream<Work>.Continuation
+    private let queue: AsyncStream<Work>
     private let matchQueued = Mutex(false)
     /// Set when the server shuts down: this process matches no more.
     private let stopped = Mutex(false)
     private let logger = Logger(label: "stratus.notifications")
 
-    /// Starts following the store: loads every subscription, then matches what waits in the outbox. Both go
-    /// through the notifier's queue, after which the store's events apply in order, so none is lost to the load.
-    static func start(store: any Store, pushSender: APNsSender?, metrics: ServerMetrics) -> SubscriptionNotifier {
-        let notifier = SubscriptionNotifier(store: store, pushSender: pushSender, metrics: metrics)
-        notifier.enqueue(.reloadAll)
-        notifier.enqueue(.match)
-        return notifier
-    }
-
-    private init(store: any Store, pushSender: APNsSender?, metrics: ServerMetrics) {
+    /// A notifier following the store. Its first work, queued now and done once it runs as a service, loads every
+    /// subscription, then matches what waits in the outbox; the store's events are queued behind it and applied
+    /// in order, so none is lost to the load.
+    init(store: any Store, pushSender: APNsSender?, metrics: ServerMetrics) {
         self.store = store
         self.pushSender = pushSender
         self.metrics = metrics
         lease = Lease(name: "subscription-matching", holder: Lease.holder(onNode: metrics.node), duration: 10_000)
-        let (stream, continuation) = AsyncStream<Work>.makeStream()
-        work = continuation
-        Task { [weak self] in
-            for await item in stream {
-                guard let self else { return }
-                await self.perform(item)
-            }
-        }
-        Task { [weak self] in
-            while (try? await Task.sleep(for: Self.idleCheck)) != nil {
-                guard let self else { return }
-                self.enqueue(.match)
-            }
-        }
+        (queue, work) = AsyncStream<Work>.makeStream()
+        enqueue(.reloadAll)
+        enqueue(.match)
         store.observeEvents { [weak self] delivery in self?.handle(delivery) }
     }
 
@@ -77,10 +61,26 @@ final class SubscriptionNotifier: Service {
         work.finish()
     }
 
-    /// As a service of the application: waits for the server to stop, then gives the matching lease up, so that
-    /// a restarted or another process takes the outbox over at once instead of when the lease expires.
+    /// As a service of the application: does the queued work in order, and looks at the outbox every
+    /// ``idleCheck`` in case no process is emptying it, until the server stops; then gives the matching lease up,
+    /// so that a restarted or another process takes the outbox over at once instead of when the lease expires.
     func run() async throws {
-        try? await gracefulShutdown()
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await item in self.queue {
+                        await self.perform(item)
+                    }
+                }
+                group.addTask {
+                    while (try? await Task.sleep(for: Self.idleCheck)) != nil {
+                        self.enqueue(.match)
+                    }
+                }
+                await group.next()
+                group.cancelAll()
+            }
+        }
         stopped.withLock { $0 = true }
         try? await lease.release(in: store)
     }

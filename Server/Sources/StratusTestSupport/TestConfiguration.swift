@@ -1,0 +1,17 @@
+import StratusServer
+
+extension ServerConfiguration {
+    /// The admin key of every test server.
+    public static let testAdminKey = "test-admin-key"
+
+    /// The configuration of every in-process test server, written once: the test admin key, cheap password
+    /// hashing, no request log, and a sign-in pause long enough that a loaded machine's slow requests do not
+    /// outlast it.
+    public static func forTests() -> ServerConfiguration {
+        var configuration = ServerConfiguration(
+            adminKey: testAdminKey, maximumRequestBytes: 8 * 1024 * 1024, passwordHashRounds: 1_000, logRequests: false
+        )
+        configuration.signInPause = 120
+        return configuration
+    }
+}
