@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// Signs requests with a CloudKit server-to-server key (`ckws-protocol.md` §7.2): ECDSA P-256 with SHA-256
+/// Signs requests with a CloudKit server-to-server key (`docs/protocol.md#server-to-server-keys`): ECDSA P-256 with SHA-256
 /// over `date:base64(sha256(body)):subpath`, sent in the `X-Apple-CloudKit-Request-*` headers.
 public struct RequestSigner: Sendable {
     public let keyID: String

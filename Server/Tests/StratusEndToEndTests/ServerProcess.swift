@@ -144,7 +144,7 @@ final class ServerProcess: @unchecked Sendable {
 }
 
 extension ServerProcess {
-    /// Sends a request signed with a server-to-server key (`ckws-protocol.md` §7.2) and returns its status.
+    /// Sends a request signed with a server-to-server key (`docs/protocol.md#server-to-server-keys`) and returns its status.
     func sendSigned(_ path: String, body: String, keyID: String, privateKey: P256.Signing.PrivateKey) async throws -> Int {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]

@@ -5,7 +5,7 @@ import StratusModel
 import Testing
 
 @Suite struct ServerKeyAPITests {
-    /// Signs a request as CloudKit's server-to-server clients do (`ckws-protocol.md` §7.2).
+    /// Signs a request as CloudKit's server-to-server clients do (`docs/protocol.md#server-to-server-keys`).
     static func signedHeaders(key: P256.Signing.PrivateKey, keyID: String, body: String, path: String) throws -> HTTPFields {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime]

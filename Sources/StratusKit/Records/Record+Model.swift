@@ -1,7 +1,7 @@
 import Foundation
 internal import StratusModel
 
-/// The SDK's records as StratusModel's wire types, which define every JSON shape (`ckws-protocol.md` §2).
+/// The SDK's records as StratusModel's wire types, which define every JSON shape (`docs/protocol.md#records-and-fields`).
 extension Record {
     /// A record of an answer. `currentUser` names the signed-in user, whose zones read as ``Zone/ID/currentUser``.
     init(model: StratusModel.Record, currentUser: String?) throws {

@@ -1,4 +1,4 @@
-/// The three databases of a container environment (`ckws-protocol.md` §1.1).
+/// The three databases of a container environment (`docs/protocol.md#paths`).
 public enum DatabaseScope: String, Sendable, Hashable, CaseIterable, Codable {
     /// App-wide data, governed by security roles.
     case `public`

@@ -1,4 +1,4 @@
-/// Identifies a zone on the wire: `{zoneName, ownerRecordName?}` (`ckws-protocol.md` §2.3).
+/// Identifies a zone on the wire: `{zoneName, ownerRecordName?}` (`docs/protocol.md#zone-ids`).
 public struct ZoneID: Sendable, Hashable, Decodable, JSONWritable {
     /// The name of every database's default zone.
     public static let defaultZoneName = "_defaultZone"

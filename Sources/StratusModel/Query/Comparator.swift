@@ -1,4 +1,4 @@
-/// A query filter comparator (`ckws-protocol.md` §4).
+/// A query filter comparator (`docs/protocol.md#queries`).
 public enum Comparator: String, Sendable, Hashable, CaseIterable, Codable {
     case equals = "EQUALS"
     case notEquals = "NOT_EQUALS"

@@ -1,4 +1,4 @@
-/// A system field a query may filter or sort on (`ckws-protocol.md` §4).
+/// A system field a query may filter or sort on (`docs/protocol.md#queries`).
 public enum SystemField: String, Sendable, Hashable, CaseIterable {
     case recordName
     case createdTimestamp

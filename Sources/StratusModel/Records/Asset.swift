@@ -1,4 +1,4 @@
-/// An asset field value: the dictionary an upload answers, stored beside the record (`ckws-protocol.md` §10).
+/// An asset field value: the dictionary an upload answers, stored beside the record (`docs/protocol.md#assets`).
 ///
 /// Clients write the upload's `{fileChecksum, size, receipt}`; the server stores `{assetID, fileChecksum, size}`
 /// and answers reads with `{fileChecksum, size, downloadURL}`.

@@ -14,7 +14,7 @@ public enum ScalarType: String, Sendable, Hashable, CaseIterable, Codable {
     case localizedString = "LOCALIZED_STRING"
 }
 
-/// A field's type on the wire: a scalar type, or a list of one (`STRING_LIST`) (`ckws-protocol.md` §2.2).
+/// A field's type on the wire: a scalar type, or a list of one (`STRING_LIST`) (`docs/protocol.md#field-values`).
 public struct FieldType: Sendable, Hashable {
     public var scalar: ScalarType
     public var isList: Bool

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The value of one record field (`ckws-protocol.md` §2.2).
+/// The value of one record field (`docs/protocol.md#field-values`).
 ///
 /// Lists carry their element type so that an empty list keeps its type.
 public enum FieldValue: Sendable, Hashable {

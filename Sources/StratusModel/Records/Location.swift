@@ -1,4 +1,4 @@
-/// A location field value (`ckws-protocol.md` §2.2). Distances are metres, speeds m/s, angles degrees.
+/// A location field value (`docs/protocol.md#field-values`). Distances are metres, speeds m/s, angles degrees.
 public struct Location: Sendable, Hashable {
     public var latitude: Double
     public var longitude: Double

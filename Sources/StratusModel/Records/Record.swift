@@ -23,7 +23,7 @@ public struct RecordStamp: Sendable, Hashable {
     }
 }
 
-/// A stored record as the server returns it (`ckws-protocol.md` §2.1).
+/// A stored record as the server returns it (`docs/protocol.md#record-dictionary`).
 public struct Record: Sendable, Hashable {
     public var recordName: String
     public var recordType: String

@@ -1,4 +1,4 @@
-/// A reference field value: `{recordName, zoneID?, action}` (`ckws-protocol.md` §2.2).
+/// A reference field value: `{recordName, zoneID?, action}` (`docs/protocol.md#field-values`).
 public struct Reference: Sendable, Hashable {
     /// What happens to the referencing record when its target is deleted.
     public enum Action: String, Sendable, Hashable, Codable, CaseIterable {

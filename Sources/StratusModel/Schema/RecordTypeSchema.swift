@@ -41,7 +41,7 @@ public struct RecordTypeSchema: Sendable, Hashable {
         )
     }
 
-    /// The implicit system fields every record type has, with their types (`ckws-protocol.md` §12).
+    /// The implicit system fields every record type has, with their types (`docs/protocol.md#roles-indexes-and-schema`).
     public static let systemFields: [(name: String, type: String)] = [
         ("___createTime", "TIMESTAMP"), ("___createdBy", "REFERENCE"), ("___etag", "STRING"),
         ("___modTime", "TIMESTAMP"), ("___modifiedBy", "REFERENCE"), ("___recordID", "REFERENCE"),

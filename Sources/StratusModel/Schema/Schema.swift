@@ -1,4 +1,4 @@
-/// The schema of one container environment: its roles and record types (`ckws-protocol.md` §12).
+/// The schema of one container environment: its roles and record types (`docs/protocol.md#roles-indexes-and-schema`).
 public struct Schema: Sendable, Hashable {
     /// Custom roles, by name (the built-in `_world`, `_icloud` and `_creator` are implied).
     public var roles: Set<String>

@@ -1,4 +1,4 @@
-/// Reads and writes CloudKit's text schema language (`ckws-protocol.md` §12), as cktool exports it.
+/// Reads and writes CloudKit's text schema language (`docs/protocol.md#roles-indexes-and-schema`), as cktool exports it.
 ///
 /// ```swift
 /// let schema = try SchemaLanguage.parse("""

@@ -1,4 +1,4 @@
-/// The record type of every share (`ckws-protocol.md` §8).
+/// The record type of every share (`docs/protocol.md#sharing`).
 public enum ShareRecords {
     /// The record type of shares, record-wide and zone-wide alike.
     public static let recordType = "cloudkit.share"

@@ -1,4 +1,4 @@
-/// A person's name as user identities carry it (`ckws-protocol.md` §9).
+/// A person's name as user identities carry it (`docs/protocol.md#users`).
 public struct NameComponents: Sendable, Hashable, Decodable, JSONWritable {
     public var givenName: String?
     public var familyName: String?
@@ -26,7 +26,7 @@ extension UserLookupInfo: JSONWritable {
     }
 }
 
-/// A user as other users see them: `{userRecordName, nameComponents?, lookupInfo?}` (`ckws-protocol.md` §9).
+/// A user as other users see them: `{userRecordName, nameComponents?, lookupInfo?}` (`docs/protocol.md#users`).
 public struct UserIdentityEntry: Sendable, Hashable, Decodable, JSONWritable {
     public var userRecordName: String
     public var nameComponents: NameComponents?

@@ -1,4 +1,4 @@
-/// The `assets/upload` request body: one upload URL per token (`ckws-protocol.md` §10).
+/// The `assets/upload` request body: one upload URL per token (`docs/protocol.md#assets`).
 public struct AssetUploadRequest: Sendable, Hashable, Codable {
     public struct Token: Sendable, Hashable, Codable {
         public var recordType: String

@@ -1,4 +1,4 @@
-/// The answer of `assets/upload`: one upload URL per token asked for (`ckws-protocol.md` §10).
+/// The answer of `assets/upload`: one upload URL per token asked for (`docs/protocol.md#assets`).
 public struct AssetUploadResponse: Sendable, Hashable, Decodable, JSONWritable {
     public struct Token: Sendable, Hashable, Decodable, JSONWritable {
         public var recordName: String

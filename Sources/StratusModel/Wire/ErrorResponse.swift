@@ -1,4 +1,4 @@
-/// The body of a failed request: `{uuid, serverErrorCode, reason, retryAfter?, redirectURL?}` (`ckws-protocol.md` §3).
+/// The body of a failed request: `{uuid, serverErrorCode, reason, retryAfter?, redirectURL?}` (`docs/protocol.md#errors`).
 public struct ErrorResponse: Sendable, Hashable, Decodable, JSONWritable {
     public var serverErrorCode: String
     public var reason: String

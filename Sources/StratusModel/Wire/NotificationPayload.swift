@@ -1,4 +1,4 @@
-/// A notification as APNs, the courier and the event stream carry it: `{aps, ck}` (`ckws-protocol.md` §6.3).
+/// A notification as APNs, the courier and the event stream carry it: `{aps, ck}` (`docs/protocol.md#notification-payloads`).
 public struct NotificationPayload: Sendable, Hashable, Decodable, JSONWritable {
     /// What the notification shows: `aps`, rendered from the subscription's ``NotificationInfo``.
     public struct APS: Sendable, Hashable, Decodable, JSONWritable {

@@ -118,7 +118,7 @@ public struct ParticipantInput: Sendable, Hashable, Codable {
     }
 }
 
-/// The kind of a `records/modify` operation (`ckws-protocol.md` §3).
+/// The kind of a `records/modify` operation (`docs/protocol.md#modifying-records`).
 public enum RecordOperationType: String, Sendable, Hashable, CaseIterable, Codable {
     case create, update, forceUpdate, replace, forceReplace, delete, forceDelete
 

@@ -1,4 +1,4 @@
-/// The `serverErrorCode` strings of CloudKit Web Services (`ckws-protocol.md` §3).
+/// The `serverErrorCode` strings of CloudKit Web Services (`docs/protocol.md#errors`).
 public struct ServerErrorCode: Sendable, Hashable, RawRepresentable, Codable, CustomStringConvertible {
     public var rawValue: String
 

@@ -11,7 +11,7 @@ extension ShortGUIDInput: JSONWritable {
 }
 
 /// What a share link opens, as `records/resolve` and `records/accept` answer it (a ShortGUID Result,
-/// `ckws-protocol.md` §8): the share, its zone and root, its owner, and what the caller is to it.
+/// `docs/protocol.md#sharing`): the share, its zone and root, its owner, and what the caller is to it.
 public struct ShareLinkResult: Sendable, Hashable, Decodable, JSONWritable {
     /// Where the caller finds the share's zone: `PRIVATE` for its owner, `SHARED` for anyone else.
     public enum Scope: String, Sendable, Hashable, Codable {

@@ -1,4 +1,4 @@
-/// A subscription as clients send it (`ckws-protocol.md` §6.1).
+/// A subscription as clients send it (`docs/protocol.md#subscriptions`).
 public struct SubscriptionInput: Sendable, Hashable, Codable {
     /// What a subscription watches.
     public enum Kind: String, Sendable, Hashable, Codable {
@@ -41,7 +41,7 @@ public struct SubscriptionInput: Sendable, Hashable, Codable {
     }
 }
 
-/// What a notification shows and carries: rendered into the APNs payload's `aps` dictionary (§6.3).
+/// What a notification shows and carries: rendered into the APNs payload's `aps` dictionary (`docs/protocol.md#notification-payloads`).
 public struct NotificationInfo: Sendable, Hashable, Codable {
     public var alertBody: String?
     /// The alert's title.

@@ -3,7 +3,7 @@ import Hummingbird
 import StratusModel
 import StratusStore
 
-/// `assets/upload` and `assets/rereference` (`ckws-protocol.md` §10): what lets a record take a file.
+/// `assets/upload` and `assets/rereference` (`docs/protocol.md#assets`): what lets a record take a file.
 struct AssetsController {
     let server: ServerState
 

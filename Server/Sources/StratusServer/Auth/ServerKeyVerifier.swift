@@ -5,7 +5,7 @@ import StratusModel
 import StratusStore
 import Synchronization
 
-/// Checks server-to-server signatures (`ckws-protocol.md` §7.2, §14).
+/// Checks server-to-server signatures (`docs/protocol.md#server-to-server-keys`, `#what-clients-send`).
 ///
 /// The signed message is `date:base64(sha256(body)):subpath`, signed with ECDSA P-256 SHA-256. As real
 /// clients differ, the subpath may be signed with or without its query string, and an empty body may be

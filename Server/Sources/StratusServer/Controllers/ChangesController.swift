@@ -2,7 +2,7 @@ import Hummingbird
 import StratusModel
 import StratusStore
 
-/// `changes/database` and `changes/zone`: the sync feeds (`ckws-protocol.md` §5).
+/// `changes/database` and `changes/zone`: the sync feeds (`docs/protocol.md#zones-and-sync`).
 struct ChangesController {
     let server: ServerState
 

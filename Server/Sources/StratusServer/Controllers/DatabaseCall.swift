@@ -59,7 +59,7 @@ struct DatabaseCall: Sendable {
         return call
     }
 
-    /// A request signed with a server-to-server key (`ckws-protocol.md` §7.2): it acts on the public database
+    /// A request signed with a server-to-server key (`docs/protocol.md#server-to-server-keys`): it acts on the public database
     /// with the rights of the key's role, or every permission when the key has none.
     private static func resolveSigned(
         _ request: Request, containerID: String, environment name: String, scope: DatabaseScope, using server: ServerState

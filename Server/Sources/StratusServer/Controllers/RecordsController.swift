@@ -4,7 +4,7 @@ import Hummingbird
 import StratusModel
 import StratusStore
 
-/// `records/modify`, `records/lookup`, `records/query` and `records/changes` (`ckws-protocol.md` §3-5).
+/// `records/modify`, `records/lookup`, `records/query` and `records/changes` (`docs/protocol.md#modifying-records`, `#queries`, `#zones-and-sync`).
 struct RecordsController {
     let server: ServerState
 

@@ -3,7 +3,7 @@ import StratusModel
 import StratusStore
 
 /// `users/caller`, `users/discover`, and the older `users/current` and `users/lookup/email|id`
-/// (`ckws-protocol.md` §9). Other users are found only when they made themselves discoverable.
+/// (`docs/protocol.md#users`). Other users are found only when they made themselves discoverable.
 struct UsersController {
     let server: ServerState
 

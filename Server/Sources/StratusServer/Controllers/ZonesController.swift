@@ -2,7 +2,7 @@ import Hummingbird
 import StratusModel
 import StratusStore
 
-/// `zones/list`, `zones/lookup`, `zones/modify` and the older `zones/changes` (`ckws-protocol.md` §5).
+/// `zones/list`, `zones/lookup`, `zones/modify` and the older `zones/changes` (`docs/protocol.md#zones-and-sync`).
 struct ZonesController {
     let server: ServerState
 

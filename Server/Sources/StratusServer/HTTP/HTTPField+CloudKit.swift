@@ -1,9 +1,9 @@
 import HTTPTypes
 
 extension HTTPField.Name {
-    /// The web auth token, sent back on every response to a signed-in request (`ckws-protocol.md` §7.1).
+    /// The web auth token, sent back on every response to a signed-in request (`docs/protocol.md#web-auth-tokens`).
     static let cloudKitWebAuthToken = HTTPField.Name("X-Apple-CloudKit-Web-Auth-Token")!
-    /// Server-to-server request signing headers (`ckws-protocol.md` §7.2).
+    /// Server-to-server request signing headers (`docs/protocol.md#server-to-server-keys`).
     static let cloudKitKeyID = HTTPField.Name("X-Apple-CloudKit-Request-KeyID")!
     static let cloudKitDate = HTTPField.Name("X-Apple-CloudKit-Request-ISO8601Date")!
     static let cloudKitSignature = HTTPField.Name("X-Apple-CloudKit-Request-SignatureV1")!

@@ -4,7 +4,7 @@ import Hummingbird
 import StratusModel
 import StratusStore
 
-/// `records/resolve` and `records/accept` (`ckws-protocol.md` §8), and the share links themselves
+/// `records/resolve` and `records/accept` (`docs/protocol.md#sharing`), and the share links themselves
 /// (`GET /share/<shortGUID>`).
 struct SharesController {
     let server: ServerState

@@ -1,7 +1,7 @@
 import StratusModel
 import StratusStore
 
-/// Renders a notification as CloudKit's APNs-style payload (`ckws-protocol.md` §6.3, StratusModel's
+/// Renders a notification as CloudKit's APNs-style payload (`docs/protocol.md#notification-payloads`, StratusModel's
 /// ``NotificationPayload``): `aps` from the subscription's `notificationInfo`, and `ck` saying which subscription
 /// fired on which record.
 enum NotificationRendering {

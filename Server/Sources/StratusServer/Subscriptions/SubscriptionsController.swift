@@ -3,7 +3,7 @@ import Hummingbird
 import StratusModel
 import StratusStore
 
-/// `subscriptions/list`, `subscriptions/lookup` and `subscriptions/modify` (`ckws-protocol.md` §6.1).
+/// `subscriptions/list`, `subscriptions/lookup` and `subscriptions/modify` (`docs/protocol.md#subscriptions`).
 ///
 /// Subscriptions belong to the signed-in user, per database: two users may both have a subscription
 /// named `messages` in the public database.

@@ -3,7 +3,7 @@ import Hummingbird
 import StratusModel
 import StratusStore
 
-/// `tokens/create` and `tokens/register` (`ckws-protocol.md` §6.2), under both `/database/1/...` and
+/// `tokens/create` and `tokens/register` (`docs/protocol.md#push-tokens-and-the-web-courier`), under both `/database/1/...` and
 /// `/device/1/...`: a web courier queue on this server for the signed-in user's notifications.
 struct TokensController {
     let server: ServerState

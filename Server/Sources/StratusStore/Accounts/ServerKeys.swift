@@ -1,6 +1,6 @@
 import StratusModel
 
-/// A server-to-server key: a public EC P-256 key registered for a container (`ckws-protocol.md` §7.2).
+/// A server-to-server key: a public EC P-256 key registered for a container (`docs/protocol.md#server-to-server-keys`).
 public struct ServerKey: Sendable, Hashable {
     /// 64 hexadecimal characters, sent as `X-Apple-CloudKit-Request-KeyID`.
     public var id: String

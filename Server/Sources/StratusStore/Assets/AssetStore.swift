@@ -19,7 +19,7 @@ public struct StoredAsset: Sendable, Hashable {
     }
 }
 
-/// Lets one record field take a stored asset until it expires (`ckws-protocol.md` §10).
+/// Lets one record field take a stored asset until it expires (`docs/protocol.md#assets`).
 ///
 /// An upload answers one for its field; `assets/rereference` answers ones for any field. A receipt is
 /// used once: saving the same field of the same record with it again is allowed, any other field is not.

@@ -1,6 +1,6 @@
 import StratusModel
 
-/// Share records, parents, and participants writing in a zone shared with them (`ckws-protocol.md` §8).
+/// Share records, parents, and participants writing in a zone shared with them (`docs/protocol.md#sharing`).
 extension BatchPlanner {
     private var owner: String { database.ownerRecordName }
 

@@ -1,6 +1,6 @@
 import StratusModel
 
-/// What accepting a share by its URL does for a user (`ckws-protocol.md` §8).
+/// What accepting a share by its URL does for a user (`docs/protocol.md#sharing`).
 public enum ShareAcceptance {
     public enum Decision: Sendable, Hashable {
         /// The owner, or a participant who accepted already: nothing changes.

@@ -1,6 +1,6 @@
 import StratusModel
 
-/// Who may create, read and write records of a public record type, from its grants (`ckws-protocol.md` §12).
+/// Who may create, read and write records of a public record type, from its grants (`docs/protocol.md#roles-indexes-and-schema`).
 ///
 /// Pure logic, shared by every backend and the server: `_world` is everyone, `_icloud` any signed-in
 /// user, `_creator` the record's creator, and custom roles the users they are assigned to.

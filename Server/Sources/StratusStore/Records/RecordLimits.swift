@@ -1,4 +1,4 @@
-/// Size and count limits of CloudKit Web Services (`ckws-protocol.md` §11).
+/// Size and count limits of CloudKit Web Services (`docs/protocol.md#limits`).
 public enum RecordLimits {
     /// The largest a record's encoded fields may be, assets excluded: 1 MB.
     public static let maximumRecordBytes = 1_048_576

@@ -1,6 +1,6 @@
 import StratusModel
 
-/// Which indexes a query needs, as CloudKit requires them (`ckws-protocol.md` §4, §12): equality,
+/// Which indexes a query needs, as CloudKit requires them (`docs/protocol.md#queries`, `#roles-indexes-and-schema`): equality,
 /// membership, prefix, list and location filters need `QUERYABLE`; ordering filters and sorts need
 /// `SORTABLE`; token filters need `SEARCHABLE`; a query without filters needs `___recordID QUERYABLE`.
 public enum IndexPolicy {

@@ -1,6 +1,6 @@
 import StratusModel
 
-/// What saving a share record asks for, checked for shape (`ckws-protocol.md` §8).
+/// What saving a share record asks for, checked for shape (`docs/protocol.md#sharing`).
 public struct ShareChange: Sendable, Hashable {
     /// The record shared, for a new record share; `nil` for a zone-wide share or an update.
     public var rootRecordName: String?

@@ -30,7 +30,7 @@ public struct PendingNotification: Sendable, Hashable {
     public var environment: Environment
     public var recipient: String
     public var subscriptionID: String
-    /// The APNs-style payload (`ckws-protocol.md` §6.3), as JSON text.
+    /// The APNs-style payload (`docs/protocol.md#notification-payloads`), as JSON text.
     public var payload: String
 
     public init(containerID: String, environment: Environment, recipient: String, subscriptionID: String, payload: String) {

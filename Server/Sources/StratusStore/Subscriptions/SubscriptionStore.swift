@@ -21,7 +21,7 @@ public struct StoredSubscription: Sendable, Hashable {
     }
 }
 
-/// Storage of subscriptions (`ckws-protocol.md` §6). Each user has their own subscription IDs per database.
+/// Storage of subscriptions (`docs/protocol.md#subscriptions-and-notifications`). Each user has their own subscription IDs per database.
 public protocol SubscriptionStore: Sendable {
     /// A user's subscriptions in one database, oldest first.
     func subscriptions(of owner: String, in database: DatabaseRef) async throws -> [StoredSubscription]
