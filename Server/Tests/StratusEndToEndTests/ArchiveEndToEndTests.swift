@@ -10,7 +10,6 @@ import FoundationNetworking
 /// container holds answers the same afterwards.
 @Suite(.serialized) struct ArchiveEndToEndTests {
     static let container = "iCloud.com.example.Archive"
-    typealias User = SharingEndToEndTests.User
 
     static let schema = """
         DEFINE SCHEMA
@@ -23,15 +22,15 @@ import FoundationNetworking
     /// The source's data: three users (Alice an Editor), public notes (one with a file), Alice's private zones with
     /// a folder hierarchy shared with Bob (accepted) and Carol (invited), a zone shared through its link (Carol
     /// joined), and subscriptions. Answers the users and the file.
-    static func populate(_ server: ServerProcess) async throws -> (alice: User, bob: User, carol: User, photo: Data) {
+    static func populate(_ server: ServerProcess) async throws -> (alice: SignedInUser, bob: SignedInUser, carol: SignedInUser, photo: Data) {
         let apiToken = try await server.createContainer(container)
         try await server.admin.importSchema(schema, container: container)
         try await server.admin.deploy(container: container)
         // Development goes on past production.
         try await server.admin.importSchema(schema.replacingOccurrences(of: "photo ASSET,", with: "photo ASSET, extra STRING,"), container: container)
-        let alice = try await User.signUp("alice@example.com", apiToken: apiToken, on: server, container: container)
-        let bob = try await User.signUp("bob@example.com", apiToken: apiToken, on: server, container: container)
-        let carol = try await User.signUp("carol@example.com", apiToken: apiToken, on: server, container: container)
+        let alice = try await SharingEndToEndTests.signUp("alice@example.com", apiToken: apiToken, on: server, container: container)
+        let bob = try await SharingEndToEndTests.signUp("bob@example.com", apiToken: apiToken, on: server, container: container)
+        let carol = try await SharingEndToEndTests.signUp("carol@example.com", apiToken: apiToken, on: server, container: container)
         try await server.admin.setRoles(["Editor"], of: alice.userRecordName, container: container)
 
         let photo = Data((0..<40_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
@@ -41,13 +40,13 @@ import FoundationNetworking
             let photoField = number == 0 ? #","photo":{"value":\#(publicFile)}"# : ""
             notes.append(#"{"operationType":"create","record":{"recordName":"note-\#(number)","recordType":"Note","fields":{"title":{"value":"note \#(number)"},"rank":{"value":\#(number * 10)}\#(photoField)}}}"#)
         }
-        try await expectSaved(alice.post("public", "records/modify", #"{"operations":[\#(notes.joined(separator: ","))]}"#))
+        try await expectSaved(alice.send("public", "records/modify", #"{"operations":[\#(notes.joined(separator: ","))]}"#))
 
         for zone in ["Work", "Home"] {
-            try await expectSaved(alice.post("private", "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"\#(zone)"}}}]}"#), key: "zones")
+            try await expectSaved(alice.send("private", "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"\#(zone)"}}}]}"#), key: "zones")
         }
         let privateFile = try await upload(Data(photo.reversed()), as: alice, database: "private", zone: "Work", on: server)
-        try await expectSaved(alice.post("private", "records/modify", #"""
+        try await expectSaved(alice.send("private", "records/modify", #"""
             {"zoneID":{"zoneName":"Work"},"operations":[
               {"operationType":"create","record":{"recordName":"folder","recordType":"Folder","fields":{"name":{"value":"Plans"}}}},
               {"operationType":"create","record":{"recordName":"plan-1","recordType":"Note","parent":{"recordName":"folder"},"fields":{"title":{"value":"first"},"photo":{"value":\#(privateFile)}}}},
@@ -56,7 +55,7 @@ import FoundationNetworking
                 "participants":[{"userIdentity":{"lookupInfo":{"userRecordName":"\#(bob.userRecordName)"}},"permission":"READ_WRITE"},
                                 {"userIdentity":{"lookupInfo":{"emailAddress":"carol@example.com"}},"permission":"READ_ONLY"}]}}]}
             """#))
-        try await expectSaved(alice.post("private", "records/modify", #"""
+        try await expectSaved(alice.send("private", "records/modify", #"""
             {"zoneID":{"zoneName":"Home"},"operations":[
               {"operationType":"create","record":{"recordName":"list","recordType":"Note","fields":{"title":{"value":"groceries"}}}},
               {"operationType":"create","record":{"recordName":"cloudkit.zoneshare","recordType":"cloudkit.share","publicPermission":"READ_ONLY"}}]}
@@ -65,8 +64,8 @@ import FoundationNetworking
         _ = try await bob.link("accept", try #require(shares["folder"]?["shortGUID"] as? String))
         _ = try await carol.link("accept", try #require(shares["cloudkit.zoneshare"]?["shortGUID"] as? String))
 
-        try await expectSaved(bob.post("public", "subscriptions/modify", #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"new-notes","subscriptionType":"query","query":{"recordType":"Note"},"firesOn":["create"]}}]}"#), key: "subscriptions")
-        try await expectSaved(alice.post("private", "subscriptions/modify", #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"work","subscriptionType":"zone","zoneID":{"zoneName":"Work"}}}]}"#), key: "subscriptions")
+        try await expectSaved(bob.send("public", "subscriptions/modify", #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"new-notes","subscriptionType":"query","query":{"recordType":"Note"},"firesOn":["create"]}}]}"#), key: "subscriptions")
+        try await expectSaved(alice.send("private", "subscriptions/modify", #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"work","subscriptionType":"zone","zoneID":{"zoneName":"Work"}}}]}"#), key: "subscriptions")
         return (alice, bob, carol, photo)
     }
 
@@ -123,13 +122,13 @@ import FoundationNetworking
 
         // Sign-ins work with the old passwords; Bob still has Alice's folder in his shared database, and its link
         // still opens; Carol, invited only, is not in; Carol joined Home through its link and still has it.
-        let bobThere = try await User.signIn("bob@example.com", on: target, container: Self.container)
-        let shared = try await bobThere.post("shared", "changes/database", "{}")
+        let bobThere = try await SignedInUser.signIn("bob@example.com", container: Self.container, on: target)
+        let shared = try await bobThere.send("shared", "changes/database", "{}")
         #expect((shared.1["zones"] as? [[String: Any]])?.compactMap { ($0["zoneID"] as? [String: Any])?["zoneName"] as? String } == ["Work"], "\(shared)")
-        let (readStatus, read) = try await bobThere.post("shared", "records/lookup", #"{"zoneID":{"zoneName":"Work","ownerRecordName":"\#(alice.userRecordName)"},"records":[{"recordName":"plan-2"}]}"#)
+        let (readStatus, read) = try await bobThere.send("shared", "records/lookup", #"{"zoneID":{"zoneName":"Work","ownerRecordName":"\#(alice.userRecordName)"},"records":[{"recordName":"plan-2"}]}"#)
         #expect(readStatus == 200 && ((read["records"] as? [[String: Any]])?.first?["recordName"] as? String) == "plan-2", "\(read)")
-        let carolThere = try await User.signIn("carol@example.com", on: target, container: Self.container)
-        let carolShared = try await carolThere.post("shared", "changes/database", "{}")
+        let carolThere = try await SignedInUser.signIn("carol@example.com", container: Self.container, on: target)
+        let carolShared = try await carolThere.send("shared", "changes/database", "{}")
         #expect((carolShared.1["zones"] as? [[String: Any]])?.compactMap { ($0["zoneID"] as? [String: Any])?["zoneName"] as? String } == ["Home"], "\(carolShared)")
 
         // Roles, subscriptions and files.
@@ -163,7 +162,7 @@ import FoundationNetworking
         try await source.start()
         defer { source.stop() }
         let apiToken = try await source.createContainer(Self.container)
-        _ = try await User.signUp("dana@example.com", apiToken: apiToken, on: source, container: Self.container)
+        _ = try await SharingEndToEndTests.signUp("dana@example.com", apiToken: apiToken, on: source, container: Self.container)
         let (status, output) = try await EndToEndTests.run(["export", Self.container, "--out", folder + "/archive", "--folder", "--url", source.baseURL, "--admin-key", ServerProcess.adminKey])
         #expect(status == 0, "\(output)")
         let accounts = try String(contentsOfFile: folder + "/archive/accounts.jsonl", encoding: .utf8)
@@ -181,9 +180,9 @@ import FoundationNetworking
     }
 
     /// Uploads a file for `Note.photo` and answers the value a record takes, as JSON text.
-    static func upload(_ file: Data, as user: User, database: String, zone: String?, on server: ServerProcess) async throws -> String {
+    static func upload(_ file: Data, as user: SignedInUser, database: String, zone: String?, on server: ServerProcess) async throws -> String {
         let zoneID = zone.map { #""zoneID":{"zoneName":"\#($0)"},"# } ?? ""
-        let (status, reply) = try await user.post(database, "assets/upload", #"{\#(zoneID)"tokens":[{"recordType":"Note","fieldName":"photo"}]}"#)
+        let (status, reply) = try await user.send(database, "assets/upload", #"{\#(zoneID)"tokens":[{"recordType":"Note","fieldName":"photo"}]}"#)
         guard status == 200, let url = (reply["tokens"] as? [[String: Any]])?.first?["url"] as? String else { throw E2EFailure("no upload URL: \(reply)") }
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = "POST"

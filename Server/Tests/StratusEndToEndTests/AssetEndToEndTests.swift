@@ -8,57 +8,9 @@ import Testing
     static let container = "iCloud.com.example.Assets"
 
     /// A signed-in user of a fresh container on `server`.
-    struct Client {
-        let server: ServerProcess
-        let query: String
-
-        static func signUp(on server: ServerProcess) async throws -> Client {
-            let apiToken = try await server.createContainer(AssetEndToEndTests.container)
-            let (status, user) = try await server.send(
-                "POST", "/auth/1/\(AssetEndToEndTests.container)/development/signup?ckAPIToken=\(apiToken)",
-                body: #"{"emailAddress":"assets@example.com","password":"long password"}"#
-            )
-            guard status == 201, let token = user["ckWebAuthToken"] as? String else { throw E2EFailure("sign-up answered \(status)") }
-            return Client(server: server, query: "ckAPIToken=\(apiToken)&ckWebAuthToken=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
-        }
-
-        func post(_ operation: String, _ body: String) async throws -> [String: Any] {
-            let (status, json) = try await server.send("POST", "/database/1/\(AssetEndToEndTests.container)/development/public/\(operation)?\(query)", body: body)
-            guard status == 200 else { throw E2EFailure("\(operation) answered \(status): \(json)") }
-            return json
-        }
-
-        /// The path of a new upload URL for `Message.image`.
-        func uploadPath() async throws -> String {
-            let reply = try await post("assets/upload", #"{"tokens":[{"recordType":"Message","fieldName":"image"}]}"#)
-            guard let url = (reply["tokens"] as? [[String: Any]])?.first?["url"] as? String, let components = URLComponents(string: url) else {
-                throw E2EFailure("no upload URL in \(reply)")
-            }
-            return components.percentEncodedPath
-        }
-
-        /// Uploads `file` through a new upload URL and answers its `singleFile`. Where a server gives its URLs a
-        /// short life, a loaded machine may let one pass before the upload starts (403): then it takes a fresh
-        /// URL, as a client would.
-        func upload(_ file: GeneratedFile, through http: StreamingHTTP) async throws -> [String: Any] {
-            var reply: StreamingHTTP.Response?
-            for _ in 0..<5 where reply?.status != 200 {
-                reply = try http.send("POST", try await uploadPath(), length: file.size, chunks: file)
-                if reply?.status != 403 { break }
-            }
-            return try AssetEndToEndTests.singleFile(of: reply)
-        }
-
-        /// Saves a record holding the uploaded file and answers its download URL's path.
-        func attach(_ singleFile: [String: Any], to record: String) async throws -> String {
-            let file = String(decoding: try JSONSerialization.data(withJSONObject: singleFile), as: UTF8.self)
-            let saved = try await post("records/modify", #"{"operations":[{"operationType":"forceReplace","record":{"recordName":"\#(record)","recordType":"Message","fields":{"image":{"value":\#(file)}}}}]}"#)
-            let fields = (saved["records"] as? [[String: Any]])?.first?["fields"] as? [String: Any]
-            guard let url = ((fields?["image"] as? [String: Any])?["value"] as? [String: Any])?["downloadURL"] as? String,
-                let components = URLComponents(string: url)
-            else { throw E2EFailure("no download URL in \(saved)") }
-            return components.percentEncodedPath
-        }
+    static func signUp(on server: ServerProcess) async throws -> SignedInUser {
+        let apiToken = try await server.createContainer(container)
+        return try await SignedInUser.signUp("assets@example.com", container: container, apiToken: apiToken, on: server)
     }
 
     static func singleFile(of response: StreamingHTTP.Response?) throws -> [String: Any] {
@@ -76,7 +28,7 @@ import Testing
         let server = ServerProcess(dataFolder: folder, arguments: ["--max-asset-size", "256MB", "--quiet"])
         try await server.start()
         defer { server.stop() }
-        let client = try await Client.signUp(on: server)
+        let client = try await Self.signUp(on: server)
         let http = StreamingHTTP(port: server.port)
         let pid = server.identifier
 
@@ -120,7 +72,7 @@ import Testing
         let server = ServerProcess(dataFolder: folder, arguments: ["--max-asset-size", "1MB", "--quiet"])
         try await server.start()
         defer { server.stop() }
-        let client = try await Client.signUp(on: server)
+        let client = try await Self.signUp(on: server)
         let response = try StreamingHTTP(port: server.port).send("POST", try await client.uploadPath(), length: nil, chunks: GeneratedFile(size: 3 * 1024 * 1024))
         let body = String(decoding: response?.body ?? [], as: UTF8.self)
         #expect(response?.status == 413)
@@ -136,7 +88,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let server = ServerProcess(dataFolder: folder, arguments: ["--quiet"])
         try await server.start()
-        let client = try await Client.signUp(on: server)
+        let client = try await Self.signUp(on: server)
         let path = try await client.uploadPath()
         let file = GeneratedFile(size: 20 * 1024 * 1024)
         let http = StreamingHTTP(port: server.port)
@@ -161,7 +113,7 @@ import Testing
         #expect(try await blobs.keys().isEmpty)
         // The server works on: a new upload goes through (its URLs live one second here).
         let small = GeneratedFile(size: 1000)
-        let again = try await Client(server: restarted, query: client.query).upload(small, through: StreamingHTTP(port: restarted.port))
+        let again = try await client.on(restarted).upload(small, through: StreamingHTTP(port: restarted.port))
         #expect(again["fileChecksum"] as? String == small.checksum)
     }
 
@@ -173,7 +125,7 @@ import Testing
         let server = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--upload-url-lifetime", "5", "--asset-sweep-interval", "0.5"] + storage.serveArguments)
         try await server.start()
         defer { server.stop() }
-        let client = try await Client.signUp(on: server)
+        let client = try await Self.signUp(on: server)
         let http = StreamingHTTP(port: server.port)
 
         // 12 MB goes up in parts.
@@ -207,5 +159,40 @@ import Testing
         #expect(try await bucket.keys().count == 1)
         #expect(try http.get(newDownload).bodyChecksum == next.checksum)
         #expect(try http.get(download).status == 404)
+    }
+}
+
+/// The asset calls of the end-to-end tests.
+extension SignedInUser {
+    /// The path of a new upload URL for `Message.image`.
+    func uploadPath() async throws -> String {
+        let reply = try await post("assets/upload", #"{"tokens":[{"recordType":"Message","fieldName":"image"}]}"#)
+        guard let url = (reply["tokens"] as? [[String: Any]])?.first?["url"] as? String, let components = URLComponents(string: url) else {
+            throw E2EFailure("no upload URL in \(reply)")
+        }
+        return components.percentEncodedPath
+    }
+
+    /// Uploads `file` through a new upload URL and answers its `singleFile`. Where a server gives its URLs a
+    /// short life, a loaded machine may let one pass before the upload starts (403): then it takes a fresh
+    /// URL, as a client would.
+    func upload(_ file: GeneratedFile, through http: StreamingHTTP) async throws -> [String: Any] {
+        var reply: StreamingHTTP.Response?
+        for _ in 0..<5 where reply?.status != 200 {
+            reply = try http.send("POST", try await uploadPath(), length: file.size, chunks: file)
+            if reply?.status != 403 { break }
+        }
+        return try AssetEndToEndTests.singleFile(of: reply)
+    }
+
+    /// Saves a record holding the uploaded file and answers its download URL's path.
+    func attach(_ singleFile: [String: Any], to record: String) async throws -> String {
+        let file = String(decoding: try JSONSerialization.data(withJSONObject: singleFile), as: UTF8.self)
+        let saved = try await post("records/modify", #"{"operations":[{"operationType":"forceReplace","record":{"recordName":"\#(record)","recordType":"Message","fields":{"image":{"value":\#(file)}}}}]}"#)
+        let fields = (saved["records"] as? [[String: Any]])?.first?["fields"] as? [String: Any]
+        guard let url = ((fields?["image"] as? [String: Any])?["value"] as? [String: Any])?["downloadURL"] as? String,
+            let components = URLComponents(string: url)
+        else { throw E2EFailure("no download URL in \(saved)") }
+        return components.percentEncodedPath
     }
 }

@@ -24,7 +24,7 @@ import Testing
         let server = ServerProcess(dataFolder: folder, arguments: ["--quiet"], backend: .sqlite)
         try await server.start()
         defer { server.stop() }
-        let client = try await AssetEndToEndTests.Client.signUp(on: server)
+        let client = try await AssetEndToEndTests.signUp(on: server)
         let file = GeneratedFile(size: 300_000)
         let download = try await client.attach(try await client.upload(file, through: StreamingHTTP(port: server.port)), to: "with-photo")
 
@@ -66,7 +66,7 @@ import Testing
         let restored = ServerProcess(dataFolder: restoredFolder, arguments: ["--quiet"], backend: .sqlite)
         try await restored.start()
         defer { restored.stop() }
-        let user = AssetEndToEndTests.Client(server: restored, query: client.query)
+        let user = client.on(restored)
         var found = 0
         for start in stride(from: 0, to: before.count, by: 200) {
             let names = before[start..<min(start + 200, before.count)]

@@ -46,61 +46,18 @@ import FoundationNetworking
         """
 
     /// A user signed in on the source.
-    struct User {
-        let server: ServerProcess
-        let query: String
-        let recordName: String
-
-        static func signUp(_ email: String, apiToken: String, on server: ServerProcess) async throws -> User {
-            let (status, user) = try await server.send(
-                "POST", "/auth/1/\(container)/development/signup?ckAPIToken=\(apiToken)", body: #"{"emailAddress":"\#(email)","password":"long password"}"#
-            )
-            guard status == 201, let token = user["ckWebAuthToken"] as? String, let name = user["userRecordName"] as? String else {
-                throw E2EFailure("sign-up answered \(status): \(user)")
-            }
-            return User(server: server, query: "ckAPIToken=\(apiToken)&ckWebAuthToken=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)", recordName: name)
-        }
-
-        @discardableResult
-        func post(_ operation: String, _ body: [String: Any]) async throws -> [String: Any] {
-            let text = String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
-            let (status, json) = try await server.send("POST", "/database/1/\(container)/development/public/\(operation)?\(query)", body: text)
-            guard status == 200 else { throw E2EFailure("\(operation) answered \(status): \(json)") }
-            if let failed = (json["records"] as? [[String: Any]])?.first(where: { $0["serverErrorCode"] != nil }) { throw E2EFailure("\(operation): \(failed)") }
-            return json
-        }
-
-        /// Uploads a file for `Note.attachment` and answers the value a record takes.
-        func upload(_ file: Data) async throws -> [String: Any] {
-            let reply = try await post("assets/upload", ["tokens": [["recordType": "Note", "fieldName": "attachment"]]])
-            guard let url = (reply["tokens"] as? [[String: Any]])?.first?["url"] as? String else { throw E2EFailure("no upload URL: \(reply)") }
-            var request = URLRequest(url: URL(string: url)!)
-            request.httpMethod = "POST"
-            request.httpBody = file
-            let (data, _) = try await URLSession.shared.data(for: request)
-            guard let single = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["singleFile"] as? [String: Any] else {
-                throw E2EFailure("upload failed: \(String(decoding: data, as: UTF8.self))")
-            }
-            return single
-        }
-
-        func save(_ records: [[String: Any]]) async throws {
-            try await post("records/modify", ["operations": records.map { ["operationType": "create", "record": $0] }])
-        }
-    }
-
     /// Fills the source: two users (their `Users` records, one with a nickname; the server-to-server key adds a
     /// third, its developer's), two tags, twenty notes by both
     /// users, three of them with files, each note pointing at its author and at a tag.
     static func populate(_ source: ServerProcess) async throws -> (files: [String: Data], ann: String) {
         let apiToken = try await source.createContainer(container)
         try await source.admin.importSchema(schema, container: container)
-        let ann = try await User.signUp("ann@example.com", apiToken: apiToken, on: source)
-        let bob = try await User.signUp("bob@example.com", apiToken: apiToken, on: source)
-        try await ann.post("records/modify", ["operations": [[
-            "operationType": "forceUpdate", "record": ["recordName": ann.recordName, "recordType": "Users", "fields": ["nickname": ["value": "annie"]]],
+        let ann = try await SignedInUser.signUp("ann@example.com", container: container, apiToken: apiToken, on: source)
+        let bob = try await SignedInUser.signUp("bob@example.com", container: container, apiToken: apiToken, on: source)
+        try await ann.post("records/modify", json: ["operations": [[
+            "operationType": "forceUpdate", "record": ["recordName": ann.userRecordName, "recordType": "Users", "fields": ["nickname": ["value": "annie"]]],
         ]]])
-        try await ann.save([
+        try await ann.create([
             ["recordName": "t1", "recordType": "Tag", "fields": ["name": ["value": "work"]]],
             ["recordName": "t2", "recordType": "Tag", "fields": ["name": ["value": "home"]]],
         ])
@@ -110,22 +67,22 @@ import FoundationNetworking
             for number in 0..<10 {
                 let name = "n\(index)-\(number)"
                 var fields: [String: Any] = [
-                    "title": ["value": "note \(number) of \(user.recordName.prefix(6))"], "rank": ["value": number * 10 + index],
+                    "title": ["value": "note \(number) of \(user.userRecordName.prefix(6))"], "rank": ["value": number * 10 + index],
                     "weight": ["value": Double(number) + (number % 2 == 0 ? 0.5 : 0)], "labels": ["value": ["a", "b\(number)"]],
-                    "author": ["value": ["recordName": user.recordName, "action": "NONE"]],
+                    "author": ["value": ["recordName": user.userRecordName, "action": "NONE"]],
                     // Notes come before tags in the import: a VALIDATE reference to a tag not copied yet is kept.
                     "tag": ["value": ["recordName": index == 0 ? "t1" : "t2", "action": index == 0 ? "VALIDATE" : "DELETE_SELF"]],
                 ]
                 if number < 3 && index == 0 || number == 9 {
                     let file = Data((0..<(5000 + number * 7919)).map { UInt8(truncatingIfNeeded: $0 * 31 + number) })
                     files[name] = file
-                    fields["attachment"] = ["value": try await user.upload(file)]
+                    fields["attachment"] = ["value": try await user.uploadAttachment(file)]
                 }
                 notes.append(["recordName": name, "recordType": "Note", "fields": fields])
             }
-            try await user.save(notes)
+            try await user.create(notes)
         }
-        return (files, ann.recordName)
+        return (files, ann.userRecordName)
     }
 
     /// Records by name, as an operator reads them (the admin key) with `records/lookup`.
@@ -264,5 +221,27 @@ import FoundationNetworking
         #expect(status != 0)
         #expect(output.contains("Log has no such index") && output.contains("\"___recordID\" REFERENCE QUERYABLE"), "\(output)")
         #expect(try await target.admin.containers().isEmpty)
+    }
+}
+
+/// The calls that fill the import's source.
+extension SignedInUser {
+    /// Uploads a file for `Note.attachment` and answers the value a record takes.
+    func uploadAttachment(_ file: Data) async throws -> [String: Any] {
+        let reply = try await post("assets/upload", json: ["tokens": [["recordType": "Note", "fieldName": "attachment"]]])
+        guard let url = (reply["tokens"] as? [[String: Any]])?.first?["url"] as? String else { throw E2EFailure("no upload URL: \(reply)") }
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = "POST"
+        request.httpBody = file
+        let (data, _) = try await URLSession.shared.data(for: request)
+        guard let single = (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["singleFile"] as? [String: Any] else {
+            throw E2EFailure("upload failed: \(String(decoding: data, as: UTF8.self))")
+        }
+        return single
+    }
+
+    /// Creates these records in the public database.
+    func create(_ records: [[String: Any]]) async throws {
+        try await post("records/modify", json: ["operations": records.map { ["operationType": "create", "record": $0] }])
     }
 }

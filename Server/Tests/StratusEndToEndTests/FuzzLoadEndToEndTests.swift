@@ -61,7 +61,7 @@ import FoundationNetworking
         let server = ServerProcess(dataFolder: folder, arguments: ["--quiet"] + storage.serveArguments)
         try await server.start()
         defer { server.stop() }
-        let client = try await AssetEndToEndTests.Client.signUp(on: server)
+        let client = try await AssetEndToEndTests.signUp(on: server)
         var paths: [String] = []
         for _ in 0..<24 { paths.append(try await client.uploadPath()) }
         let file = Data((0..<(20 * 1024 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 7) })

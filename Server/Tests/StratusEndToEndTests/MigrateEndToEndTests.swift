@@ -9,33 +9,6 @@ import Testing
     static let container = AssetEndToEndTests.container
 
     /// A signed-in user's requests to one server.
-    struct User {
-        var server: ServerProcess
-        let query: String
-
-        func post(_ database: String, _ operation: String, _ body: String) async throws -> [String: Any] {
-            let (status, json) = try await server.send("POST", "/database/1/\(MigrateEndToEndTests.container)/development/\(database)/\(operation)?\(query)", body: body)
-            guard status == 200 else { throw E2EFailure("\(operation) answered \(status): \(json)") }
-            return json
-        }
-
-        func save(_ names: [String]) async throws {
-            let operations = names.map { #"{"operationType":"create","record":{"recordType":"Note","recordName":"\#($0)","fields":{"title":{"value":"\#($0)"}}}}"# }
-            _ = try await post("private", "records/modify", #"{"zoneID":{"zoneName":"Notes"},"operations":[\#(operations.joined(separator: ","))]}"#)
-        }
-
-        /// The names of records changed in Notes since `token`, and the next token.
-        func changes(since token: String?) async throws -> (names: [String], token: String) {
-            let since = token.map { #","syncToken":"\#($0)""# } ?? ""
-            let reply = try await post("private", "changes/zone", #"{"zones":[{"zoneID":{"zoneName":"Notes"}\#(since)}]}"#)
-            guard let zone = (reply["zones"] as? [[String: Any]])?.first, let next = zone["syncToken"] as? String else {
-                throw E2EFailure("no zone changes in \(reply)")
-            }
-            let names = (zone["records"] as? [[String: Any]] ?? []).compactMap { $0["recordName"] as? String }
-            return (names.sorted(), next)
-        }
-    }
-
     static func migrate(from source: String, to target: String) async throws -> (Int32, String) {
         try await EndToEndTests.run(["migrate", "--from", source, "--to", target, "--verbose"])
     }
@@ -54,20 +27,15 @@ import Testing
         let sqlite = ServerProcess(dataFolder: folder, arguments: ["--quiet"], backend: .sqlite)
         try await sqlite.start()
         let apiToken = try await sqlite.createContainer(Self.container)
-        let (signedUp, account) = try await sqlite.send(
-            "POST", "/auth/1/\(Self.container)/development/signup?ckAPIToken=\(apiToken)", body: #"{"emailAddress":"moving@example.com","password":"long password"}"#
-        )
-        let webToken = try #require(account["ckWebAuthToken"] as? String, "sign-up answered \(signedUp)")
-        var user = User(server: sqlite, query: "ckAPIToken=\(apiToken)&ckWebAuthToken=\(webToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
+        var user = try await SignedInUser.signUp("moving@example.com", container: Self.container, apiToken: apiToken, on: sqlite)
         _ = try await user.post("private", "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Notes"}}}]}"#)
-        try await user.save(["a", "b", "c"])
+        try await user.saveNotes(["a", "b", "c"])
         _ = try await user.post("private", "records/modify", #"{"zoneID":{"zoneName":"Notes"},"operations":[{"operationType":"forceDelete","record":{"recordName":"c"}}]}"#)
-        let beforeCopy = try await user.changes(since: nil)
+        let beforeCopy = try await user.noteChanges(since: nil)
         #expect(beforeCopy.names == ["a", "b", "c"])
-        let asset = AssetEndToEndTests.Client(server: sqlite, query: user.query)
         let file = GeneratedFile(size: 64 * 1024)
-        let uploaded = try AssetEndToEndTests.singleFile(of: try StreamingHTTP(port: sqlite.port).send("POST", try await asset.uploadPath(), length: file.size, chunks: file))
-        _ = try await asset.attach(uploaded, to: "picture")
+        let uploaded = try AssetEndToEndTests.singleFile(of: try StreamingHTTP(port: sqlite.port).send("POST", try await user.uploadPath(), length: file.size, chunks: file))
+        _ = try await user.attach(uploaded, to: "picture")
         sqlite.stop()
 
         // To PostgreSQL, verified; then a server on it, with the same data folder for the asset files.
@@ -77,10 +45,10 @@ import Testing
         let postgres = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--database", database.url], backend: .sqlite)
         try await postgres.start()
         user.server = postgres
-        try await user.save(["d"])
-        let onPostgres = try await user.changes(since: beforeCopy.token)
+        try await user.saveNotes(["d"])
+        let onPostgres = try await user.noteChanges(since: beforeCopy.token)
         #expect(onPostgres.names == ["d"], "the token from SQLite goes on where it stopped")
-        let download = try await AssetEndToEndTests.Client(server: postgres, query: user.query).post(
+        let download = try await user.post(
             "records/lookup", #"{"records":[{"recordName":"picture"}]}"#
         )
         let fields = (download["records"] as? [[String: Any]])?.first?["fields"] as? [String: Any]
@@ -104,11 +72,31 @@ import Testing
         try await copy.start()
         defer { copy.stop() }
         user.server = copy
-        #expect(try await user.changes(since: beforeCopy.token).names == ["d"])
-        #expect(try await user.changes(since: onPostgres.token).names == [])
-        try await user.save(["e"])
-        #expect(try await user.changes(since: onPostgres.token).names == ["e"])
-        #expect(try await user.changes(since: nil).names == ["a", "b", "c", "d", "e"])
+        #expect(try await user.noteChanges(since: beforeCopy.token).names == ["d"])
+        #expect(try await user.noteChanges(since: onPostgres.token).names == [])
+        try await user.saveNotes(["e"])
+        #expect(try await user.noteChanges(since: onPostgres.token).names == ["e"])
+        #expect(try await user.noteChanges(since: nil).names == ["a", "b", "c", "d", "e"])
         await database.remove()
+    }
+}
+
+/// The note calls of the migration tests, in the private zone Notes.
+extension SignedInUser {
+    /// Creates notes with these names.
+    func saveNotes(_ names: [String]) async throws {
+        let operations = names.map { #"{"operationType":"create","record":{"recordType":"Note","recordName":"\#($0)","fields":{"title":{"value":"\#($0)"}}}}"# }
+        _ = try await post("private", "records/modify", #"{"zoneID":{"zoneName":"Notes"},"operations":[\#(operations.joined(separator: ","))]}"#)
+    }
+
+    /// The names of records changed in Notes since `token`, and the next token.
+    func noteChanges(since token: String?) async throws -> (names: [String], token: String) {
+        let since = token.map { #","syncToken":"\#($0)""# } ?? ""
+        let reply = try await post("private", "changes/zone", #"{"zones":[{"zoneID":{"zoneName":"Notes"}\#(since)}]}"#)
+        guard let zone = (reply["zones"] as? [[String: Any]])?.first, let next = zone["syncToken"] as? String else {
+            throw E2EFailure("no zone changes in \(reply)")
+        }
+        let names = (zone["records"] as? [[String: Any]] ?? []).compactMap { $0["recordName"] as? String }
+        return (names.sorted(), next)
     }
 }

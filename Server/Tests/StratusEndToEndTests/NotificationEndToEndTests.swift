@@ -6,51 +6,9 @@ import Testing
 @Suite(.serialized) struct NotificationEndToEndTests {
     static let container = "iCloud.com.example.Chat"
 
-    struct User {
-        let server: ServerProcess
-        let query: String
-
-        static func signUp(_ email: String, apiToken: String, on server: ServerProcess) async throws -> User {
-            let (status, user) = try await server.send(
-                "POST", "/auth/1/\(NotificationEndToEndTests.container)/development/signup?ckAPIToken=\(apiToken)",
-                body: #"{"emailAddress":"\#(email)","password":"long password"}"#
-            )
-            guard status == 201, let token = user["ckWebAuthToken"] as? String else { throw E2EFailure("sign-up answered \(status)") }
-            return User(server: server, query: "ckAPIToken=\(apiToken)&ckWebAuthToken=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)")
-        }
-
-        func on(_ server: ServerProcess) -> User { User(server: server, query: query) }
-
-        func post(_ operation: String, _ body: String) async throws -> [String: Any] {
-            let (status, json) = try await server.send("POST", "/database/1/\(NotificationEndToEndTests.container)/development/public/\(operation)?\(query)", body: body)
-            guard status == 200 else { throw E2EFailure("\(operation) answered \(status): \(json)") }
-            return json
-        }
-
-        func say(_ text: String, in channel: String, name: String) async throws {
-            _ = try await post("records/modify", #"{"operations":[{"operationType":"create","record":{"recordName":"\#(name)","recordType":"Message","fields":{"channel":{"value":"\#(channel)"},"text":{"value":"\#(text)"}}}}]}"#)
-        }
-
-        /// Subscribes to the messages of `channel` (with their text) and answers the path of a new courier queue.
-        func subscribeToChannel(_ channel: String) async throws -> String {
-            _ = try await post("subscriptions/modify", #"""
-                {"operations":[{"operationType":"create","subscription":{"subscriptionID":"\#(channel)","subscriptionType":"query",
-                  "query":{"recordType":"Message","filterBy":[{"comparator":"EQUALS","fieldName":"channel","fieldValue":{"value":"\#(channel)"}}]},
-                  "notificationInfo":{"additionalFields":["text"],"shouldSendContentAvailable":true}}}]}
-                """#)
-            let created = try await post("tokens/create", #"{"apnsEnvironment":"development"}"#)
-            guard let url = created["webcourierURL"] as? String, let courier = URLComponents(string: url)?.percentEncodedPath else {
-                throw E2EFailure("tokens/create answered no courier URL: \(created)")
-            }
-            return courier
-        }
-
-        /// Polls a courier path once and answers the payload's `af.text`, or `nil` for an empty answer.
-        func poll(_ courier: String) async throws -> String? {
-            let (status, json) = try await server.send("GET", courier)
-            guard status == 200 else { throw E2EFailure("the courier answered \(status)") }
-            return (((json["ck"] as? [String: Any])?["qry"] as? [String: Any])?["af"] as? [String: Any])?["text"] as? String
-        }
+    /// Signs up a user of the chat container.
+    static func signUp(_ email: String, apiToken: String, on server: ServerProcess) async throws -> SignedInUser {
+        try await SignedInUser.signUp(email, container: container, apiToken: apiToken, on: server)
     }
 
     static func text(ofEvent data: String?) -> String? {
@@ -65,8 +23,8 @@ import Testing
         let server = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--courier-wait", "1"])
         try await server.start()
         let apiToken = try await server.createContainer(Self.container)
-        let alice = try await User.signUp("a@example.com", apiToken: apiToken, on: server)
-        let bob = try await User.signUp("b@example.com", apiToken: apiToken, on: server)
+        let alice = try await Self.signUp("a@example.com", apiToken: apiToken, on: server)
+        let bob = try await Self.signUp("b@example.com", apiToken: apiToken, on: server)
         try await bob.say("welcome", in: "random", name: "seed")
         let courier = try await alice.subscribeToChannel("general")
         let stream = try EventStreamClient(port: server.port, path: "/notifications/1/\(Self.container)/development/stream?\(alice.query)")
@@ -114,5 +72,34 @@ import Testing
         #expect(Self.text(ofEvent: resumed.nextEvent(timeout: 1)) == "hello, edited")
         _ = resumed.nextEvent(timeout: 1)
         #expect(Self.text(ofEvent: resumed.nextEvent(timeout: 1)) == "after the crash")
+    }
+}
+
+/// The chat calls of the end-to-end tests: messages of channels, and subscriptions to them.
+extension SignedInUser {
+    /// Saves a message of `channel`.
+    func say(_ text: String, in channel: String, name: String) async throws {
+        _ = try await post("records/modify", #"{"operations":[{"operationType":"create","record":{"recordName":"\#(name)","recordType":"Message","fields":{"channel":{"value":"\#(channel)"},"text":{"value":"\#(text)"}}}}]}"#)
+    }
+
+    /// Subscribes to the messages of `channel` (with their text) and answers the path of a new courier queue.
+    func subscribeToChannel(_ channel: String) async throws -> String {
+        _ = try await post("subscriptions/modify", #"""
+            {"operations":[{"operationType":"create","subscription":{"subscriptionID":"\#(channel)","subscriptionType":"query",
+              "query":{"recordType":"Message","filterBy":[{"comparator":"EQUALS","fieldName":"channel","fieldValue":{"value":"\#(channel)"}}]},
+              "notificationInfo":{"additionalFields":["text"],"shouldSendContentAvailable":true}}}]}
+            """#)
+        let created = try await post("tokens/create", #"{"apnsEnvironment":"development"}"#)
+        guard let url = created["webcourierURL"] as? String, let courier = URLComponents(string: url)?.percentEncodedPath else {
+            throw E2EFailure("tokens/create answered no courier URL: \(created)")
+        }
+        return courier
+    }
+
+    /// Polls a courier path once and answers the payload's `af.text`, or `nil` for an empty answer.
+    func poll(_ courier: String) async throws -> String? {
+        let (status, json) = try await server.send("GET", courier)
+        guard status == 200 else { throw E2EFailure("the courier answered \(status)") }
+        return (((json["ck"] as? [String: Any])?["qry"] as? [String: Any])?["af"] as? [String: Any])?["text"] as? String
     }
 }

@@ -8,7 +8,6 @@ import Testing
 /// obeys at once, and notifications cross between them.
 @Suite struct SharedStoreEndToEndTests {
     static let container = NotificationEndToEndTests.container
-    typealias User = NotificationEndToEndTests.User
 
     @Test("a sign-out, a revoked key, a rotated API token and a role change on one process hold at once on the other")
     func securityAcrossProcesses() async throws {
@@ -23,7 +22,7 @@ import Testing
         defer { second.stop() }
 
         // Both processes know the session; it ends on the first, and the second refuses it on the next request.
-        let alice = try await User.signUp("alice@example.com", apiToken: apiToken, on: first)
+        let alice = try await NotificationEndToEndTests.signUp("alice@example.com", apiToken: apiToken, on: first)
         #expect(try await second.send("GET", "/database/1/\(Self.container)/development/public/users/caller?\(alice.query)").0 == 200)
         #expect(try await first.send("POST", "/auth/1/\(Self.container)/development/signout?\(alice.query)").0 == 200)
         #expect(try await second.send("GET", "/database/1/\(Self.container)/development/public/users/caller?\(alice.query)").0 == 401)
@@ -39,11 +38,11 @@ import Testing
         #expect(try await first.sendSigned(signedPath, body: query, keyID: keyID, privateKey: privateKey) == 401)
 
         // The API token rotated on the first: the second refuses the old one at once and takes the new one.
-        let bob = try await User.signUp("bob@example.com", apiToken: apiToken, on: first)
+        let bob = try await NotificationEndToEndTests.signUp("bob@example.com", apiToken: apiToken, on: first)
         #expect(try await second.send("GET", "/database/1/\(Self.container)/development/public/users/caller?\(bob.query)").0 == 200)
         let newToken = try await first.admin.rotateAPIToken(container: Self.container)
         #expect(try await second.send("GET", "/database/1/\(Self.container)/development/public/users/caller?\(bob.query)").0 == 401)
-        let carol = try await User.signUp("carol@example.com", apiToken: newToken, on: second)
+        let carol = try await NotificationEndToEndTests.signUp("carol@example.com", apiToken: newToken, on: second)
 
         // A role granted on the second lets Carol write an admin-only type on the first at once, and taking it
         // away stops her at once.
@@ -78,8 +77,8 @@ import Testing
         try await second.start()
         defer { second.stop() }
 
-        let alice = try await User.signUp("alice@example.com", apiToken: apiToken, on: first)
-        let bob = try await User.signUp("bob@example.com", apiToken: apiToken, on: second)
+        let alice = try await NotificationEndToEndTests.signUp("alice@example.com", apiToken: apiToken, on: first)
+        let bob = try await NotificationEndToEndTests.signUp("bob@example.com", apiToken: apiToken, on: second)
         _ = try await alice.post("subscriptions/modify", #"""
             {"operations":[{"operationType":"create","subscription":{"subscriptionID":"general","subscriptionType":"query",
               "query":{"recordType":"Message","filterBy":[{"comparator":"EQUALS","fieldName":"channel","fieldValue":{"value":"general"}}]},
@@ -111,7 +110,7 @@ import Testing
         let first = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--courier-wait", "20"])
         try await first.start()
         let apiToken = try await first.createContainer(Self.container)
-        let alice = try await User.signUp("alice@example.com", apiToken: apiToken, on: first)
+        let alice = try await NotificationEndToEndTests.signUp("alice@example.com", apiToken: apiToken, on: first)
         _ = try await alice.post("subscriptions/modify", #"""
             {"operations":[{"operationType":"create","subscription":{"subscriptionID":"all","subscriptionType":"query",
               "query":{"recordType":"Message"},"notificationInfo":{"additionalFields":["text"]}}}]}

@@ -8,58 +8,11 @@ import Testing
 @Suite(.serialized) struct SharingEndToEndTests {
     static let container = "iCloud.com.example.Contacts"
 
-    struct User {
-        let server: ServerProcess
-        let query: String
-        let userRecordName: String
-        var container = SharingEndToEndTests.container
-
-        static func signUp(
-            _ email: String, apiToken: String, on server: ServerProcess, container: String = SharingEndToEndTests.container
-        ) async throws -> User {
-            try await authenticate("signup", email, apiToken: apiToken, expecting: 201, on: server, container: container)
-        }
-
-        /// Signs in an existing account (password "long password").
-        static func signIn(_ email: String, on server: ServerProcess, container: String) async throws -> User {
-            try await authenticate("signin", email, apiToken: try await server.admin.apiToken(for: container), expecting: 200, on: server, container: container)
-        }
-
-        /// Signs up or in with the password "long password", and answers the signed-in user.
-        private static func authenticate(
-            _ operation: String, _ email: String, apiToken: String, expecting expected: Int, on server: ServerProcess, container: String
-        ) async throws -> User {
-            let (status, user) = try await server.send(
-                "POST", "/auth/1/\(container)/development/\(operation)?ckAPIToken=\(apiToken)",
-                body: #"{"emailAddress":"\#(email)","password":"long password"}"#
-            )
-            guard status == expected, let token = user["ckWebAuthToken"] as? String, let name = user["userRecordName"] as? String else {
-                throw E2EFailure("\(operation) answered \(status): \(user)")
-            }
-            let query = "ckAPIToken=\(apiToken)&ckWebAuthToken=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
-            return User(server: server, query: query, userRecordName: name, container: container)
-        }
-
-        func on(_ server: ServerProcess) -> User { User(server: server, query: query, userRecordName: userRecordName, container: container) }
-
-        /// Posts to a database endpoint; answers the status and body.
-        func post(_ database: String, _ operation: String, _ body: String) async throws -> (Int, [String: Any]) {
-            try await server.send("POST", "/database/1/\(container)/development/\(database)/\(operation)?\(query)", body: body)
-        }
-
-        /// The first record of a records answer.
-        func record(_ database: String, _ operation: String, _ body: String) async throws -> [String: Any] {
-            let (status, json) = try await post(database, operation, body)
-            guard status == 200, let record = (json["records"] as? [[String: Any]])?.first else { throw E2EFailure("\(operation) answered \(status): \(json)") }
-            return record
-        }
-
-        /// The first result of `records/resolve` or `records/accept`.
-        func link(_ operation: String, _ guid: String) async throws -> [String: Any] {
-            let (status, json) = try await post("public", "records/\(operation)", #"{"shortGUIDs":[{"value":"\#(guid)","shouldFetchRootRecord":true}]}"#)
-            guard status == 200, let result = (json["results"] as? [[String: Any]])?.first else { throw E2EFailure("\(operation) answered \(status): \(json)") }
-            return result
-        }
+    /// Signs up a user of a sharing container (password ``SignedInUser/password``).
+    static func signUp(
+        _ email: String, apiToken: String, on server: ServerProcess, container: String = SharingEndToEndTests.container
+    ) async throws -> SignedInUser {
+        try await SignedInUser.signUp(email, container: container, apiToken: apiToken, on: server)
     }
 
     static func value(_ field: String, of record: [String: Any]) -> Any? {
@@ -74,13 +27,13 @@ import Testing
         try await server.start()
         defer { server.stop() }
         let apiToken = try await server.createContainer(Self.container)
-        let alice = try await User.signUp("alice@example.com", apiToken: apiToken, on: server)
-        var bob = try await User.signUp("bob@example.com", apiToken: apiToken, on: server)
-        let carol = try await User.signUp("carol@example.com", apiToken: apiToken, on: server)
+        let alice = try await Self.signUp("alice@example.com", apiToken: apiToken, on: server)
+        var bob = try await Self.signUp("bob@example.com", apiToken: apiToken, on: server)
+        let carol = try await Self.signUp("carol@example.com", apiToken: apiToken, on: server)
 
         // A's private zone, the PrivateInfo record, and its share for B: one atomic batch.
-        _ = try await alice.post("private", "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Contact"}}}]}"#)
-        let (status, saved) = try await alice.post("private", "records/modify", #"""
+        _ = try await alice.send("private", "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Contact"}}}]}"#)
+        let (status, saved) = try await alice.send("private", "records/modify", #"""
             {"zoneID":{"zoneName":"Contact"},"operations":[
               {"operationType":"create","record":{"recordName":"info","recordType":"PrivateInfo","fields":{"phoneNumber":{"value":"+1 555 0100"},"email":{"value":"alice@example.com"}}}},
               {"operationType":"create","record":{"recordName":"info-share","recordType":"cloudkit.share","forRecord":{"recordName":"info"},"publicPermission":"NONE",
@@ -91,7 +44,7 @@ import Testing
         }
 
         // A's public profile, with a thumbnail and the share URL.
-        let (_, uploads) = try await alice.post("public", "assets/upload", #"{"tokens":[{"recordType":"MyUser","fieldName":"thumbnail"}]}"#)
+        let (_, uploads) = try await alice.send("public", "assets/upload", #"{"tokens":[{"recordType":"MyUser","fieldName":"thumbnail"}]}"#)
         guard let uploadURL = ((uploads["tokens"] as? [[String: Any]])?.first)?["url"] as? String else { throw E2EFailure("\(uploads)") }
         var upload = URLRequest(url: URL(string: uploadURL)!)
         upload.httpMethod = "POST"
@@ -122,7 +75,7 @@ import Testing
 
         // C was not added: refused.
         #expect(try await carol.link("resolve", guid)["serverErrorCode"] as? String == "ACCESS_DENIED")
-        #expect(try await carol.post("shared", "records/lookup", lookup).1["serverErrorCode"] as? String == "ZONE_NOT_FOUND")
+        #expect(try await carol.send("shared", "records/lookup", lookup).1["serverErrorCode"] as? String == "ZONE_NOT_FOUND")
 
         // B's acceptance is durable: it survives a crash.
         server.kill()
@@ -137,7 +90,24 @@ import Testing
         _ = try await alice.on(server).record("private", "records/modify", #"""
             {"zoneID":{"zoneName":"Contact"},"operations":[{"operationType":"update","record":{"recordName":"info-share","recordType":"cloudkit.share","recordChangeTag":"\#(tag)","participants":[]}}]}
             """#)
-        #expect(try await bob.post("shared", "records/lookup", lookup).1["serverErrorCode"] as? String == "ZONE_NOT_FOUND")
+        #expect(try await bob.send("shared", "records/lookup", lookup).1["serverErrorCode"] as? String == "ZONE_NOT_FOUND")
         #expect(try await bob.link("resolve", guid)["serverErrorCode"] as? String == "ACCESS_DENIED")
+    }
+}
+
+/// The sharing calls of the end-to-end tests.
+extension SignedInUser {
+    /// The first record of a records answer.
+    func record(_ database: String, _ operation: String, _ body: String) async throws -> [String: Any] {
+        let (status, json) = try await send(database, operation, body)
+        guard status == 200, let record = (json["records"] as? [[String: Any]])?.first else { throw E2EFailure("\(operation) answered \(status): \(json)") }
+        return record
+    }
+
+    /// The first result of `records/resolve` or `records/accept`.
+    func link(_ operation: String, _ guid: String) async throws -> [String: Any] {
+        let (status, json) = try await send("public", "records/\(operation)", #"{"shortGUIDs":[{"value":"\#(guid)","shouldFetchRootRecord":true}]}"#)
+        guard status == 200, let result = (json["results"] as? [[String: Any]])?.first else { throw E2EFailure("\(operation) answered \(status): \(json)") }
+        return result
     }
 }

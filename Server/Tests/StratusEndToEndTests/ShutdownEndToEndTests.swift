@@ -19,7 +19,7 @@ import Testing
         let server = ServerProcess(dataFolder: folder, arguments: storage.serveArguments + ["--asset-sweep-interval", "1", "--quiet"])
         try await server.start()
         defer { server.kill() }
-        let client = try await AssetEndToEndTests.Client.signUp(on: server)
+        let client = try await AssetEndToEndTests.signUp(on: server)
         // With a subscription, every save goes through the outbox the node empties under a lease.
         _ = try await client.post("subscriptions/modify", #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"every-message","subscriptionType":"query","query":{"recordType":"Message"},"firesOn":["create","update"]}}]}"#)
 

@@ -203,9 +203,9 @@ import Testing
                 """)
             let token = try await session.admin("GET", "/admin/1/containers")
             let apiToken = ((token["containers"] as? [[String: Any]])?.first?["apiToken"] as? String) ?? ""
-            let alice = try await SharingEndToEndTests.User.signUp("alice@example.com", apiToken: apiToken, on: server, container: Self.container)
-            _ = try await SharingEndToEndTests.User.signUp("bob@example.com", apiToken: apiToken, on: server, container: Self.container)
-            let (subscribed, _) = try await alice.post("public", "subscriptions/modify", #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"new-posts","subscriptionType":"query","query":{"recordType":"Post"},"firesOn":["create"]}}]}"#)
+            let alice = try await SharingEndToEndTests.signUp("alice@example.com", apiToken: apiToken, on: server, container: Self.container)
+            _ = try await SharingEndToEndTests.signUp("bob@example.com", apiToken: apiToken, on: server, container: Self.container)
+            let (subscribed, _) = try await alice.send("public", "subscriptions/modify", #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"new-posts","subscriptionType":"query","query":{"recordType":"Post"},"firesOn":["create"]}}]}"#)
             #expect(subscribed == 200)
 
             // The API token: shown on request, then rotated.
@@ -256,7 +256,7 @@ import Testing
             // The page names the node it shows (behind a load balancer, each node keeps its own).
             let node = try #require(try await server.send("GET", "/readyz").1["node"] as? String)
             try await browser.waitForText(node, in: "#activity-node")
-            let (_, _) = try await alice.post("public", "records/query", #"{"query":{"recordType":"Post"}}"#)
+            _ = try await alice.send("public", "records/query", #"{"query":{"recordType":"Post"}}"#)
             // The list refreshes by itself every two seconds; a loaded machine may take a few rounds.
             try await browser.waitForText("/public/records/query", in: "#activity-table", timeout: 20)
             try await session.screenshot("activity")
@@ -424,8 +424,8 @@ import Testing
             let browser = session.browser
             let containers = try await session.admin("GET", "/admin/1/containers")
             let apiToken = ((containers["containers"] as? [[String: Any]])?.first?["apiToken"] as? String) ?? ""
-            let alice = try await SharingEndToEndTests.User.signUp("alice@example.com", apiToken: apiToken, on: session.server, container: Self.container)
-            _ = try await alice.post("private", "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Notes"}}}]}"#)
+            let alice = try await SharingEndToEndTests.signUp("alice@example.com", apiToken: apiToken, on: session.server, container: Self.container)
+            _ = try await alice.send("private", "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Notes"}}}]}"#)
             _ = try await alice.record("private", "records/modify", #"{"zoneID":{"zoneName":"Notes"},"operations":[{"operationType":"create","record":{"recordName":"note-1","recordType":"Note","fields":{"text":{"value":"Buy milk"}}}}]}"#)
 
             try await session.go("#/records", heading: "Records")

@@ -9,7 +9,6 @@ import FoundationNetworking
 /// A node of three dies (`kill -9`) under a 16-client write load through nginx.
 @Suite(.serialized) struct ClusterChaosEndToEndTests {
     static let container = NotificationEndToEndTests.container
-    typealias User = NotificationEndToEndTests.User
 
     /// What the writers were told, by record name: acknowledged, or given up.
     final class Outcomes: Sendable {
@@ -23,14 +22,14 @@ import FoundationNetworking
         try await ClusterEndToEndTests.withCluster("cluster-chaos") { cluster in
             let front = cluster.front
             let apiToken = try await front.createContainer(Self.container)
-            let alice = try await User.signUp("alice@example.com", apiToken: apiToken, on: front)
+            let alice = try await NotificationEndToEndTests.signUp("alice@example.com", apiToken: apiToken, on: front)
             _ = try await alice.post("subscriptions/modify", #"""
                 {"operations":[{"operationType":"create","subscription":{"subscriptionID":"load","subscriptionType":"query",
                   "query":{"recordType":"Event","filterBy":[{"comparator":"EQUALS","fieldName":"kind","fieldValue":{"value":"load"}}]},
                   "firesOn":["create"],"notificationInfo":{"shouldSendContentAvailable":true}}}]}
                 """#)
-            var writers: [User] = []
-            for index in 0..<16 { writers.append(try await User.signUp("writer\(index)@example.com", apiToken: apiToken, on: front)) }
+            var writers: [SignedInUser] = []
+            for index in 0..<16 { writers.append(try await NotificationEndToEndTests.signUp("writer\(index)@example.com", apiToken: apiToken, on: front)) }
 
             let outcomes = Outcomes()
             let load = Task {
@@ -90,7 +89,7 @@ import FoundationNetworking
 
     /// Creates `prefix0`, `prefix1`, ... until told to stop, retrying each (the same record) until it is
     /// acknowledged: saved, or found saved by an attempt whose answer was lost.
-    static func write(as writer: User, prefix: String, outcomes: Outcomes) async throws {
+    static func write(as writer: SignedInUser, prefix: String, outcomes: Outcomes) async throws {
         var number = 0
         while !outcomes.stop.load(ordering: .relaxed) {
             let name = prefix + String(number)
@@ -119,7 +118,7 @@ import FoundationNetworking
     }
 
     /// How many notifications `user` has per record name.
-    static func notifiedRecords(of user: User) async throws -> [String: Int] {
+    static func notifiedRecords(of user: SignedInUser) async throws -> [String: Int] {
         var counts: [String: Int] = [:]
         var after: Int64 = 0
         while true {

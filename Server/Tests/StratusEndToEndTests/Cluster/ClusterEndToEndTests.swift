@@ -8,7 +8,6 @@ import Testing
 /// with `deploy/nginx/stratus.conf`: every request may land on another node.
 @Suite(.serialized) struct ClusterEndToEndTests {
     static let container = NotificationEndToEndTests.container
-    typealias User = NotificationEndToEndTests.User
 
     /// Runs `body` with a fresh cluster of three nodes, stopped afterwards.
     static func withCluster(_ name: String, _ body: (Cluster) async throws -> Void) async throws {
@@ -40,7 +39,7 @@ import Testing
             let caller = "/database/1/\(Self.container)/development/public/users/caller"
 
             // A session begun on one node works on each; signed out on one, every node refuses it at once.
-            let alice = try await User.signUp("alice@example.com", apiToken: apiToken, on: front)
+            let alice = try await NotificationEndToEndTests.signUp("alice@example.com", apiToken: apiToken, on: front)
             for _ in 0..<3 { #expect(try await front.send("GET", "\(caller)?\(alice.query)").0 == 200) }
             #expect(try await front.send("POST", "/auth/1/\(Self.container)/development/signout?\(alice.query)").0 == 200)
             for node in cluster.nodes { #expect(try await node.send("GET", "\(caller)?\(alice.query)").0 == 401) }
@@ -70,7 +69,7 @@ import Testing
             }
 
             // An upload URL made by one node takes the file on another; the download URL works on all of them.
-            let bob = try await User.signUp("bob@example.com", apiToken: apiToken, on: front)
+            let bob = try await NotificationEndToEndTests.signUp("bob@example.com", apiToken: apiToken, on: front)
             let tokens = try await bob.post("assets/upload", #"{"tokens":[{"recordType":"Message","fieldName":"image"}]}"#)
             let uploadURL = try #require((tokens["tokens"] as? [[String: Any]])?.first?["url"] as? String)
             #expect(uploadURL.hasPrefix(cluster.proxy.baseURL), "URLs name the public URL, not a node")
@@ -99,8 +98,8 @@ import Testing
         try await Self.withCluster("cluster-chat") { cluster in
             let front = cluster.front
             let apiToken = try await front.createContainer(Self.container)
-            let alice = try await User.signUp("alice@example.com", apiToken: apiToken, on: front)
-            let bob = try await User.signUp("bob@example.com", apiToken: apiToken, on: front)
+            let alice = try await NotificationEndToEndTests.signUp("alice@example.com", apiToken: apiToken, on: front)
+            let bob = try await NotificationEndToEndTests.signUp("bob@example.com", apiToken: apiToken, on: front)
             try await bob.say("welcome", in: "random", name: "seed")
             let courier = try await alice.subscribeToChannel("general")
             let streamPath = "/notifications/1/\(Self.container)/development/stream?\(alice.query)"
@@ -138,17 +137,16 @@ import Testing
     @Test("the sharing walkthrough with every step on another node, and a sign-in throttle that counts every node's attempts")
     func sharingAndThrottleAcrossNodes() async throws {
         try await Self.withCluster("cluster-sharing") { cluster in
-            typealias Person = SharingEndToEndTests.User
             let container = SharingEndToEndTests.container
             let nodes = cluster.nodes
             let apiToken = try await cluster.front.createContainer(container)
-            let alice = try await Person.signUp("alice@example.com", apiToken: apiToken, on: nodes[0])
-            let bob = try await Person.signUp("bob@example.com", apiToken: apiToken, on: nodes[1])
-            let carol = try await Person.signUp("carol@example.com", apiToken: apiToken, on: nodes[2])
+            let alice = try await SharingEndToEndTests.signUp("alice@example.com", apiToken: apiToken, on: nodes[0])
+            let bob = try await SharingEndToEndTests.signUp("bob@example.com", apiToken: apiToken, on: nodes[1])
+            let carol = try await SharingEndToEndTests.signUp("carol@example.com", apiToken: apiToken, on: nodes[2])
 
             // A shares on node 1; B resolves the link on node 2, accepts on node 3, and reads on every node.
-            _ = try await alice.post("private", "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Contact"}}}]}"#)
-            let (status, saved) = try await alice.post("private", "records/modify", #"""
+            _ = try await alice.send("private", "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Contact"}}}]}"#)
+            let (status, saved) = try await alice.send("private", "records/modify", #"""
                 {"zoneID":{"zoneName":"Contact"},"operations":[
                   {"operationType":"create","record":{"recordName":"info","recordType":"PrivateInfo","fields":{"email":{"value":"alice@example.com"}}}},
                   {"operationType":"create","record":{"recordName":"info-share","recordType":"cloudkit.share","forRecord":{"recordName":"info"},"publicPermission":"NONE",
@@ -175,7 +173,7 @@ import Testing
                 {"zoneID":{"zoneName":"Contact"},"operations":[{"operationType":"update","record":{"recordName":"info-share","recordType":"cloudkit.share","recordChangeTag":"\#(tag)","participants":[]}}]}
                 """#)
             for node in nodes {
-                #expect(try await bob.on(node).post("shared", "records/lookup", lookup).1["serverErrorCode"] as? String == "ZONE_NOT_FOUND")
+                #expect(try await bob.on(node).send("shared", "records/lookup", lookup).1["serverErrorCode"] as? String == "ZONE_NOT_FOUND")
             }
 
             // Five wrong passwords through nginx reach the three nodes in turn; the sixth is throttled all the same.
