@@ -28,8 +28,10 @@ extension PostgresStore {
         public var password: String?
         public var database: String
         public var tls: TLSMode
-        /// The most connections the store opens at once for requests and background work. Default 10. One more
+        /// The most connections the store opens at once for requests and background work (``defaultPoolSize``). One more
         /// connection listens for other nodes' events.
+        /// Connections a store opens unless told otherwise.
+        public static let defaultPoolSize = 10
         public var poolSize: Int
         /// How long a request waits for a connection before it is answered `503` with `retryAfter`: the database is
         /// down, or every connection is busy. Default 5 seconds.
@@ -39,7 +41,7 @@ extension PostgresStore {
 
         public init(
             host: String, port: Int = 5432, username: String, password: String? = nil, database: String,
-            tls: TLSMode = .prefer, poolSize: Int = 10
+            tls: TLSMode = .prefer, poolSize: Int = Configuration.defaultPoolSize
         ) {
             self.host = host
             self.port = port
@@ -54,7 +56,7 @@ extension PostgresStore {
         /// user and password may be percent-encoded. The query parameters understood are `sslmode`, `host` (a
         /// socket folder, which replaces the URL's host) and `port`.
         /// - Throws: ``StorageError/Code/invalidArgument``, saying what is wrong with the URL.
-        public init(url text: String, poolSize: Int = 10) throws(StorageError) {
+        public init(url text: String, poolSize: Int = Configuration.defaultPoolSize) throws(StorageError) {
             guard let components = URLComponents(string: text), let scheme = components.scheme?.lowercased(),
                 ["postgres", "postgresql"].contains(scheme)
             else {

@@ -8,9 +8,10 @@ extension ServerConfiguration {
     /// hashing, no request log, and a sign-in pause long enough that a loaded machine's slow requests do not
     /// outlast it.
     public static func forTests() -> ServerConfiguration {
-        var configuration = ServerConfiguration(
-            adminKey: testAdminKey, maximumRequestBytes: 8 * 1024 * 1024, passwordHashRounds: 1_000, logRequests: false
-        )
+        var configuration = ServerConfiguration(adminKey: testAdminKey)
+        configuration.maximumRequestBytes = 8 * 1024 * 1024
+        configuration.passwordHashRounds = 1_000
+        configuration.logRequests = false
         configuration.signInPause = 120
         return configuration
     }

@@ -58,7 +58,7 @@ struct Bench: AsyncParsableCommand {
         guard let components = URLComponents(string: url), let host = components.host else {
             throw ValidationError("--url must look like http://127.0.0.1:8080")
         }
-        let key = adminKey ?? environmentValue("STRATUS_ADMIN_KEY") ?? DataFolder(path: data).storedAdminKey()
+        let key = adminKey ?? environmentValue(ServeSettings.adminKey.environmentVariable) ?? DataFolder(path: data).storedAdminKey()
         guard let key else { throw ValidationError("give --admin-key, or --data with the server's admin.key") }
         guard records >= 200, records % 200 == 0 else { throw ValidationError("--records must be a multiple of 200") }
         var options = Benchmark.Options(host: host, port: components.port ?? 80, adminKey: key, seconds: seconds, datasetSize: records, serverPID: serverPID)

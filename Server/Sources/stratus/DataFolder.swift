@@ -44,7 +44,14 @@ struct DataFolder {
     }
 }
 
-/// Reads an option from its environment variable when the flag was not given.
+extension DataFolder {
+    /// The folder a command's `--data` names, else `STRATUS_DATA`, else `stratus serve`'s default.
+    static func named(_ flag: String?) -> DataFolder {
+        DataFolder(path: flag ?? environmentValue(ServeSettings.data.environmentVariable) ?? ServeSettings.data.defaultValue ?? ".")
+    }
+}
+
+/// Reads an option of the admin commands from its environment variable when the flag was not given.
 func environmentValue(_ name: String) -> String? {
     guard let value = ProcessInfo.processInfo.environment[name], !value.isEmpty else { return nil }
     return value

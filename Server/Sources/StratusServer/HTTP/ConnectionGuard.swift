@@ -159,18 +159,15 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 /// Deadlines and caps of ``ConnectionGuard``.
 public struct ConnectionLimits: Sendable {
     /// How long a connection may take to send a complete request head, counted from when it opened or the
-    /// last response ended. Default 20 seconds.
-    public var requestHeadTimeout: Duration
-    /// How long a request body may go without a byte arriving. Default 30 seconds.
-    public var bodyIdleTimeout: Duration
-    /// Connections one client address may hold open at once. Default 256.
-    public var maximumConnectionsPerAddress: Int
+    /// last response ended.
+    public var requestHeadTimeout = Duration.seconds(20)
+    /// How long a request body may go without a byte arriving.
+    public var bodyIdleTimeout = Duration.seconds(30)
+    /// Connections one client address may hold open at once.
+    public var maximumConnectionsPerAddress = 256
 
-    public init(requestHeadTimeout: Duration = .seconds(20), bodyIdleTimeout: Duration = .seconds(30), maximumConnectionsPerAddress: Int = 256) {
-        self.requestHeadTimeout = requestHeadTimeout
-        self.bodyIdleTimeout = bodyIdleTimeout
-        self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
-    }
+    /// The default limits.
+    public init() {}
 }
 
 /// Open connections by client address, shared by every connection of a server.

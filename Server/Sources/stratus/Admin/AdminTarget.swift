@@ -22,12 +22,12 @@ struct AdminTarget: ParsableArguments {
     @Option(help: "The most connections to PostgreSQL at once (STRATUS_DATABASE_POOL_SIZE).")
     var databasePoolSize: Int?
 
-    var folder: DataFolder { DataFolder(path: data ?? environmentValue("STRATUS_DATA") ?? "./stratus-data") }
+    var folder: DataFolder { DataFolder.named(data) }
 
     /// The URL and admin key of the server named or running on the folder, for commands that work through a
     /// running server only.
     func runningServer(for command: String) async throws -> (url: String, adminKey: String) {
-        let key = adminKey ?? environmentValue("STRATUS_ADMIN_KEY")
+        let key = adminKey ?? environmentValue(ServeSettings.adminKey.environmentVariable)
         let found: String
         if let url = url ?? environmentValue("STRATUS_URL") {
             found = url.hasSuffix("/") ? String(url.dropLast()) : url
@@ -44,7 +44,7 @@ struct AdminTarget: ParsableArguments {
 
     /// The admin API of the server named or running on the folder, else the folder's store.
     func connect() async throws -> any AdminBackend {
-        let key = adminKey ?? environmentValue("STRATUS_ADMIN_KEY")
+        let key = adminKey ?? environmentValue(ServeSettings.adminKey.environmentVariable)
         if let url = url ?? environmentValue("STRATUS_URL") {
             guard let key = key ?? folder.storedAdminKey() else {
                 throw ValidationError("--url needs the server's admin key: --admin-key or STRATUS_ADMIN_KEY")
@@ -57,8 +57,8 @@ struct AdminTarget: ParsableArguments {
             }
             return RemoteAdmin(baseURL: running.url, adminKey: key)
         }
-        if let url = database ?? environmentValue("STRATUS_DATABASE") {
-            let poolSize = databasePoolSize ?? environmentValue("STRATUS_DATABASE_POOL_SIZE").flatMap(Int.init) ?? 2
+        if let url = database ?? environmentValue(ServeSettings.database.environmentVariable) {
+            let poolSize = databasePoolSize ?? environmentValue(ServeSettings.databasePoolSize.environmentVariable).flatMap(Int.init) ?? 2
             var logger = Logger(label: "stratus")
             logger.logLevel = .error
             do {

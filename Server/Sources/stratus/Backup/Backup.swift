@@ -25,7 +25,7 @@ struct Backup: AsyncParsableCommand {
     var out: String
 
     func run() async throws {
-        let folder = DataFolder(path: data ?? environmentValue("STRATUS_DATA") ?? "./stratus-data")
+        let folder = DataFolder.named(data)
         guard FileManager.default.fileExists(atPath: folder.databasePath) else {
             throw CommandFailure("\(folder.path) holds no Stratus data (no stratus.sqlite)")
         }

@@ -26,7 +26,7 @@ struct Restore: AsyncParsableCommand {
     var force = false
 
     func run() async throws {
-        let folder = DataFolder(path: data ?? environmentValue("STRATUS_DATA") ?? "./stratus-data")
+        let folder = DataFolder.named(data)
         if let running = await RunningServer.find(in: folder) {
             throw CommandFailure("a server runs on \(folder.path) (process \(running.pid), \(running.url)); stop it first")
         }

@@ -1,0 +1,73 @@
+import ArgumentParser
+import Foundation
+import StratusBlobs
+import StratusServer
+import StratusStore
+
+/// The parts of the server that `stratus serve`'s settings make.
+extension SettingValues {
+    /// The server's configuration; the admin key and the node's name are settled by the caller.
+    func serverConfiguration(adminKey: String) throws -> ServerConfiguration {
+        var configuration = ServerConfiguration(adminKey: adminKey)
+        configuration.host = text(ServeSettings.host) ?? configuration.host
+        configuration.port = try integer(ServeSettings.port)
+        configuration.passwordHashRounds = try integer(ServeSettings.passwordRounds)
+        configuration.publicURL = text(ServeSettings.publicURL)
+        configuration.logRequests = !(try flag(ServeSettings.quiet))
+        configuration.maximumAssetBytes = try size(ServeSettings.maxAssetSize)
+        configuration.assetUploadLifetime = try integer(ServeSettings.uploadURLLifetime)
+        configuration.assetDownloadLifetime = try integer(ServeSettings.downloadURLLifetime)
+        configuration.assetSweepInterval = try number(ServeSettings.assetSweepInterval)
+        configuration.notificationQueueLifetime = try integer(ServeSettings.notificationTTL)
+        configuration.courierWait = try number(ServeSettings.courierWait)
+        configuration.apns = try apnsConfiguration()
+        configuration.trustForwardedFor = try flag(ServeSettings.trustForwardedFor)
+        configuration.connectionLimits = try connectionLimits()
+        configuration.signInPause = try integer(ServeSettings.signInPause)
+        guard configuration.signInPause > 0 else { throw ValidationError("--sign-in-pause must be at least 1 second") }
+        return configuration
+    }
+
+    /// Deadlines for slow clients and the cap on connections per address.
+    func connectionLimits() throws -> ConnectionLimits {
+        let head = try number(ServeSettings.headTimeout)
+        let body = try number(ServeSettings.bodyTimeout)
+        let perAddress = try integer(ServeSettings.maxConnectionsPerAddress)
+        guard head > 0, body > 0, perAddress > 0 else {
+            throw ValidationError("--head-timeout, --body-timeout and --max-connections-per-address must be positive")
+        }
+        var limits = ConnectionLimits()
+        limits.requestHeadTimeout = .milliseconds(Int64(head * 1000))
+        limits.bodyIdleTimeout = .milliseconds(Int64(body * 1000))
+        limits.maximumConnectionsPerAddress = perAddress
+        return limits
+    }
+
+    /// Apple's push service, or `nil` when no key file is given.
+    func apnsConfiguration() throws -> APNsConfiguration? {
+        guard let file = text(ServeSettings.apnsKeyFile) else { return nil }
+        guard let keyID = text(ServeSettings.apnsKeyID), let teamID = text(ServeSettings.apnsTeamID), let topic = text(ServeSettings.apnsTopic) else {
+            throw ValidationError("--apns-key-file needs --apns-key-id, --apns-team-id and --apns-topic")
+        }
+        guard let pem = try? String(contentsOfFile: file, encoding: .utf8) else {
+            throw ValidationError("cannot read the APNs key file \(file)")
+        }
+        return APNsConfiguration(privateKeyPEM: pem, keyID: keyID, teamID: teamID, topic: topic)
+    }
+
+    /// The configured S3 bucket, or the `assets` folder of the data folder.
+    func blobStore(dataFolder: DataFolder) async throws -> any BlobStore {
+        guard let endpoint = text(ServeSettings.s3Endpoint) else {
+            return try FolderBlobStore(root: URL(fileURLWithPath: dataFolder.path).appendingPathComponent("assets"))
+        }
+        guard let bucket = text(ServeSettings.s3Bucket), let accessKey = text(ServeSettings.s3AccessKey), let secretKey = text(ServeSettings.s3SecretKey) else {
+            throw ValidationError("--s3-endpoint needs --s3-bucket, --s3-access-key and --s3-secret-key")
+        }
+        let store = try S3BlobStore(configuration: S3Configuration(
+            endpoint: endpoint, region: text(ServeSettings.s3Region) ?? "", bucket: bucket, accessKey: accessKey, secretKey: secretKey,
+            keyPrefix: text(ServeSettings.s3KeyPrefix) ?? ""
+        ))
+        try await store.createBucketIfNeeded()
+        return store
+    }
+}
