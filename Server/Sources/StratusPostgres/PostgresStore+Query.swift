@@ -4,17 +4,8 @@ import StratusModel
 import StratusStore
 
 extension PostgresStore {
-    public func queryRecords(_ query: RecordQuery) async throws -> QueryPage {
-        guard let typed = try await PlannedQuery.prepare(query, store: self) else {
-            // No record of this type exists yet; a missing zone is still an error.
-            if let zoneName = query.zoneName, zoneName != ZoneID.defaultZoneName {
-                let exists = try await read { connection in
-                    try await Self.liveZone(query.database.zone(zoneName), connection: connection, logger: self.logger) != nil
-                }
-                if !exists { throw ZoneRules.missing(zoneName) }
-            }
-            return QueryPage(records: [], continuationMarker: nil)
-        }
+    public func runQuery(_ typed: PlannedQuery) async throws -> QueryPage {
+        let query = typed.request
         return try await read { connection in
             guard let (statement, boundTypes, zones, sortKeys) = try await self.pageStatement(for: query, typed, connection: connection) else {
                 return QueryPage(records: [], continuationMarker: nil)
@@ -60,7 +51,7 @@ extension PostgresStore {
     /// How the first page of a query is read: the store's ``QueryPlan`` on the first line, then PostgreSQL's
     /// plan of the statement (`EXPLAIN`), one line per step.
     public func queryPlan(for query: RecordQuery) async throws -> [String] {
-        guard let typed = try await PlannedQuery.prepare(query, store: self) else { return [] }
+        guard let typed = try await planQuery(query) else { return [] }
         return try await read { connection in
             guard let (statement, _, _, _) = try await self.pageStatement(for: query, typed, connection: connection) else { return [] }
             let explain = PostgresQuery(unsafeSQL: "EXPLAIN " + statement.sql, binds: statement.binds)

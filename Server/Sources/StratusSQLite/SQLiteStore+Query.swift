@@ -11,15 +11,8 @@ extension SQLiteStore {
         var sortKeyCount: Int
     }
 
-    public func queryRecords(_ query: RecordQuery) async throws -> QueryPage {
-        guard let typed = try await PlannedQuery.prepare(query, store: self) else {
-            // No record of this type exists yet; a missing zone is still an error.
-            if let zoneName = query.zoneName, zoneName != ZoneID.defaultZoneName {
-                let exists = try await read { db in try Self.liveZone(query.database.zone(zoneName), db: db) != nil }
-                if !exists { throw ZoneRules.missing(zoneName) }
-            }
-            return QueryPage(records: [], continuationMarker: nil)
-        }
+    public func runQuery(_ typed: PlannedQuery) async throws -> QueryPage {
+        let query = typed.request
         return try await read { db in
             guard let statement = try Self.pageStatement(for: query, typed, db: db) else {
                 return QueryPage(records: [], continuationMarker: nil)
@@ -57,7 +50,7 @@ extension SQLiteStore {
     /// For operators and tests: a plan that says `SCAN` over records reads every record of the type, and
     /// `USE TEMP B-TREE FOR ORDER BY` sorts every match before cutting the page.
     public func queryPlan(for query: RecordQuery) async throws -> [String] {
-        guard let typed = try await PlannedQuery.prepare(query, store: self) else { return [] }
+        guard let typed = try await planQuery(query) else { return [] }
         return try await read { db in
             guard let statement = try Self.pageStatement(for: query, typed, db: db) else { return [] }
             return [typed.plan.description] + (try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments)

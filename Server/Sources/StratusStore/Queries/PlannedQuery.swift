@@ -1,50 +1,42 @@
 import StratusModel
 
-/// A query page as a backend reads it: typed against the schema, its indexes ensured (in development, a query
-/// may add the one it needs), its ``QueryPlan`` chosen and its continuation marker checked. The same for every
-/// backend; a backend only turns it into statements.
+/// A query page as a backend runs it: typed against the schema, its ``QueryPlan`` chosen and its continuation
+/// marker checked, by the store once (``RecordStore/queryRecords(_:)``). A backend only turns it into a statement.
 public struct PlannedQuery: Sendable {
+    /// The request as the caller made it: the database, the zone, and what restricts the caller.
+    public var request: RecordQuery
+    /// The typed query.
     public var query: Query
-    public var zoneName: String?
     /// The decoded continuation marker, checked to belong to this query.
     public var cursor: QueryCursor?
     /// Records per page, within ``RecordLimits/maximumResults``.
     public var limit: Int
     /// How the page is read (the same for every page: cursors do not depend on it).
     public var plan: QueryPlan
-    public var sharedRoots: [String]?
+
+    public var zoneName: String? { request.zoneName }
+    public var sharedRoots: [String]? { request.sharedRoots }
 
     /// Names the query in its continuation markers.
     public var fingerprint: UInt64 { QueryCursor.fingerprint(of: query, zoneName: zoneName, sharedRoots: sharedRoots) }
 
-    /// Prepares `request` on `store`; `nil` when no record of its type can exist yet.
-    /// - Throws: ``StorageError/Code/invalidArgument`` for a filter that does not fit the schema or a marker of
-    ///   another query.
-    public static func prepare(_ request: RecordQuery, store: some RecordStore) async throws -> PlannedQuery? {
-        let database = request.database
-        let schema = try await store.schema(containerID: database.containerID, environment: database.environment)
-        guard let typed = try QueryTyper.typedQuery(request.query, schema: schema, environment: database.environment) else {
-            return nil
-        }
-        try await IndexPolicy.ensureIndexes(for: typed, in: database, store: store)
-        // Schema and builds again: ensureIndexes may just have added an index.
-        let recordType = try await store.schema(containerID: database.containerID, environment: database.environment).recordTypes[typed.recordType]
-        let typePrefix = typed.recordType + "."
-        let building = Set(try await store.indexesBeingBuilt(containerID: database.containerID, environment: database.environment)
-            .filter { $0.hasPrefix(typePrefix) }.map { String($0.dropFirst(typePrefix.count)) })
-        var prepared = PlannedQuery(
-            query: typed, zoneName: request.zoneName, cursor: nil, limit: max(1, min(request.limit, RecordLimits.maximumResults)),
-            plan: QueryPlanner.plan(typed, type: recordType, building: building), sharedRoots: request.sharedRoots
-        )
+    /// Plans a typed query against its record type as the schema has it, and the indexes being built.
+    /// - Throws: ``StorageError/Code/invalidArgument`` for a marker of another query.
+    public init(_ request: RecordQuery, typed: Query, type: RecordTypeSchema?, building: Set<String>) throws(StorageError) {
+        self.request = request
+        query = typed
+        limit = max(1, min(request.limit, RecordLimits.maximumResults))
+        plan = QueryPlanner.plan(typed, type: type, building: building)
         if let marker = request.continuationMarker {
             let cursor = try QueryCursor.read(marker)
             // The marker comes from the client: its shape must fit the query before a statement uses it.
-            guard cursor.fingerprint == prepared.fingerprint, cursor.keys.count == typed.sort.count else {
+            guard cursor.fingerprint == QueryCursor.fingerprint(of: typed, zoneName: request.zoneName, sharedRoots: request.sharedRoots),
+                cursor.keys.count == typed.sort.count
+            else {
                 throw StorageError(.invalidArgument, "continuationMarker belongs to another query; send it with the query that returned it")
             }
-            prepared.cursor = cursor
+            self.cursor = cursor
         }
-        return prepared
     }
 
     /// The filters a statement checks itself: all of them for lookups, those the walked index's range does not

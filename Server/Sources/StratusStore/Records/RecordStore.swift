@@ -56,9 +56,12 @@ public protocol RecordStore: Sendable {
     func modifyRecords(_ batch: RecordBatch) async throws -> [RecordOperationResult]
     /// The named records of a zone that exist, keyed by name.
     func lookupRecords(_ recordNames: [String], in zone: ZoneRef) async throws -> [String: Record]
-    /// One page of a query.
+    /// One page of a query. The store plans it once (``planQuery(_:)``); backends do not implement this.
     /// - Throws: ``StorageError/Code/invalidArgument`` for a filter that does not fit the schema.
     func queryRecords(_ query: RecordQuery) async throws -> QueryPage
+    /// Reads one page of a planned query: the backend's statement of the plan, in one read.
+    /// - Throws: ``StorageError/Code/zoneNotFound`` when the query's zone does not exist.
+    func runQuery(_ query: PlannedQuery) async throws -> QueryPage
 
     /// Zones of a database that changed since a token.
     func databaseChanges(in database: DatabaseRef, since syncToken: String?, limit: Int) async throws -> DatabaseChanges

@@ -63,36 +63,38 @@ public enum IndexPolicy {
         }
     }
 
-    /// Checks a query against its type's indexes: in production a missing index is refused; in development it
-    /// is added to the schema, so that deploying carries it over.
-    /// - Throws: ``StorageError/Code/invalidArgument`` naming the field and the missing index (production).
-    public static func ensureIndexes(for query: Query, in database: DatabaseRef, store: some RecordStore) async throws {
-        let schema = try await store.schema(containerID: database.containerID, environment: database.environment)
-        guard let type = schema.recordTypes[query.recordType] else { return }
-        let requirements = requirements(of: query)
-        let missing = missing(requirements, in: type)
-        let compound = database.environment == .development ? missingCompoundIndex(for: query, in: type) : nil
-        guard !missing.isEmpty || compound != nil else {
-            try await requireBuilt(requirements, of: query.recordType, in: database, store: store)
-            return
-        }
-        guard database.environment == .development else {
+    /// The indexes a query lacks in its type: `nil` when it lacks none. In development they are added to the schema
+    /// (through the store's normal schema write, before the query reads), so that deploying carries them over.
+    /// - Throws: ``StorageError/Code/invalidArgument`` in production, naming the field and the missing index.
+    public static func missingIndexes(for query: Query, in type: RecordTypeSchema, environment: Environment) throws(StorageError) -> IndexAddition? {
+        let missing = missing(requirements(of: query), in: type)
+        let compound = environment == .development ? missingCompoundIndex(for: query, in: type) : nil
+        guard !missing.isEmpty || compound != nil else { return nil }
+        guard environment == .development else {
             let first = missing[0]
             throw StorageError(
                 .invalidArgument,
                 "field '\(first.field)' of \(query.recordType) is not marked \(first.indexName); add the index to the development schema and deploy it"
             )
         }
-        let recordType = query.recordType
-        try await store.changeSchemas(containerID: database.containerID) { development, _ in
-            guard var type = development.recordTypes[recordType] else { return }
-            add(missing, to: &type)
+        return IndexAddition(recordType: query.recordType, requirements: missing, compound: compound)
+    }
+
+    /// Indexes development adds to a record type for a query.
+    public struct IndexAddition: Sendable {
+        public var recordType: String
+        public var requirements: [Requirement]
+        public var compound: CompoundIndex?
+
+        /// Adds the indexes to the type in `schema`, if it still has the type.
+        public func apply(to schema: inout Schema) {
+            guard var type = schema.recordTypes[recordType] else { return }
+            IndexPolicy.add(requirements, to: &type)
             if let compound, !type.compoundIndexes.contains(compound), compound.problem(in: type) == nil {
                 type.compoundIndexes.append(compound)
             }
-            development.recordTypes[recordType] = type
+            schema.recordTypes[recordType] = type
         }
-        try await requireBuilt(requirements, of: query.recordType, in: database, store: store)
     }
 
     /// The compound index a query would read a page from, when its type lacks one: its `EQUALS` fields (by
@@ -115,14 +117,14 @@ public enum IndexPolicy {
     }
 
     /// Refuses, for now, a query whose index is still being built over existing records.
+    /// - Parameter building: `Type.field` of the indexes being built.
     /// - Throws: ``StorageError/Code/unavailable``, which clients retry.
-    private static func requireBuilt(_ requirements: [Requirement], of recordType: String, in database: DatabaseRef, store: some RecordStore) async throws {
-        let building = try await store.indexesBeingBuilt(containerID: database.containerID, environment: database.environment)
+    public static func requireBuilt(for query: Query, building: Set<String>) throws(StorageError) {
         guard !building.isEmpty else { return }
-        for requirement in requirements where building.contains("\(recordType).\(requirement.field)") {
+        for requirement in requirements(of: query) where building.contains("\(query.recordType).\(requirement.field)") {
             throw StorageError(
                 .unavailable,
-                "the \(requirement.indexName) index on \(recordType).\(requirement.field) is still being built over existing records; try again shortly"
+                "the \(requirement.indexName) index on \(query.recordType).\(requirement.field) is still being built over existing records; try again shortly"
             )
         }
     }
