@@ -46,32 +46,28 @@ extension PostgresStore: RecordStore {
     }
 
     public func lookupRecords(_ recordNames: [String], in zone: ZoneRef) async throws -> [String: StratusModel.Record] {
+        try await read { connection in try await self.lookup(recordNames, in: zone, connection: connection) }
+    }
+
+    /// The named live records of a zone.
+    /// - Throws: ``StorageError/Code/zoneNotFound`` when nothing is found and the zone does not exist.
+    func lookup(_ recordNames: [String], in zone: ZoneRef, connection: PostgresConnection) async throws -> [String: Record] {
         let database = zone.database
         let names = Array(Set(recordNames))
-        return try await read { connection in
-            // The zone and its records in one statement. Only when nothing is found does it matter whether the
-            // zone exists.
-            let (container, environment, scope, owner) = (
-                database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName
-            )
-            // One name is the common case, and PostgreSQL plans its statement once; a list of names is planned per call.
-            let matched = names.count == 1
-                ? try await connection.rows(
-                    LookupRecord.self, try binds(container, environment, scope, owner, zone.zoneName, names[0]), logger: self.logger
-                )
-                : try await connection.rows(
-                    LookupRecords.self, try binds(container, environment, scope, owner, zone.zoneName, names), logger: self.logger
-                )
-            let rows = try matched.map { try StoredRecordRow(row: $0) }
-            var found: [String: Record] = [:]
-            for row in rows {
-                found[row.name] = try await row.record(in: zone.wireZoneID, connection: connection, logger: self.logger)
-            }
-            if found.isEmpty, !zone.isDefault, try await Self.liveZone(zone, connection: connection, logger: self.logger) == nil {
-                throw ZoneRules.missing(zone.zoneName)
-            }
-            return found
+        // The zone and its records in one statement. Only when nothing is found does it matter whether the zone exists.
+        let (container, environment, scope, owner) = (database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName)
+        // One name is the common case, and PostgreSQL plans its statement once; a list of names is planned per call.
+        let matched = names.count == 1
+            ? try await connection.rows(LookupRecord.self, try binds(container, environment, scope, owner, zone.zoneName, names[0]), logger: logger)
+            : try await connection.rows(LookupRecords.self, try binds(container, environment, scope, owner, zone.zoneName, names), logger: logger)
+        var found: [String: Record] = [:]
+        for row in try matched.map({ try StoredRecordRow(row: $0) }) {
+            found[row.name] = try await row.record(in: zone.wireZoneID, connection: connection, logger: logger)
         }
+        if found.isEmpty, !zone.isDefault, try await Self.liveZone(zone, connection: connection, logger: logger) == nil {
+            throw ZoneRules.missing(zone.zoneName)
+        }
+        return found
     }
 
     /// Puts a batch's record events in the outbox for subscription matching, when the container environment

@@ -155,4 +155,31 @@ extension PostgresStore: ShareStore {
             return try await PostgresShareRows.coveringShares(of: recordNames, zoneID: row.id, connection: connection, logger: self.logger)
         }
     }
+
+    /// In one repeatable-read transaction, so that the access, the records and their shares are one snapshot.
+    public func sharedLookup(_ recordNames: [String], in zone: ZoneRef, user: String) async throws -> SharedLookup {
+        try await read { connection in
+            try await connection.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: self.logger)
+            do {
+                let lookup = try await self.sharedLookup(recordNames, in: zone, user: user, connection: connection)
+                try await connection.run("COMMIT", logger: self.logger)
+                return lookup
+            } catch {
+                try? await connection.run("ROLLBACK", logger: self.logger)
+                throw error
+            }
+        }
+    }
+
+    private func sharedLookup(_ recordNames: [String], in zone: ZoneRef, user: String, connection: PostgresConnection) async throws -> SharedLookup {
+        guard let row = try await Self.liveZone(zone, connection: connection, logger: logger) else {
+            return SharedLookup(access: ShareAccess(grants: []), records: [:], covering: [:])
+        }
+        let access = try await PostgresShareRows.access(ofZone: row.id, user: user, connection: connection, logger: logger)
+        guard !access.isEmpty else { return SharedLookup(access: access, records: [:], covering: [:]) }
+        let records = try await lookup(recordNames, in: zone, connection: connection)
+        let covering = access.zoneWide != nil ? [:]
+            : try await PostgresShareRows.coveringShares(of: Array(records.keys), zoneID: row.id, connection: connection, logger: logger)
+        return SharedLookup(access: access, records: records, covering: covering)
+    }
 }

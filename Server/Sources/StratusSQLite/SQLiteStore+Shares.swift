@@ -127,4 +127,18 @@ extension SQLiteStore: ShareStore {
             return covering
         }
     }
+
+    public func sharedLookup(_ recordNames: [String], in zone: ZoneRef, user: String) async throws -> SharedLookup {
+        try await readSnapshot { db in
+            guard let row = try Self.liveZone(zone, db: db) else { return SharedLookup(access: ShareAccess(grants: []), records: [:], covering: [:]) }
+            let access = try ShareRows.access(ofZone: row.id, user: user, db: db)
+            guard !access.isEmpty else { return SharedLookup(access: access, records: [:], covering: [:]) }
+            let records = try Self.lookup(recordNames, in: zone, db: db)
+            var covering: [String: String] = [:]
+            if access.zoneWide == nil {
+                for name in records.keys { covering[name] = try ShareRows.coveringShare(ofRecord: name, zoneID: row.id, db: db) }
+            }
+            return SharedLookup(access: access, records: records, covering: covering)
+        }
+    }
 }

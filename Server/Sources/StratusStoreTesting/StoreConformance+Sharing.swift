@@ -28,6 +28,21 @@ extension StoreConformance {
                 ))
                 #expect(Set(page.records.map(\.recordName)) == ["child", "grandchild"])
             },
+            ConformanceCase("a participant's lookup reads their access, the records and their shares at once, and shows only what the shares reach") { store in
+                let zone = try await ShareFixture.sharedTree(store)
+                let names = ["root", "child", "grandchild", "loner", "missing"]
+                let before = try await store.sharedLookup(names, in: zone, user: Fixture.bob)
+                #expect(before.access.isEmpty && before.visibleRecords.isEmpty, "an invitation not yet accepted reaches nothing")
+                _ = try await store.acceptShare(shortGUID: try await ShareFixture.guid(store, zone), user: ShareFixture.bobUser)
+                let lookup = try await store.sharedLookup(names, in: zone, user: Fixture.bob)
+                #expect(lookup.access.roots == ["root"])
+                #expect(Set(lookup.records.keys) == ["root", "child", "grandchild", "loner"])
+                #expect(Set(lookup.visibleRecords.keys) == ["root", "child", "grandchild"])
+                let stranger = try await store.sharedLookup(names, in: zone, user: "_stranger")
+                #expect(stranger.access.isEmpty && stranger.visibleRecords.isEmpty)
+                let gone = try await store.sharedLookup(names, in: Fixture.privateDB().zone("Nowhere"), user: Fixture.bob)
+                #expect(gone.access.isEmpty)
+            },
             ConformanceCase("participants write only beneath roots shared with them for writing, in the write's transaction") { store in
                 let zone = try await ShareFixture.sharedTree(store)
                 _ = try await store.acceptShare(shortGUID: try await ShareFixture.guid(store, zone), user: ShareFixture.bobUser)

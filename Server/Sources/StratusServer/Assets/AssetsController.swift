@@ -88,7 +88,7 @@ struct AssetsController {
         var records = try await server.store.lookupRecords(Array(Set(body.assets.map(\.recordName))), in: target.zone)
         let visible = try await target.visible(Array(records.keys), store: server.store)
         records = records.filter { visible.contains($0.key) }
-        let access = try await ReadAccess.of(call, store: server.store)
+        let access = try await call.reader(store: server.store)
         let expiresAt = Authenticator.now() + Int64(server.configuration.assetUploadLifetime) * 1000
 
         var outcomes: [Result<FieldValue, APIError>] = []

@@ -47,7 +47,7 @@ struct ChangesController {
         guard body.zones.count <= RecordLimits.maximumOperations else {
             throw APIError.badRequest("changes/zone may name at most \(RecordLimits.maximumOperations) zones")
         }
-        let access = try await ReadAccess.of(call, store: server.store)
+        let access = try await call.reader(store: server.store)
         var writer = JSONWriter(capacity: 16_384)
         writer.beginObject()
         writer.key("zones")

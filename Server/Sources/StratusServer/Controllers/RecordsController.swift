@@ -26,7 +26,7 @@ struct RecordsController {
         caller.deviceID = Self.deviceID(of: request)
         let operations = try Self.operations(from: body.operations)
         let target = try await call.target(body.zoneID, store: server.store)
-        let access = try await ReadAccess.of(call, store: server.store)
+        let access = try await call.reader(store: server.store)
         let results = operations.isEmpty ? [] : try await server.store.modifyRecords(RecordBatch(
             zone: target.zone, operations: operations, atomic: body.atomic ?? true,
             caller: caller, timestamp: Authenticator.now()
@@ -88,11 +88,20 @@ struct RecordsController {
         guard body.records.count <= RecordLimits.maximumResults else {
             throw APIError.badRequest("a lookup may name at most \(RecordLimits.maximumResults) records")
         }
-        let target = try await call.target(body.zoneID, store: server.store)
-        var found = try await server.store.lookupRecords(body.records.map(\.recordName), in: target.zone)
-        let visible = try await target.visible(Array(found.keys), store: server.store)
-        found = found.filter { visible.contains($0.key) }
-        let access = try await ReadAccess.of(call, store: server.store)
+        let names = body.records.map(\.recordName)
+        let zone: ZoneRef
+        let found: [String: Record]
+        if call.scope == .shared {
+            // What the caller's shares reach, the records and their shares, from one read.
+            zone = try call.sharedZone(body.zoneID)
+            let lookup = try await server.store.sharedLookup(names, in: zone, user: try call.requireUser())
+            guard !lookup.access.isEmpty else { throw DatabaseCall.notShared(zone) }
+            found = lookup.visibleRecords
+        } else {
+            zone = try await call.target(body.zoneID, store: server.store).zone
+            found = try await server.store.lookupRecords(names, in: zone)
+        }
+        let access = try await call.reader(store: server.store)
         var writer = JSONWriter(capacity: 512 * max(1, body.records.count))
         RecordsResponse.write(body.records, to: &writer) { writer, item in
             if let record = found[item.recordName], !access.mayRead(record) {
@@ -102,7 +111,7 @@ struct RecordsController {
                 )
             } else if let record = found[item.recordName] {
                 let rendering = call.rendering(
-                    desiredKeys: item.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings, in: target.zone.database
+                    desiredKeys: item.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings, in: zone.database
                 )
                 record.write(to: &writer, rendering: rendering)
             } else {
@@ -121,7 +130,7 @@ struct RecordsController {
         let target = try await call.target(body.zoneID, store: server.store)
         let zoneName = body.zoneID == nil && body.zoneWide == true ? nil : target.zone.zoneName
         var createdBy: String?
-        switch try await ReadAccess.of(call, store: server.store).scope(of: body.query.recordType) {
+        switch try await call.reader(store: server.store).scope(of: body.query.recordType) {
         case .all: break
         case .createdByCaller: createdBy = call.authentication.userRecordName
         case .none: throw APIError(storageError: AccessPolicy.refusal(.read, recordType: body.query.recordType))
@@ -146,7 +155,7 @@ struct RecordsController {
         var changes = try await server.store.zoneChanges(ZoneChangesQuery(
             zone: target.zone, syncToken: body.syncToken, limit: ChangesController.limit(body.resultsLimit)
         ))
-        let access = try await ReadAccess.of(call, store: server.store)
+        let access = try await call.reader(store: server.store)
         changes.changes = try await target.visible(changes.changes.filter(access.shows), store: server.store)
         var writer = JSONWriter(capacity: 1024 * max(1, changes.changes.count))
         writer.beginObject()

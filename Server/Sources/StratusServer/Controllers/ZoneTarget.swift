@@ -9,22 +9,17 @@ struct ZoneTarget: Sendable {
     var access: ShareAccess?
 
     /// Of the named records, those the caller may see: all of them in their own zones and zone-wide shares,
-    /// otherwise those beneath a share root the caller accepted.
+    /// otherwise those beneath a share root the caller accepted (``ShareAccess/reached(_:covering:)``).
     func visible(_ recordNames: [String], store: any Store) async throws -> Set<String> {
         guard let access, access.zoneWide == nil else { return Set(recordNames) }
         let covering = try await store.coveringShares(of: recordNames, in: zone)
-        return Set(recordNames.filter { name in covering[name].flatMap(access.permission(viaShare:)) != nil })
+        return access.reached(recordNames, covering: covering)
     }
 
     /// The changes of a feed page the caller may see.
     func visible(_ changes: [RecordChange], store: any Store) async throws -> [RecordChange] {
         guard let access, access.zoneWide == nil else { return changes }
-        let names = changes.map { change in
-            switch change {
-            case .saved(let record): record.recordName
-            case .deleted(let deletion): deletion.recordName
-            }
-        }
+        let names = changes.map(\.recordName)
         let shown = try await visible(names, store: store)
         return zip(names, changes).filter { shown.contains($0.0) }.map(\.1)
     }
@@ -36,6 +31,15 @@ extension DatabaseCall {
     /// - Throws: `ZONE_NOT_FOUND` for a zone not shared with the caller, as for one that does not exist.
     func target(_ zoneID: ZoneID?, store: any Store) async throws -> ZoneTarget {
         guard scope == .shared else { return ZoneTarget(zone: try zone(zoneID), access: nil) }
+        let zone = try sharedZone(zoneID)
+        let access = try await store.shareAccess(in: zone, user: try requireUser())
+        guard !access.isEmpty else { throw Self.notShared(zone) }
+        return ZoneTarget(zone: zone, access: access)
+    }
+
+    /// The other user's zone a shared-database request's `zoneID` names, checked for shape only.
+    /// - Throws: `ZONE_NOT_FOUND` for a zone ID that cannot name a zone shared with the caller.
+    func sharedZone(_ zoneID: ZoneID?) throws -> ZoneRef {
         let user = try requireUser()
         guard let zoneID, !zoneID.isDefault, let owner = zoneID.ownerRecordName else {
             throw APIError(.zoneNotFound, "the shared database holds only zones shared with you: name one by zoneName and ownerRecordName")
@@ -46,11 +50,17 @@ extension DatabaseCall {
         guard RecordNames.isValidName(zoneID.zoneName) else {
             throw APIError.badRequest("zoneName '\(zoneID.zoneName)' is not valid")
         }
-        let zone = DatabaseRef.privateDatabase(authentication.container.id, authentication.environment, owner: owner).zone(zoneID.zoneName)
-        let access = try await store.shareAccess(in: zone, user: user)
-        guard !access.isEmpty else {
-            throw APIError(.zoneNotFound, "zone \(zoneID.zoneName) of \(owner) is not shared with you")
-        }
-        return ZoneTarget(zone: zone, access: access)
+        return DatabaseRef.privateDatabase(authentication.container.id, authentication.environment, owner: owner).zone(zoneID.zoneName)
+    }
+
+    /// The answer for a zone the caller reaches no share in, the same as for one that does not exist.
+    static func notShared(_ zone: ZoneRef) -> APIError {
+        APIError(.zoneNotFound, "zone \(zone.zoneName) of \(zone.database.ownerRecordName) is not shared with you")
+    }
+
+    /// What the caller may read here (``RecordReader``): in the public database, the record types' grants decide.
+    func reader(store: any Store) async throws -> RecordReader {
+        guard scope == .public else { return RecordReader(caller: caller) }
+        return RecordReader(caller: caller, grants: try await store.schema(containerID: authentication.container.id, environment: authentication.environment))
     }
 }

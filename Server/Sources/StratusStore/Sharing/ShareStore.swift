@@ -35,6 +35,10 @@ public protocol ShareStore: Sendable {
     /// The share covering each named record that has one: its own share as a root or zone record, its
     /// nearest ancestor's, or itself for a share record. Deleted records are followed through what they were.
     func coveringShares(of recordNames: [String], in zone: ZoneRef) async throws -> [String: String]
+
+    /// A participant's lookup in a zone shared with them, from one read: their access, the named records, and the
+    /// share covering each found record.
+    func sharedLookup(_ recordNames: [String], in zone: ZoneRef, user: String) async throws -> SharedLookup
 }
 
 /// A share and where it lives.
