@@ -5,12 +5,6 @@ import StratusModel
 import StratusStore
 import Synchronization
 
-/// Names one container environment's schema.
-struct SchemaKey: Hashable, Sendable {
-    var containerID: String
-    var environment: Environment
-}
-
 /// The committed schemas each node keeps in memory, with the version of the row each was read at.
 ///
 /// Readers use the cached schema; a `schemaChanged` store event from any node empties the cache. Writers

@@ -3,12 +3,6 @@ import PostgresNIO
 import StratusModel
 import StratusStore
 
-/// A live zone's row.
-struct ZoneRow: Sendable {
-    var id: Int64
-    var zone: ZoneRef
-}
-
 extension PostgresStore {
     /// The live zone's row, if the zone exists.
     /// - Parameter lock: `.share` for writers of its records (the zone is not deleted under them), `.update` for

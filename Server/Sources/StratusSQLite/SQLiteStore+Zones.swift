@@ -2,12 +2,6 @@ import GRDB
 import StratusModel
 import StratusStore
 
-/// A live zone's row.
-struct ZoneRow: Sendable {
-    var id: Int64
-    var zone: ZoneRef
-}
-
 extension SQLiteStore {
     static let zoneColumns = "container_id = ? AND environment = ? AND scope = ? AND owner = ?"
 

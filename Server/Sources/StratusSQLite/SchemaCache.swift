@@ -4,12 +4,6 @@ import StratusModel
 import StratusStore
 import Synchronization
 
-/// Names one container environment's schema.
-struct SchemaKey: Hashable, Sendable {
-    var containerID: String
-    var environment: Environment
-}
-
 /// The committed schemas, kept in memory so that reads and writes do not load them per request.
 ///
 /// Writers publish a schema only after the transaction that changed it has committed. Another process's
