@@ -28,19 +28,8 @@ extension PostgresStore {
             let unsettled = all.contains { $0.4 }
             // A zone whose own row's change is not settled yet is reported by a later sync.
             let rows = all.filter(\.3).map { ($0.0, $0.1, $0.2) }
-            var changed = rows.filter { $0.2 > since }.map { (name: $0.0, deleted: $0.1, last: $0.2) }
-            changed.sort { $0.last < $1.last }
-            // A zone deleted and created again under its name reports only its latest state.
-            var latest: [String: Int64] = [:]
-            for zone in changed { latest[zone.name] = zone.last }
-            let ordered = changed.filter { latest[$0.name] == $0.last }
-            let page = ordered.prefix(limit)
-            let token = page.last?.last ?? since
-            return (DatabaseChanges(
-                zones: page.map { ZoneChange(zoneID: database.wireZoneID($0.name), deleted: $0.deleted) },
-                syncToken: DatabaseSyncToken(sequence: max(token, since)).text,
-                moreComing: ordered.count > page.count
-            ), unsettled)
+            let zones = rows.map { ChangeFeeds.ZoneState(name: $0.0, deleted: $0.1, lastChange: $0.2) }
+            return (ChangeFeeds.databaseChanges(zones, in: database, since: since, limit: limit), unsettled)
         }
     }
 
@@ -49,21 +38,12 @@ extension PostgresStore {
         return try await readSettled { connection in
             guard let zone = try await Self.liveZone(query.zone, connection: connection, logger: self.logger) else {
                 guard query.zone.isDefault else { throw ZoneRules.missing(query.zone.zoneName) }
-                return (ZoneChanges(changes: [], syncToken: ZoneSyncToken(zone: 0, sequence: 0).text, moreComing: false), false)
+                return (ChangeFeeds.emptyDefaultZone, false)
             }
-            var since: Int64 = 0
-            if let token, token.zone != 0 || token.sequence != 0 {
-                guard token.zone == zone.id else {
-                    throw StorageError(.invalidArgument, "syncToken belongs to another zone, or to a zone that was deleted; sync again from no token")
-                }
-                since = token.sequence
-            }
-            // Rows of types not asked for still advance the token; the scan stops after a bounded number of rows.
-            // Without a type filter every row read is returned, so one more than a page tells whether more come.
-            let scanLimit = query.recordTypes == nil ? query.limit : query.limit * 20
+            let since = try ChangeFeeds.start(after: token, inZone: zone.id)
             // One statement: the rows, and the zone's last settled change, from one snapshot.
-            let bindings = try binds(zone.id, since, Int64(scanLimit + 1), self.positionOffset)
-            var rows: [(StoredRecordRow, Int64)] = []
+            let bindings = try binds(zone.id, since, Int64(ChangeFeeds.scanLimit(for: query) + 1), self.positionOffset)
+            var rows: [(record: StoredRecordRow, position: Int64)] = []
             var lastSettled: Int64 = 0
             var unsettled = false
             for row in try await connection.rows(ZoneChangesPage.self, bindings, logger: self.logger) {
@@ -73,26 +53,18 @@ extension PostgresStore {
                 guard try cells[0].decode(Int64?.self) != nil else { continue }
                 rows.append((try StoredRecordRow(row: row), try cells[16].decode(Int64.self)))
             }
+            let page = ChangeFeeds.page(of: rows.map { ($0.record.type, $0.position) }, since: since, query: query)
             var changes: [RecordChange] = []
-            var last = since
-            var moreComing = false
-            var scanned = 0
-            for (record, seq) in rows {
-                if changes.count == query.limit || scanned == scanLimit {
-                    moreComing = true
-                    break
-                }
-                scanned += 1
-                last = seq
-                if let types = query.recordTypes, !types.contains(record.type) { continue }
+            for index in page.rows {
+                let record = rows[index].record
                 if record.deleted {
                     changes.append(.deleted(DeletedRecord(recordName: record.name, recordType: record.type, zoneID: query.zone.wireZoneID)))
                 } else {
                     changes.append(.saved(try await record.record(in: query.zone.wireZoneID, connection: connection, logger: self.logger)))
                 }
             }
-            if !moreComing { last = max(last, lastSettled) }
-            return (ZoneChanges(changes: changes, syncToken: ZoneSyncToken(zone: zone.id, sequence: last).text, moreComing: moreComing), unsettled)
+            let last = page.moreComing ? page.lastPosition : max(page.lastPosition, lastSettled)
+            return (ZoneChanges(changes: changes, syncToken: ZoneSyncToken(zone: zone.id, sequence: last).text, moreComing: page.moreComing), unsettled)
         }
     }
 }

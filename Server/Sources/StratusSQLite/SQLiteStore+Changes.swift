@@ -17,23 +17,8 @@ extension SQLiteStore {
                     """,
                 arguments: Self.arguments(database)
             )
-            var changed = rows.compactMap { row -> (name: String, deleted: Bool, last: Int64)? in
-                let last: Int64 = row["last"]
-                return last > since ? (row["name"], row["deleted"], last) : nil
-            }
-            changed.sort { $0.last < $1.last }
-            // A zone deleted and created again under its name reports only its latest state.
-            var latest: [String: (deleted: Bool, last: Int64)] = [:]
-            for zone in changed { latest[zone.name] = (zone.deleted, zone.last) }
-            let ordered = changed.filter { latest[$0.name]?.last == $0.last }
-            let page = ordered.prefix(limit)
-            let moreComing = ordered.count > page.count
-            let token = page.last?.last ?? since
-            return DatabaseChanges(
-                zones: page.map { ZoneChange(zoneID: database.wireZoneID($0.name), deleted: $0.deleted) },
-                syncToken: DatabaseSyncToken(sequence: max(token, since)).text,
-                moreComing: moreComing
-            )
+            let zones = rows.map { row in ChangeFeeds.ZoneState(name: row["name"], deleted: row["deleted"], lastChange: row["last"]) }
+            return ChangeFeeds.databaseChanges(zones, in: database, since: since, limit: limit)
         }
     }
 
@@ -44,46 +29,24 @@ extension SQLiteStore {
         // One snapshot: the token returned must match exactly the rows returned.
         return try await readSnapshot { db in
             guard let zone = try Self.liveZone(query.zone, db: db) else {
-                guard query.zone.isDefault else {
-                    throw ZoneRules.missing(query.zone.zoneName)
-                }
-                return ZoneChanges(changes: [], syncToken: ZoneSyncToken(zone: 0, sequence: 0).text, moreComing: false)
+                guard query.zone.isDefault else { throw ZoneRules.missing(query.zone.zoneName) }
+                return ChangeFeeds.emptyDefaultZone
             }
-            var since: Int64 = 0
-            if let token, token.zone != 0 || token.sequence != 0 {
-                guard token.zone == zone.id else {
-                    throw StorageError(.invalidArgument, "syncToken belongs to another zone, or to a zone that was deleted; sync again from no token")
-                }
-                since = token.sequence
-            }
-            let statement = try db.cachedStatement(
-                sql: "SELECT \(StoredRecordRow.columns), r.seq FROM records r WHERE r.zone_id = ? AND r.seq > ? ORDER BY r.seq LIMIT ?"
-            )
-            var changes: [RecordChange] = []
-            var last = since
-            var moreComing = false
-            var scanned = 0
-            // Rows of types not asked for still advance the token; the scan stops after a bounded number of rows.
-            let cursor = try Row.fetchCursor(statement, arguments: [zone.id, since, Int64.max])
-            while let row = try cursor.next() {
-                if changes.count == query.limit || scanned == query.limit * 20 {
-                    moreComing = true
-                    break
-                }
-                scanned += 1
-                let record = StoredRecordRow(row: row)
-                last = row["seq"]
-                if let types = query.recordTypes, !types.contains(record.type) { continue }
+            let since = try ChangeFeeds.start(after: token, inZone: zone.id)
+            let rows = try Row.fetchAll(
+                db.cachedStatement(sql: "SELECT \(StoredRecordRow.columns), r.seq FROM records r WHERE r.zone_id = ? AND r.seq > ? ORDER BY r.seq LIMIT ?"),
+                arguments: [zone.id, since, ChangeFeeds.scanLimit(for: query) + 1]
+            ).map { (record: StoredRecordRow(row: $0), position: $0["seq"] as Int64) }
+            let page = ChangeFeeds.page(of: rows.map { ($0.record.type, $0.position) }, since: since, query: query)
+            let changes = try page.rows.map { index -> RecordChange in
+                let record = rows[index].record
                 if record.deleted {
-                    changes.append(.deleted(DeletedRecord(recordName: record.name, recordType: record.type, zoneID: query.zone.wireZoneID)))
-                } else {
-                    changes.append(.saved(try record.record(in: query.zone.wireZoneID, db: db)))
+                    return .deleted(DeletedRecord(recordName: record.name, recordType: record.type, zoneID: query.zone.wireZoneID))
                 }
+                return .saved(try record.record(in: query.zone.wireZoneID, db: db))
             }
-            if !moreComing {
-                last = max(last, try Self.lastChange(ofZone: zone.id, db: db))
-            }
-            return ZoneChanges(changes: changes, syncToken: ZoneSyncToken(zone: zone.id, sequence: last).text, moreComing: moreComing)
+            let last = page.moreComing ? page.lastPosition : max(page.lastPosition, try Self.lastChange(ofZone: zone.id, db: db))
+            return ZoneChanges(changes: changes, syncToken: ZoneSyncToken(zone: zone.id, sequence: last).text, moreComing: page.moreComing)
         }
     }
 }

@@ -72,4 +72,42 @@ import Testing
         ]
         #expect(IndexBuildKey.beingBuilt(among: keys, containerID: "c", environment: .development) == ["Item.cat"])
     }
+
+    @Test("changes/database: zones changed after the token, oldest first, a re-created zone once at its latest state, in pages")
+    func databaseFeed() throws {
+        let zones = [
+            ChangeFeeds.ZoneState(name: "A", deleted: false, lastChange: 5),
+            ChangeFeeds.ZoneState(name: "B", deleted: true, lastChange: 3),
+            ChangeFeeds.ZoneState(name: "B", deleted: false, lastChange: 9),
+            ChangeFeeds.ZoneState(name: "C", deleted: false, lastChange: 1),
+        ]
+        let all = ChangeFeeds.databaseChanges(zones, in: Self.privateDatabase, since: 1, limit: 10)
+        #expect(all.zones.map(\.zoneID.zoneName) == ["A", "B"])
+        #expect(all.zones.map(\.deleted) == [false, false])
+        #expect(!all.moreComing)
+        #expect(try DatabaseSyncToken.read(all.syncToken).sequence == 9)
+        let first = ChangeFeeds.databaseChanges(zones, in: Self.privateDatabase, since: 0, limit: 1)
+        #expect(first.zones.map(\.zoneID.zoneName) == ["C"] && first.moreComing)
+        let none = ChangeFeeds.databaseChanges(zones, in: Self.privateDatabase, since: 9, limit: 10)
+        #expect(none.zones.isEmpty && !none.moreComing)
+        #expect(try DatabaseSyncToken.read(none.syncToken).sequence == 9)
+    }
+
+    @Test("changes/zone: a token starts its own zone's feed only; a page skips other types but moves the token, and says when more come")
+    func zoneFeed() throws {
+        #expect(try ChangeFeeds.start(after: nil, inZone: 7) == 0)
+        #expect(try ChangeFeeds.start(after: ZoneSyncToken(zone: 0, sequence: 0), inZone: 7) == 0)
+        #expect(try ChangeFeeds.start(after: ZoneSyncToken(zone: 7, sequence: 42), inZone: 7) == 42)
+        #expect(throws: StorageError.self) { try ChangeFeeds.start(after: ZoneSyncToken(zone: 6, sequence: 42), inZone: 7) }
+
+        let zone = Self.privateDatabase.zone("Notes")
+        let rows: [(recordType: String, position: Int64)] = [("Note", 11), ("Tag", 12), ("Note", 13), ("Note", 14)]
+        let notes = ChangeFeeds.page(of: rows, since: 10, query: ZoneChangesQuery(zone: zone, syncToken: nil, limit: 2, recordTypes: ["Note"]))
+        #expect(notes == ChangeFeeds.Page(rows: [0, 2], lastPosition: 13, moreComing: true))
+        let everything = ChangeFeeds.page(of: Array(rows.prefix(3)), since: 10, query: ZoneChangesQuery(zone: zone, syncToken: nil, limit: 2))
+        #expect(everything == ChangeFeeds.Page(rows: [0, 1], lastPosition: 12, moreComing: true))
+        let whole = ChangeFeeds.page(of: Array(rows.prefix(2)), since: 10, query: ZoneChangesQuery(zone: zone, syncToken: nil, limit: 2))
+        #expect(whole == ChangeFeeds.Page(rows: [0, 1], lastPosition: 12, moreComing: false))
+        #expect(ChangeFeeds.scanLimit(for: ZoneChangesQuery(zone: zone, syncToken: nil, limit: 5, recordTypes: ["Note"])) == 100)
+    }
 }

@@ -1,0 +1,86 @@
+import StratusModel
+
+/// CloudKit's change-feed rules, once for every backend: which zones `changes/database` reports and in what
+/// order, where a zone's token starts, and which rows of a zone's feed make a page. A backend reads positions and
+/// rows; these functions decide.
+public enum ChangeFeeds {
+    /// A zone of a database as a backend reads it for `changes/database`.
+    public struct ZoneState: Sendable, Hashable {
+        public var name: String
+        public var deleted: Bool
+        /// The position of its latest change (its creation or deletion, or a record change).
+        public var lastChange: Int64
+
+        public init(name: String, deleted: Bool, lastChange: Int64) {
+            self.name = name
+            self.deleted = deleted
+            self.lastChange = lastChange
+        }
+    }
+
+    /// The zones changed after `since`, oldest change first, one page of them; a zone deleted and created again
+    /// under its name reports only its latest state.
+    public static func databaseChanges(_ zones: [ZoneState], in database: DatabaseRef, since: Int64, limit: Int) -> DatabaseChanges {
+        let changed = zones.filter { $0.lastChange > since }.sorted { $0.lastChange < $1.lastChange }
+        var latest: [String: Int64] = [:]
+        for zone in changed { latest[zone.name] = zone.lastChange }
+        let ordered = changed.filter { latest[$0.name] == $0.lastChange }
+        let page = ordered.prefix(limit)
+        return DatabaseChanges(
+            zones: page.map { ZoneChange(zoneID: database.wireZoneID($0.name), deleted: $0.deleted) },
+            syncToken: DatabaseSyncToken(sequence: max(page.last?.lastChange ?? since, since)).text,
+            moreComing: ordered.count > page.count
+        )
+    }
+
+    /// The feed of a default zone no write has stored yet: nothing, and a token from the beginning.
+    public static let emptyDefaultZone = ZoneChanges(changes: [], syncToken: ZoneSyncToken(zone: 0, sequence: 0).text, moreComing: false)
+
+    /// The position after which a zone's feed reads: 0 without a token (or with an empty zone's token).
+    /// - Throws: ``StorageError/Code/invalidArgument`` for a token of another zone, or of a zone deleted since.
+    public static func start(after token: ZoneSyncToken?, inZone zoneID: Int64) throws(StorageError) -> Int64 {
+        guard let token, token.zone != 0 || token.sequence != 0 else { return 0 }
+        guard token.zone == zoneID else {
+            throw StorageError(.invalidArgument, "syncToken belongs to another zone, or to a zone that was deleted; sync again from no token")
+        }
+        return token.sequence
+    }
+
+    /// How many rows one page may read: a page's worth, or, when only some record types are asked for, twenty
+    /// times that (rows of other types advance the token without filling the page).
+    public static func scanLimit(for query: ZoneChangesQuery) -> Int {
+        query.recordTypes == nil ? query.limit : query.limit * 20
+    }
+
+    /// The rows of a zone's feed that make a page, from up to ``scanLimit(for:)`` + 1 rows read in order after
+    /// `since`.
+    public struct Page: Sendable, Equatable {
+        /// Indices of the rows in the page.
+        public var rows: [Int]
+        /// The position the page's token holds before the zone's last settled change is considered.
+        public var lastPosition: Int64
+        public var moreComing: Bool
+
+        public init(rows: [Int], lastPosition: Int64, moreComing: Bool) {
+            self.rows = rows
+            self.lastPosition = lastPosition
+            self.moreComing = moreComing
+        }
+    }
+
+    /// Picks a page from rows read in feed order (their record type and position).
+    public static func page(of rows: [(recordType: String, position: Int64)], since: Int64, query: ZoneChangesQuery) -> Page {
+        let scanLimit = scanLimit(for: query)
+        var page = Page(rows: [], lastPosition: since, moreComing: false)
+        for (index, row) in rows.enumerated() {
+            if page.rows.count == query.limit || index == scanLimit {
+                page.moreComing = true
+                break
+            }
+            page.lastPosition = row.position
+            if let types = query.recordTypes, !types.contains(row.recordType) { continue }
+            page.rows.append(index)
+        }
+        return page
+    }
+}
