@@ -32,19 +32,11 @@ extension PostgresStore: NotificationStore {
         return try rows.map { PendingRecordEvent(id: $0.0, event: try RecordEvent(encoded: $0.1)) }
     }
 
-    public func completeRecordEvents(through lastID: Int64, count: Int, outcome: EventOutcome) async throws -> [StoredNotification]? {
-        do {
-            return try await storeOutcome(through: lastID, count: count, outcome: outcome)
-        } catch let error as StorageError where error.code == .conflict {
-            return nil
-        }
-    }
-
-    private func storeOutcome(through lastID: Int64, count: Int, outcome: EventOutcome) async throws -> [StoredNotification] {
+    public func storeMatchedRecordEvents(through lastID: Int64, count: Int, outcome: EventOutcome) async throws -> [StoredNotification] {
         try await write { write in
             let removed = try await write.connection.count("DELETE FROM record_outbox WHERE position <= \(lastID) RETURNING 1", logger: write.logger)
             // Another matcher took some of these changes first: its outcome stands, this one is rolled back.
-            guard removed == count else { throw StorageError(.conflict, "these record changes were matched already") }
+            guard removed == count else { throw EventOutcome.alreadyMatched }
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             var stored: [StoredNotification] = []
             if !outcome.notifications.isEmpty {
@@ -77,14 +69,7 @@ extension PostgresStore: NotificationStore {
                 )
                 if deleted > 0 { write.emit(.subscriptionDeleted(database: database, owner: fired.owner, id: fired.id)) }
             }
-            let byAudience = Dictionary(grouping: stored) { "\($0.notification.containerID)\u{0}\($0.notification.environment.rawValue)" }
-            for (_, notifications) in byAudience.sorted(by: { $0.key < $1.key }) {
-                guard let first = notifications.first else { continue }
-                write.emit(.notificationsAdded(
-                    containerID: first.notification.containerID, environment: first.notification.environment,
-                    recipients: Set(notifications.map(\.notification.recipient)).sorted(), latestID: notifications.map(\.id).max() ?? 0
-                ))
-            }
+            for event in EventOutcome.storeEvents(of: stored) { write.emit(event) }
             return stored
         }
     }

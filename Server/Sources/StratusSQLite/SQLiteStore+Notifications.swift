@@ -28,20 +28,12 @@ extension SQLiteStore: NotificationStore {
         }
     }
 
-    public func completeRecordEvents(through lastID: Int64, count: Int, outcome: EventOutcome) async throws -> [StoredNotification]? {
-        do {
-            return try await storeOutcome(through: lastID, count: count, outcome: outcome)
-        } catch let error as StorageError where error.code == .conflict {
-            return nil
-        }
-    }
-
-    private func storeOutcome(through lastID: Int64, count: Int, outcome: EventOutcome) async throws -> [StoredNotification] {
+    public func storeMatchedRecordEvents(through lastID: Int64, count: Int, outcome: EventOutcome) async throws -> [StoredNotification] {
         try await write { batch in
             let db = batch.db
             try db.execute(sql: "DELETE FROM record_outbox WHERE id <= ?", arguments: [lastID])
             // Another matcher took some of these changes first: its outcome stands, this one is rolled back.
-            guard db.changesCount == count else { throw StorageError(.conflict, "these record changes were matched already") }
+            guard db.changesCount == count else { throw EventOutcome.alreadyMatched }
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             var stored: [StoredNotification] = []
             let insert = try db.cachedStatement(sql: """
@@ -61,21 +53,9 @@ extension SQLiteStore: NotificationStore {
                 )
                 if db.changesCount > 0 { batch.emit(.subscriptionDeleted(database: fired.database, owner: fired.owner, id: fired.id)) }
             }
-            let byAudience = Dictionary(grouping: stored) { AudienceKey(containerID: $0.notification.containerID, environment: $0.notification.environment) }
-            for (audience, notifications) in byAudience.sorted(by: { $0.key.containerID < $1.key.containerID }) {
-                batch.emit(.notificationsAdded(
-                    containerID: audience.containerID, environment: audience.environment,
-                    recipients: Set(notifications.map(\.notification.recipient)).sorted(), latestID: notifications.map(\.id).max() ?? 0
-                ))
-            }
+            for event in EventOutcome.storeEvents(of: stored) { batch.emit(event) }
             return stored
         }
-    }
-
-    /// Whose notifications one ``StoreEvent/notificationsAdded(containerID:environment:recipients:latestID:)`` names.
-    private struct AudienceKey: Hashable {
-        var containerID: String
-        var environment: Environment
     }
 
     public func notifications(for user: String, containerID: String, environment: Environment, after id: Int64, limit: Int) async throws -> [StoredNotification] {

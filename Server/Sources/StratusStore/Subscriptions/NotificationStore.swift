@@ -52,10 +52,12 @@ public protocol NotificationStore: Sendable {
     /// The oldest record changes of the outbox, at most `limit`.
     func pendingRecordEvents(limit: Int) async throws -> [PendingRecordEvent]
     /// Stores what matching the outbox's `count` oldest changes (ids up to `lastID`) caused, removes the
-    /// subscriptions that fired once, and takes those changes out of the outbox, in one transaction.
-    /// - Returns: the stored notifications, or `nil` (storing nothing) when another matcher completed some of
-    ///   those changes first.
-    func completeRecordEvents(through lastID: Int64, count: Int, outcome: EventOutcome) async throws -> [StoredNotification]?
+    /// subscriptions that fired once, takes those changes out of the outbox, and emits the store events of it
+    /// (``EventOutcome/storeEvents(of:)``), in one transaction. ``completeRecordEvents(through:count:outcome:)``
+    /// is what the server calls.
+    /// - Throws: ``EventOutcome/alreadyMatched`` (storing nothing) when another matcher completed some of those
+    ///   changes first.
+    func storeMatchedRecordEvents(through lastID: Int64, count: Int, outcome: EventOutcome) async throws -> [StoredNotification]
     /// A user's notifications after `id`, oldest first.
     func notifications(for user: String, containerID: String, environment: Environment, after id: Int64, limit: Int) async throws -> [StoredNotification]
     /// The newest notification id of the store (0 when there is none).
@@ -73,4 +75,36 @@ public protocol NotificationStore: Sendable {
     func deletePushDevice(token: String) async throws
     /// Forgets expired tokens and notifications created before `cutoff`.
     func removeExpiredNotifications(now: Int64, createdBefore cutoff: Int64) async throws
+}
+
+extension NotificationStore {
+    /// Stores what matching the outbox's `count` oldest changes caused, in one transaction
+    /// (``storeMatchedRecordEvents(through:count:outcome:)``).
+    /// - Returns: the stored notifications, or `nil` (storing nothing) when another matcher completed some of
+    ///   those changes first: its outcome stands.
+    public func completeRecordEvents(through lastID: Int64, count: Int, outcome: EventOutcome) async throws -> [StoredNotification]? {
+        do {
+            return try await storeMatchedRecordEvents(through: lastID, count: count, outcome: outcome)
+        } catch let error as StorageError where error.code == .conflict {
+            return nil
+        }
+    }
+}
+
+extension EventOutcome {
+    /// What a backend throws when some of the changes it was asked to complete are gone from the outbox.
+    public static let alreadyMatched = StorageError(.conflict, "these record changes were matched already")
+
+    /// The store events that storing `stored` makes: one ``StoreEvent/notificationsAdded(containerID:environment:recipients:latestID:)``
+    /// per container environment, naming its recipients, so that each node wakes only their waiters.
+    public static func storeEvents(of stored: [StoredNotification]) -> [StoreEvent] {
+        let byAudience = Dictionary(grouping: stored) { "\($0.notification.containerID)\u{0}\($0.notification.environment.rawValue)" }
+        return byAudience.sorted { $0.key < $1.key }.compactMap { _, notifications in
+            guard let first = notifications.first else { return nil }
+            return .notificationsAdded(
+                containerID: first.notification.containerID, environment: first.notification.environment,
+                recipients: Set(notifications.map(\.notification.recipient)).sorted(), latestID: notifications.map(\.id).max() ?? 0
+            )
+        }
+    }
 }
