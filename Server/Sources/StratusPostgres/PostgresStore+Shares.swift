@@ -39,7 +39,7 @@ extension PostgresStore: ShareStore {
         try await writeRetryingConflicts { write in
             let connection = write.connection
             guard let (share, recordID) = try await self.share(shortGUID: shortGUID, connection: connection, lock: true) else {
-                throw StorageError(.notFound, "no share has the short GUID \(shortGUID)")
+                throw ShareAcceptance.unknownLink(shortGUID)
             }
             let decision = try ShareAcceptance.decide(share.details, for: user)
             switch decision {
@@ -86,7 +86,7 @@ extension PostgresStore: ShareStore {
     /// A participant's shares per zone: whether any still reaches the zone, and the latest settled change to
     /// them and, for a zone they reach, to its records.
     private func participation(of user: String, containerID: String, environment: Environment, connection: PostgresConnection)
-        async throws -> (zones: [(owner: String, name: String, reachable: Bool, last: Int64)], unsettled: Bool)
+        async throws -> (zones: [ChangeFeeds.SharedZoneState], unsettled: Bool)
     {
         let rows = try await connection.rows(
             PostgresQuery(
@@ -113,15 +113,13 @@ extension PostgresStore: ShareStore {
             ),
             as: (String, String, Bool, Int64, Bool).self, logger: logger
         )
-        return (rows.map { (owner: $0.0, name: $0.1, reachable: $0.2, last: $0.3) }, rows.contains { $0.4 })
+        return (rows.map { ChangeFeeds.SharedZoneState(owner: $0.0, name: $0.1, reachable: $0.2, lastChange: $0.3) }, rows.contains { $0.4 })
     }
 
     public func sharedZones(of user: String, containerID: String, environment: Environment) async throws -> [ZoneRef] {
         try await readSettled { connection in
             let participation = try await self.participation(of: user, containerID: containerID, environment: environment, connection: connection)
-            return (participation.zones.filter(\.reachable)
-                .map { DatabaseRef.privateDatabase(containerID, environment, owner: $0.owner).zone($0.name) }
-                .sorted { ($0.database.ownerRecordName, $0.zoneName) < ($1.database.ownerRecordName, $1.zoneName) }, participation.unsettled)
+            return (ChangeFeeds.sharedZones(participation.zones, containerID: containerID, environment: environment), participation.unsettled)
         }
     }
 
@@ -131,14 +129,7 @@ extension PostgresStore: ShareStore {
         let since = try DatabaseSyncToken.read(syncToken).sequence
         return try await readSettled { connection in
             let participation = try await self.participation(of: user, containerID: containerID, environment: environment, connection: connection)
-            var changed = participation.zones.filter { $0.last > since }
-            changed.sort { $0.last < $1.last }
-            let page = changed.prefix(limit)
-            return (DatabaseChanges(
-                zones: page.map { ZoneChange(zoneID: ZoneID(zoneName: $0.name, ownerRecordName: $0.owner), deleted: !$0.reachable) },
-                syncToken: DatabaseSyncToken(sequence: max(page.last?.last ?? since, since)).text,
-                moreComing: changed.count > page.count
-            ), participation.unsettled)
+            return (ChangeFeeds.sharedDatabaseChanges(participation.zones, since: since, limit: limit), participation.unsettled)
         }
     }
 

@@ -28,7 +28,7 @@ extension SQLiteStore: ShareStore {
         try await write { batch in
             let db = batch.db
             guard let (share, recordID) = try Self.share(shortGUID: shortGUID, db: db) else {
-                throw StorageError(.notFound, "no share has the short GUID \(shortGUID)")
+                throw ShareAcceptance.unknownLink(shortGUID)
             }
             let decision = try ShareAcceptance.decide(share.details, for: user)
             if decision == .nothing { return share }
@@ -79,10 +79,12 @@ extension SQLiteStore: ShareStore {
 
     public func sharedZones(of user: String, containerID: String, environment: Environment) async throws -> [ZoneRef] {
         try await read { db in
-            try Row.fetchAll(db, sql: Self.participationSQL, arguments: [user, containerID, environment.rawValue])
-                .filter { ($0["reachable"] as Bool) && !($0["deleted"] as Bool) }
-                .map { DatabaseRef.privateDatabase(containerID, environment, owner: $0["owner"]).zone($0["name"]) }
-                .sorted { ($0.database.ownerRecordName, $0.zoneName) < ($1.database.ownerRecordName, $1.zoneName) }
+            let zones = try Row.fetchAll(db, sql: Self.participationSQL, arguments: [user, containerID, environment.rawValue]).map { row in
+                ChangeFeeds.SharedZoneState(
+                    owner: row["owner"], name: row["name"], reachable: (row["reachable"] as Bool) && !(row["deleted"] as Bool), lastChange: row["last_change"]
+                )
+            }
+            return ChangeFeeds.sharedZones(zones, containerID: containerID, environment: environment)
         }
     }
 
@@ -91,22 +93,15 @@ extension SQLiteStore: ShareStore {
     ) async throws -> DatabaseChanges {
         let since = try DatabaseSyncToken.read(syncToken).sequence
         return try await read { db in
-            var changed: [(zone: ZoneID, deleted: Bool, last: Int64)] = []
+            var zones: [ChangeFeeds.SharedZoneState] = []
             for row in try Row.fetchAll(db, sql: Self.participationSQL, arguments: [user, containerID, environment.rawValue]) {
                 let reachable = (row["reachable"] as Bool) && !(row["deleted"] as Bool)
                 var last: Int64 = row["last_change"]
                 // A zone the participant still reaches changes with its records; one they lost, only when they lost it.
                 if reachable { last = max(last, try Self.lastChange(ofZone: row["id"], db: db)) }
-                guard last > since else { continue }
-                changed.append((ZoneID(zoneName: row["name"], ownerRecordName: row["owner"]), !reachable, last))
+                zones.append(ChangeFeeds.SharedZoneState(owner: row["owner"], name: row["name"], reachable: reachable, lastChange: last))
             }
-            changed.sort { $0.last < $1.last }
-            let page = changed.prefix(limit)
-            return DatabaseChanges(
-                zones: page.map { ZoneChange(zoneID: $0.zone, deleted: $0.deleted) },
-                syncToken: DatabaseSyncToken(sequence: max(page.last?.last ?? since, since)).text,
-                moreComing: changed.count > page.count
-            )
+            return ChangeFeeds.sharedDatabaseChanges(zones, since: since, limit: limit)
         }
     }
 

@@ -24,4 +24,9 @@ public enum ShareAcceptance {
         }
         return .join(details.publicPermission)
     }
+
+    /// The refusal for a short GUID no live share has.
+    public static func unknownLink(_ shortGUID: String) -> StorageError {
+        StorageError(.notFound, "no share has the short GUID \(shortGUID)")
+    }
 }

@@ -33,6 +33,43 @@ public enum ChangeFeeds {
         )
     }
 
+    /// A zone of another user that a participant has or had shares in, as a backend reads it for their shared
+    /// database.
+    public struct SharedZoneState: Sendable, Hashable {
+        public var owner: String
+        public var name: String
+        /// Whether a share the participant accepted still reaches the zone (and the zone exists).
+        public var reachable: Bool
+        /// The latest change to their shares there and, while they reach it, to its records.
+        public var lastChange: Int64
+
+        public init(owner: String, name: String, reachable: Bool, lastChange: Int64) {
+            self.owner = owner
+            self.name = name
+            self.reachable = reachable
+            self.lastChange = lastChange
+        }
+    }
+
+    /// The zones of a participant's shared database: those a share they accepted still reaches, by owner and name.
+    public static func sharedZones(_ zones: [SharedZoneState], containerID: String, environment: Environment) -> [ZoneRef] {
+        zones.filter(\.reachable)
+            .map { DatabaseRef.privateDatabase(containerID, environment, owner: $0.owner).zone($0.name) }
+            .sorted { ($0.database.ownerRecordName, $0.zoneName) < ($1.database.ownerRecordName, $1.zoneName) }
+    }
+
+    /// `changes/database` of a shared database: zones whose records changed, that were accepted, or that the
+    /// participant can no longer reach (reported deleted), oldest change first, one page of them.
+    public static func sharedDatabaseChanges(_ zones: [SharedZoneState], since: Int64, limit: Int) -> DatabaseChanges {
+        let changed = zones.filter { $0.lastChange > since }.sorted { $0.lastChange < $1.lastChange }
+        let page = changed.prefix(limit)
+        return DatabaseChanges(
+            zones: page.map { ZoneChange(zoneID: ZoneID(zoneName: $0.name, ownerRecordName: $0.owner), deleted: !$0.reachable) },
+            syncToken: DatabaseSyncToken(sequence: max(page.last?.lastChange ?? since, since)).text,
+            moreComing: changed.count > page.count
+        )
+    }
+
     /// The feed of a default zone no write has stored yet: nothing, and a token from the beginning.
     public static let emptyDefaultZone = ZoneChanges(changes: [], syncToken: ZoneSyncToken(zone: 0, sequence: 0).text, moreComing: false)
 
