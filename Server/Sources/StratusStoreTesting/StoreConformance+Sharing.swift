@@ -43,7 +43,7 @@ extension StoreConformance {
                 let gone = try await store.sharedLookup(names, in: Fixture.privateDB().zone("Nowhere"), user: Fixture.bob)
                 #expect(gone.access.isEmpty)
             },
-            ConformanceCase("participants write only beneath roots shared with them for writing, in the write's transaction") { store in
+            ConformanceCase("participants write only beneath roots shared with them for writing, in the write's transaction; others find no zone") { store in
                 let zone = try await ShareFixture.sharedTree(store)
                 _ = try await store.acceptShare(shortGUID: try await ShareFixture.guid(store, zone), user: ShareFixture.bobUser)
                 let inside = try await Fixture.modify(store, zone, [
@@ -54,10 +54,13 @@ extension StoreConformance {
                     RecordOperation(type: .forceUpdate, recordName: "loner", recordType: "Item", fields: [:]),
                 ], as: Fixture.bob)
                 #expect(Fixture.failure(outside)?.error.code == .accessDenied)
-                let stranger = try await Fixture.modify(store, zone, [
-                    RecordOperation(type: .create, recordName: "x", recordType: "Item", fields: [:], parent: .set("root")),
-                ], as: "_stranger")
-                #expect(Fixture.failure(stranger)?.error.code == .accessDenied)
+                // Someone with no share in the zone finds no zone there, decided in the write's transaction.
+                let stranger = await #expect(throws: StorageError.self) {
+                    try await Fixture.modify(store, zone, [
+                        RecordOperation(type: .create, recordName: "x", recordType: "Item", fields: [:], parent: .set("root")),
+                    ], as: "_stranger")
+                }
+                #expect(stranger?.code == .zoneNotFound)
             },
             ConformanceCase("leaving, removal and deleting a share end access and show in the shared database's changes") { store in
                 let zone = try await ShareFixture.sharedTree(store)

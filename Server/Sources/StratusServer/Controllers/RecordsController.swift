@@ -25,17 +25,20 @@ struct RecordsController {
         var caller = call.caller
         caller.deviceID = Self.deviceID(of: request)
         let operations = try Self.operations(from: body.operations)
-        let target = try await call.target(body.zoneID, store: server.store)
+        // In the shared database the write itself decides, in its transaction, what the caller's shares allow
+        // (an empty batch still checks the zone is shared with them).
+        let zone = call.scope == .shared && !operations.isEmpty
+            ? try call.sharedZone(body.zoneID) : try await call.target(body.zoneID, store: server.store).zone
         let access = try await call.reader(store: server.store)
         let results = operations.isEmpty ? [] : try await server.store.modifyRecords(RecordBatch(
-            zone: target.zone, operations: operations, atomic: body.atomic ?? true,
+            zone: zone, operations: operations, atomic: body.atomic ?? true,
             caller: caller, timestamp: Authenticator.now()
         ))
         var writer = JSONWriter(capacity: 512 * max(1, results.count))
         RecordsResponse.write(zip(body.operations, results), to: &writer) { writer, item in
             let (operation, result) = item
             let rendering = call.rendering(
-                desiredKeys: operation.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings, in: target.zone.database
+                desiredKeys: operation.desiredKeys ?? body.desiredKeys, numbersAsStrings: body.numbersAsStrings, in: zone.database
             )
             switch result {
             case .saved(let record): record.write(to: &writer, rendering: rendering)

@@ -55,7 +55,7 @@ extension DatabaseCall {
 
     /// The answer for a zone the caller reaches no share in, the same as for one that does not exist.
     static func notShared(_ zone: ZoneRef) -> APIError {
-        APIError(.zoneNotFound, "zone \(zone.zoneName) of \(zone.database.ownerRecordName) is not shared with you")
+        APIError(storageError: ZoneRules.notShared(zone))
     }
 
     /// What the caller may read here (``RecordReader``): in the public database, the record types' grants decide.

@@ -26,10 +26,12 @@ public struct PlanningRounds: Sendable {
     public var schema: Schema { snapshot.schema }
 
     /// What the engine needs loaded before it can decide, or `nil` once it has decided (see ``plan``).
-    /// - Throws: ``StorageError/Code/internalFailure`` when the batch is undecided after
-    ///   ``StorePolicy/maximumPlanningRounds`` rounds.
+    /// - Throws: ``StorageError/Code/zoneNotFound`` when the caller writes in another user's zone without a share
+    ///   there (``ZoneRules/notShared(_:)``: the zone is not theirs to know of); ``StorageError/Code/internalFailure``
+    ///   when the batch is undecided after ``StorePolicy/maximumPlanningRounds`` rounds.
     public mutating func nextLoad() throws(StorageError) -> SnapshotRequest? {
         guard decided == nil else { return nil }
+        if let access = snapshot.callerAccess, access.isEmpty { throw ZoneRules.notShared(input.batch.zone) }
         guard rounds < StorePolicy.maximumPlanningRounds else {
             throw StorageError(.internalFailure, "the batch could not be planned in \(StorePolicy.maximumPlanningRounds) rounds")
         }

@@ -25,6 +25,12 @@ public enum ZoneRules {
         StorageError(.zoneNotFound, "zone \(zoneName) does not exist")
     }
 
+    /// The error for another user's zone the caller reaches no share in: the same as for a zone that does not
+    /// exist, so that nobody learns of zones not shared with them.
+    public static func notShared(_ zone: ZoneRef) -> StorageError {
+        StorageError(.zoneNotFound, "zone \(zone.zoneName) of \(zone.database.ownerRecordName) is not shared with you")
+    }
+
     /// Checks that a zone without a stored row may be written to: a default zone is stored on its first write,
     /// a custom zone must have been created.
     /// - Throws: ``StorageError/Code/zoneNotFound`` for a custom zone.
