@@ -14,7 +14,7 @@ extension PostgresStore: AccountStore {
                 """,
                 logger: write.logger
             )
-            if inserted == 0 { throw StorageError(.alreadyExists, "container \(container.id) exists already") }
+            if inserted == 0 { throw StorageError.containerExists(container.id) }
         }
     }
 
@@ -44,7 +44,7 @@ extension PostgresStore: AccountStore {
             let updated = try await write.connection.count(
                 "UPDATE containers SET api_token = \(apiToken) WHERE id = \(containerID) RETURNING 1", logger: write.logger
             )
-            guard updated == 1 else { throw StorageError(.notFound, "container \(containerID) does not exist") }
+            guard updated == 1 else { throw StorageError.noSuchContainer(containerID) }
             write.emit(.containerChanged(containerID: containerID))
         }
     }
@@ -62,7 +62,7 @@ extension PostgresStore: AccountStore {
                 """,
                 logger: write.logger
             )
-            if inserted == 0 { throw StorageError(.alreadyExists, "an account with this email address exists already") }
+            if inserted == 0 { throw StorageError.accountExists }
             // Every user has a record of the built-in Users type in each environment's public database.
             for environment in Environment.allCases {
                 let zone = DatabaseRef.publicDatabase(account.containerID, environment).zone(ZoneID.defaultZoneName)
@@ -150,7 +150,7 @@ extension PostgresStore: AccountStore {
                 """,
                 logger: write.logger
             )
-            guard updated == 1 else { throw StorageError(.notFound, "the account does not exist") }
+            guard updated == 1 else { throw StorageError.noSuchAccount }
         }
     }
 

@@ -26,7 +26,7 @@ extension PostgresStore: AssetStore {
                 """,
                 logger: write.logger
             )
-            guard updated == 1 else { throw StorageError(.notFound, "the upload took longer than its URL was valid; upload the file again") }
+            guard updated == 1 else { throw StorageError.uploadExpired }
             try await Self.insert(receipt, write: write)
         }
     }

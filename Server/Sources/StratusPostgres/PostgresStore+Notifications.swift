@@ -207,7 +207,7 @@ extension PostgresStore: NotificationStore {
                 as: (Bool, Int64?, String?, String?, String?, String?, String?, Int64?).self, logger: self.logger
             )
         }
-        guard let row = rows.first, row.0 else { throw StorageError(.notFound, "the courier token does not exist or expired") }
+        guard let row = rows.first, row.0 else { throw StorageError.courierTokenGone }
         guard let id = row.1, let container = row.2, let environment = row.3, let recipient = row.4, let subscription = row.5,
             let payload = row.6, let createdAt = row.7
         else { return nil }

@@ -44,7 +44,7 @@ extension PostgresStore: ServerKeyStore {
                 "UPDATE server_keys SET revoked = true WHERE id = \(id) AND container_id = \(containerID) AND NOT revoked RETURNING 1",
                 logger: write.logger
             )
-            guard revoked > 0 else { throw StorageError(.notFound, "the container has no such key") }
+            guard revoked > 0 else { throw StorageError.noSuchServerKey }
             write.emit(.serverKeyRevoked(keyID: id))
         }
     }

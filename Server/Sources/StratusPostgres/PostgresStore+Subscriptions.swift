@@ -47,7 +47,7 @@ extension PostgresStore: SubscriptionStore {
                     """,
                     logger: write.logger
                 )
-                guard updated == 1 else { throw StorageError(.notFound, "subscription \(subscription.id) does not exist") }
+                guard updated == 1 else { throw StorageError.noSuchSubscription(subscription.id) }
             } else {
                 try await write.connection.run(
                     """

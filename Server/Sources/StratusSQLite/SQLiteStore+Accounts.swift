@@ -7,7 +7,7 @@ extension SQLiteStore: AccountStore {
     public func createContainer(_ container: ContainerInfo) async throws {
         try await write { batch in
             let exists = try Bool.fetchOne(batch.db, sql: "SELECT 1 FROM containers WHERE id = ?", arguments: [container.id]) ?? false
-            if exists { throw StorageError(.alreadyExists, "container \(container.id) exists already") }
+            if exists { throw StorageError.containerExists(container.id) }
             try batch.db.execute(
                 sql: "INSERT INTO containers (id, api_token, created_at) VALUES (?, ?, ?)",
                 arguments: [container.id, container.apiToken, container.createdAt]
@@ -39,7 +39,7 @@ extension SQLiteStore: AccountStore {
                 db, sql: "SELECT 1 FROM accounts WHERE container_id = ? AND email = ?",
                 arguments: [account.containerID, account.emailAddress]
             ) ?? false
-            if taken { throw StorageError(.alreadyExists, "an account with this email address exists already") }
+            if taken { throw StorageError.accountExists }
             try db.execute(
                 sql: """
                     INSERT INTO accounts (container_id, user_record_name, email, password_hash, given_name, family_name, phone_number,
@@ -110,7 +110,7 @@ extension SQLiteStore: AccountStore {
                 sql: "UPDATE accounts SET discoverable = ? WHERE container_id = ? AND user_record_name = ?",
                 arguments: [discoverable, containerID, userRecordName]
             )
-            guard batch.db.changesCount == 1 else { throw StorageError(.notFound, "the account does not exist") }
+            guard batch.db.changesCount == 1 else { throw StorageError.noSuchAccount }
         }
     }
 

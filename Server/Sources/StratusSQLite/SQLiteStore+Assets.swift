@@ -33,7 +33,7 @@ extension SQLiteStore: AssetStore {
                 ]
             )
             guard db.changesCount == 1 else {
-                throw StorageError(.notFound, "the upload took longer than its URL was valid; upload the file again")
+                throw StorageError.uploadExpired
             }
             try Self.insert(receipt, db: db)
         }

@@ -96,7 +96,7 @@ extension SQLiteStore: NotificationStore {
             let db = batch.db
             guard let queue = try Row.fetchOne(db, sql: "SELECT * FROM push_tokens WHERE token = ? AND expires_at > ?", arguments: [token, now])
                 .map(Self.pushToken(from:))
-            else { throw StorageError(.notFound, "the courier token does not exist or expired") }
+            else { throw StorageError.courierTokenGone }
             guard let next = try Row.fetchOne(
                 db, sql: "SELECT * FROM notifications WHERE container_id = ? AND environment = ? AND recipient = ? AND id > ? ORDER BY id LIMIT 1",
                 arguments: [queue.containerID, queue.environment.rawValue, queue.user, queue.cursor]

@@ -8,7 +8,7 @@ extension SQLiteStore {
     public func setAPIToken(_ apiToken: String, containerID: String) async throws {
         try await write { batch in
             try batch.db.execute(sql: "UPDATE containers SET api_token = ? WHERE id = ?", arguments: [apiToken, containerID])
-            guard batch.db.changesCount == 1 else { throw StorageError(.notFound, "container \(containerID) does not exist") }
+            guard batch.db.changesCount == 1 else { throw StorageError.noSuchContainer(containerID) }
             batch.emit(.containerChanged(containerID: containerID))
         }
     }

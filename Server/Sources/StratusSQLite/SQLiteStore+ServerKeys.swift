@@ -31,7 +31,7 @@ extension SQLiteStore: ServerKeyStore {
             try batch.db.execute(
                 sql: "UPDATE server_keys SET revoked = 1 WHERE id = ? AND container_id = ? AND revoked = 0", arguments: [id, containerID]
             )
-            guard batch.db.changesCount > 0 else { throw StorageError(.notFound, "the container has no such key") }
+            guard batch.db.changesCount > 0 else { throw StorageError.noSuchServerKey }
             batch.emit(.serverKeyRevoked(keyID: id))
         }
     }

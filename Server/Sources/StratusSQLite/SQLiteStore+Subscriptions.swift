@@ -33,7 +33,7 @@ extension SQLiteStore: SubscriptionStore {
             let key = Self.keyArguments(subscription.database, owner: subscription.owner)
             if mustExist {
                 try db.execute(sql: "UPDATE subscriptions SET body = ? WHERE \(Self.subscriptionKey) AND id = ?", arguments: [subscription.body] + key + [subscription.id])
-                guard db.changesCount == 1 else { throw StorageError(.notFound, "subscription \(subscription.id) does not exist") }
+                guard db.changesCount == 1 else { throw StorageError.noSuchSubscription(subscription.id) }
                 batch.emit(.subscriptionSaved(database: subscription.database, owner: subscription.owner, id: subscription.id))
                 return
             }
