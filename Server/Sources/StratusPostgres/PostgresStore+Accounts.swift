@@ -63,9 +63,8 @@ extension PostgresStore: AccountStore {
                 logger: write.logger
             )
             if inserted == 0 { throw StorageError.accountExists }
-            // Every user has a record of the built-in Users type in each environment's public database.
-            for environment in Environment.allCases {
-                let zone = DatabaseRef.publicDatabase(account.containerID, environment).zone(ZoneID.defaultZoneName)
+            for zone in RecordEngine.userRecordZones(of: account) {
+                let environment = zone.database.environment
                 let zoneRow = try await Self.ensureZone(zone, write: write)
                 let key = SchemaKey(containerID: account.containerID, environment: environment)
                 let existing = try await write.connection.count(

@@ -51,9 +51,8 @@ extension SQLiteStore: AccountStore {
                     account.givenName, account.familyName, account.phoneNumber, account.isDiscoverable, account.createdAt,
                 ]
             )
-            // Every user has a record of the built-in Users type in each environment's public database.
-            for environment in Environment.allCases {
-                let zone = DatabaseRef.publicDatabase(account.containerID, environment).zone(ZoneID.defaultZoneName)
+            for zone in RecordEngine.userRecordZones(of: account) {
+                let environment = zone.database.environment
                 let zoneRow = try self.ensureZone(zone, db: db)
                 let key = SchemaKey(containerID: account.containerID, environment: environment)
                 let existing = try Bool.fetchOne(

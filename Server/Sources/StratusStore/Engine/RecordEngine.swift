@@ -55,6 +55,12 @@ public enum RecordEngine {
         return .apply(planner.plan)
     }
 
+    /// Where a new account's `Users` records go: every user has one in the default zone of each environment's public
+    /// database, named by their user record name.
+    public static func userRecordZones(of account: Account) -> [ZoneRef] {
+        Environment.allCases.map { DatabaseRef.publicDatabase(account.containerID, $0).zone(ZoneID.defaultZoneName) }
+    }
+
     /// The plan that gives a new user their `Users` record in a public database's default zone; `nil` when
     /// `existing` says they have one.
     public static func userRecord(
