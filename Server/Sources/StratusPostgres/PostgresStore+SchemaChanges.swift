@@ -21,19 +21,18 @@ extension PostgresStore {
             for request in counting(oldDevelopment, oldProduction) {
                 counts[request] = try await Self.count(request, containerID: containerID, connection: write.connection, logger: write.logger)
             }
-            var development = oldDevelopment
-            var production = oldProduction
-            let result = try change(&development, &production, counts)
-            write.setSchema(development, for: developmentKey)
-            write.setSchema(production, for: productionKey)
+            let transition = try SchemaTransition(development: oldDevelopment, production: oldProduction, counts: counts, change)
+            for step in transition.steps {
+                write.setSchema(step.new, for: SchemaKey(containerID: containerID, environment: step.environment))
+            }
             var scheduled = Set<String>()
-            for (environment, old, new) in [(Environment.development, oldDevelopment, development), (.production, oldProduction, production)] {
-                try await self.remove(SchemaRemovals(from: old, to: new), containerID: containerID, environment: environment, write: write)
+            for step in transition.steps {
+                try await self.remove(step.removals, containerID: containerID, environment: step.environment, write: write)
                 scheduled.formUnion(try await self.indexNewlySearchableFields(
-                    containerID: containerID, environment: environment, from: old, to: new, write: write
+                    containerID: containerID, environment: step.environment, from: step.old, to: step.new, write: write
                 ))
             }
-            return (result, scheduled)
+            return (transition.result, scheduled)
         }
         if !scheduled.isEmpty { buildingIndexes.withLock { $0.formUnion(scheduled) } }
         return result

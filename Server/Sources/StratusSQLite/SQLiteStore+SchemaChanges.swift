@@ -20,16 +20,15 @@ extension SQLiteStore {
             for request in counting(oldDevelopment, oldProduction) {
                 counts[request] = try Self.count(request, containerID: containerID, db: batch.db)
             }
-            var development = oldDevelopment
-            var production = oldProduction
-            let result = try change(&development, &production, counts)
-            batch.schemas[developmentKey] = development
-            batch.schemas[productionKey] = production
-            for (environment, old, new) in [(Environment.development, oldDevelopment, development), (.production, oldProduction, production)] {
-                try self.remove(SchemaRemovals(from: old, to: new), containerID: containerID, environment: environment, batch: batch)
-                try self.indexNewlySearchableFields(containerID: containerID, environment: environment, from: old, to: new, batch: batch)
+            let transition = try SchemaTransition(development: oldDevelopment, production: oldProduction, counts: counts, change)
+            for step in transition.steps {
+                batch.schemas[SchemaKey(containerID: containerID, environment: step.environment)] = step.new
             }
-            return result
+            for step in transition.steps {
+                try self.remove(step.removals, containerID: containerID, environment: step.environment, batch: batch)
+                try self.indexNewlySearchableFields(containerID: containerID, environment: step.environment, from: step.old, to: step.new, batch: batch)
+            }
+            return transition.result
         }
     }
 
