@@ -150,14 +150,9 @@ extension PostgresStore: ShareStore {
     /// In one repeatable-read transaction, so that the access, the records and their shares are one snapshot.
     public func sharedLookup(_ recordNames: [String], in zone: ZoneRef, user: String) async throws -> SharedLookup {
         try await read { connection in
-            try await connection.run("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: self.logger)
-            do {
-                let lookup = try await self.sharedLookup(recordNames, in: zone, user: user, connection: connection)
-                try await connection.run("COMMIT", logger: self.logger)
-                return lookup
-            } catch {
-                try? await connection.run("ROLLBACK", logger: self.logger)
-                throw error
+            try await connection.withTransaction(logger: self.logger) { transaction in
+                try await transaction.run("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY", logger: self.logger)
+                return try await self.sharedLookup(recordNames, in: zone, user: user, connection: transaction)
             }
         }
     }

@@ -3,7 +3,8 @@ import StratusModel
 /// Who reads records, and what they may see: CloudKit's read rules, decided in the store for every caller.
 ///
 /// In the public database the record types' grants decide (``AccessPolicy``); in a zone another user shared with
-/// the caller, the shares they accepted decide; in the caller's own zones everything is theirs.
+/// the caller, the shares they accepted decide (``ShareAccess/reached(_:covering:)``); in the caller's own zones
+/// everything is theirs.
 ///
 /// ```swift
 /// let reader = RecordReader(caller: caller, grants: publicSchema)
@@ -13,13 +14,10 @@ public struct RecordReader: Sendable {
     public var caller: Caller
     /// The public database's schema, whose grants apply; `nil` in private and shared databases.
     public var grants: Schema?
-    /// In a zone another user shared with the caller: the shares they accepted there.
-    public var shareAccess: ShareAccess?
 
-    public init(caller: Caller, grants: Schema? = nil, shareAccess: ShareAccess? = nil) {
+    public init(caller: Caller, grants: Schema? = nil) {
         self.caller = caller
         self.grants = grants
-        self.shareAccess = shareAccess
     }
 
     /// How much of a record type the caller may read.
@@ -41,9 +39,6 @@ public struct RecordReader: Sendable {
         case .deleted(let deletion): deletion.recordType.map { scope(of: $0) != .none } ?? true
         }
     }
-
-    /// Whether the caller sees every record of the zone: their own zone, the public database, or a zone-wide share.
-    public var seesWholeZone: Bool { shareAccess.map { $0.zoneWide != nil } ?? true }
 }
 
 extension ShareAccess {
