@@ -3,24 +3,16 @@ import StratusModel
 import StratusStore
 
 extension SQLiteStore {
-    /// One page's statement, and what is needed to read its rows.
-    private struct PageStatement {
-        var sql: String
-        var arguments: StatementArguments
-        var zones: [ZoneRow]
-        var sortKeyCount: Int
-    }
-
     public func runQuery(_ typed: PlannedQuery) async throws -> QueryPage {
         let query = typed.request
         return try await read { db in
-            guard let statement = try Self.pageStatement(for: query, typed, db: db) else {
+            guard let (statement, zones) = try Self.pageStatement(for: query, typed, db: db) else {
                 return QueryPage(records: [], continuationMarker: nil)
             }
-            let zoneIDs = Dictionary(uniqueKeysWithValues: statement.zones.map { ($0.id, $0.zone.wireZoneID) })
+            let zoneIDs = Dictionary(uniqueKeysWithValues: zones.map { ($0.id, $0.zone.wireZoneID) })
             // Rows are decoded where the statement holds them, without a copy; the statement reads one row past
             // the page, which only says that more come.
-            let rows = try Row.fetchCursor(db.cachedStatement(sql: statement.sql), arguments: statement.arguments)
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: statement.sql), arguments: StatementArguments(statement.values))
             var records: [Record] = []
             records.reserveCapacity(typed.limit)
             var last: (keys: [JSONValue], id: Int64)?
@@ -33,7 +25,7 @@ extension SQLiteStore {
                 let record = StoredRecordRow(row: row)
                 records.append(try record.record(in: zoneIDs[record.zoneID] ?? query.database.wireZoneID(ZoneID.defaultZoneName), db: db))
                 if records.count == typed.limit {
-                    last = ((0..<statement.sortKeyCount).map { JSONValue(row["s\($0)"] as DatabaseValue) }, record.id)
+                    last = (statement.sortKeys.indices.map { JSONValue(row["s\($0)"] as DatabaseValue) }, record.id)
                 }
             }
             var marker: String?
@@ -52,14 +44,15 @@ extension SQLiteStore {
     public func queryPlan(for query: RecordQuery) async throws -> [String] {
         guard let typed = try await planQuery(query) else { return [] }
         return try await read { db in
-            guard let statement = try Self.pageStatement(for: query, typed, db: db) else { return [] }
-            return [typed.plan.description] + (try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: statement.arguments)
+            guard let (statement, _) = try Self.pageStatement(for: query, typed, db: db) else { return [] }
+            let arguments = StatementArguments(statement.values)
+            return [typed.plan.description] + (try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + statement.sql, arguments: arguments)
                 .map { $0["detail"] as String })
         }
     }
 
-    /// The statement of one page, or `nil` when no zone can hold a match.
-    private static func pageStatement(for query: RecordQuery, _ typed: PlannedQuery, db: Database) throws -> PageStatement? {
+    /// The statement of one page and its zones, or `nil` when no zone can hold a match.
+    private static func pageStatement(for query: RecordQuery, _ typed: PlannedQuery, db: Database) throws -> (statement: QueryStatement, zones: [ZoneRow])? {
         let zones: [ZoneRow]
         if let zoneName = query.zoneName {
             guard let zone = try liveZone(query.database.zone(zoneName), db: db) else {
@@ -70,17 +63,29 @@ extension SQLiteStore {
         } else {
             zones = try liveZones(in: query.database, db: db)
         }
-        guard !zones.isEmpty else { return nil }
-        var builder = QuerySQL(zoneIDs: zones.map(\.id), recordType: typed.query.recordType, plan: typed.plan)
-        for filter in typed.filtersToCheck { try builder.add(filter) }
-        if let creator = query.createdBy { builder.restrict(toCreator: creator) }
-        if let roots = query.sharedRoots, let zone = zones.first, zones.count == 1 {
-            builder.restrict(toTreesUnder: roots, zoneID: zone.id)
-        } else if query.sharedRoots != nil {
-            return nil
+        guard !zones.isEmpty, let statement = try typed.pageStatement(zones: .ids(zones.map(\.id)), dialect: SQLiteDialect()) else { return nil }
+        return (statement, zones)
+    }
+}
+
+extension JSONValue {
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .integer(let value): value.databaseValue
+        case .double(let value): value.databaseValue
+        case .string(let value): value.databaseValue
+        case .bool(let value): value.databaseValue
+        default: .null
         }
-        for sort in typed.query.sort { builder.add(sort) }
-        let (sql, arguments) = builder.statement(after: typed.cursor, limit: typed.limit + 1)
-        return PageStatement(sql: sql, arguments: arguments, zones: zones, sortKeyCount: builder.sortKeyCount)
+    }
+
+    init(_ value: DatabaseValue) {
+        switch value.storage {
+        case .int64(let number): self = .integer(number)
+        case .double(let number): self = .double(number)
+        case .string(let text): self = .string(text)
+        case .blob(let bytes): self = .string(bytes.base64EncodedString())
+        case .null: self = .null
+        }
     }
 }

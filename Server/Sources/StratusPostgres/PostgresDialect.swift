@@ -1,0 +1,73 @@
+import Foundation
+import PostgresNIO
+import StratusStore
+
+/// How PostgreSQL writes what the store's statements leave to the dialect (``SQLDialect``).
+struct PostgresDialect: SQLDialect {
+    func placeholder(_ position: Int) -> String { "$\(position)" }
+
+    /// A list of one kind is one array parameter, so that the text (and its prepared statement) does not depend
+    /// on the list's length.
+    func membership(_ values: [SQLValue], bind: (SQLValue) -> String) -> String {
+        if SQLValue.array(values).postgresArray != nil { return " = ANY(\(bind(.array(values))))" }
+        return " IN (\(values.map(bind).joined(separator: ", ")))"
+    }
+
+    func live(_ alias: String) -> String { "NOT \(alias).deleted" }
+
+    /// Text compared and sorted by UTF-8 bytes, as SQLite and index keys order it.
+    func byteOrdered(_ column: String) -> String { #"\#(column) COLLATE "C""# }
+
+    func order(ascending: Bool) -> String { ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST" }
+
+    /// PostgreSQL's `stratus_distance` takes plain numbers: each entry keeps its number beside its key.
+    let latitudeColumn = "number"
+
+    let disablesRecordIndexesBehindLookups = false
+}
+
+extension SQLValue {
+    /// An array of one kind as postgres-nio encodes it, or `nil` for a mixed or nested list.
+    fileprivate var postgresArray: (any PostgresThrowingDynamicTypeEncodable)? {
+        guard case .array(let values) = self else { return nil }
+        switch values.first {
+        case .integer?:
+            let numbers = values.compactMap { if case .integer(let number) = $0 { number } else { nil } }
+            return numbers.count == values.count ? numbers : nil
+        case .double?:
+            let numbers = values.compactMap { if case .double(let number) = $0 { number } else { nil } }
+            return numbers.count == values.count ? numbers : nil
+        case .text?:
+            let texts = values.compactMap { if case .text(let text) = $0 { text } else { nil } }
+            return texts.count == values.count ? texts : nil
+        case .bytes?:
+            let buffers = values.compactMap { if case .bytes(let bytes) = $0 { ByteBuffer(bytes: bytes) } else { nil } }
+            return buffers.count == values.count ? buffers : nil
+        default: return nil
+        }
+    }
+}
+
+extension QueryStatement {
+    /// The statement as postgres-nio runs it, and the Swift type of each value (with the text, what a prepared
+    /// statement is kept for: ``StatementShapes``).
+    func postgresQuery() throws -> (query: PostgresQuery, types: [String]) {
+        var bindings = PostgresBindings()
+        var types: [String] = []
+        for value in values {
+            let encodable: any PostgresThrowingDynamicTypeEncodable
+            switch value {
+            case .integer(let number): encodable = number
+            case .double(let number): encodable = number
+            case .text(let text): encodable = text
+            case .bytes(let bytes): encodable = ByteBuffer(bytes: bytes)
+            case .array:
+                guard let array = value.postgresArray else { throw StorageError(.internalFailure, "a statement bound a list of mixed values") }
+                encodable = array
+            }
+            try bindings.append(encodable)
+            types.append(String(describing: type(of: encodable)))
+        }
+        return (PostgresQuery(unsafeSQL: sql, binds: bindings), types)
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+import GRDB
+import StratusStore
+
+/// How SQLite writes what the store's statements leave to the dialect (``SQLDialect``).
+struct SQLiteDialect: SQLDialect {
+    func placeholder(_ position: Int) -> String { "?" }
+
+    func membership(_ values: [SQLValue], bind: (SQLValue) -> String) -> String {
+        " IN (\(values.map(bind).joined(separator: ", ")))"
+    }
+
+    /// As the records' and zones' partial indexes are written (`WHERE deleted = 0`), so that they apply.
+    func live(_ alias: String) -> String { "\(alias).deleted = 0" }
+
+    /// SQLite's default collation (`BINARY`) compares UTF-8 bytes.
+    func byteOrdered(_ column: String) -> String { column }
+
+    /// SQLite sorts `NULL` first ascending and last descending by itself.
+    func order(ascending: Bool) -> String { ascending ? "ASC" : "DESC" }
+
+    /// SQLite's `stratus_distance` reads the latitude from the entry's index key.
+    let latitudeColumn = "value"
+
+    /// Without it, SQLite may drive a query by `records_type` and check every record of the type.
+    let disablesRecordIndexesBehindLookups = true
+}
+
+extension StatementArguments {
+    /// The store's values as GRDB binds them.
+    init(_ values: [SQLValue]) {
+        self.init(values.map(\.databaseValue))
+    }
+}
+
+extension SQLValue {
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .integer(let number): number.databaseValue
+        case .double(let number): number.databaseValue
+        case .text(let text): text.databaseValue
+        case .bytes(let bytes): Data(bytes).databaseValue
+        // SQLiteDialect never asks for arrays.
+        case .array: .null
+        }
+    }
+}
