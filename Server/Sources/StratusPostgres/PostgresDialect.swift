@@ -48,10 +48,16 @@ extension SQLValue {
     }
 }
 
-extension QueryStatement {
-    /// The statement as postgres-nio runs it, and the Swift type of each value (with the text, what a prepared
+extension PostgresQuery {
+    /// A statement the store wrote (``SQLFragment``), rendered in ``PostgresDialect`` with its values bound.
+    init(_ fragment: SQLFragment) throws {
+        let (sql, values) = fragment.rendered(in: PostgresDialect())
+        self.init(unsafeSQL: sql, binds: try Self.bindings(values).bindings)
+    }
+
+    /// `values` as postgres-nio binds them, and the Swift type of each (with the text, what a prepared
     /// statement is kept for: ``StatementShapes``).
-    func postgresQuery() throws -> (query: PostgresQuery, types: [String]) {
+    static func bindings(_ values: [SQLValue]) throws -> (bindings: PostgresBindings, types: [String]) {
         var bindings = PostgresBindings()
         var types: [String] = []
         for value in values {
@@ -61,6 +67,11 @@ extension QueryStatement {
             case .double(let number): encodable = number
             case .text(let text): encodable = text
             case .bytes(let bytes): encodable = ByteBuffer(bytes: bytes)
+            case .bool(let flag): encodable = flag
+            case .null:
+                bindings.appendNull()
+                types.append("NULL")
+                continue
             case .array:
                 guard let array = value.postgresArray else { throw StorageError(.internalFailure, "a statement bound a list of mixed values") }
                 encodable = array
@@ -68,6 +79,35 @@ extension QueryStatement {
             try bindings.append(encodable)
             types.append(String(describing: type(of: encodable)))
         }
+        return (bindings, types)
+    }
+}
+
+extension QueryStatement {
+    /// The statement as postgres-nio runs it, and the Swift type of each value.
+    func postgresQuery() throws -> (query: PostgresQuery, types: [String]) {
+        let (bindings, types) = try PostgresQuery.bindings(values)
         return (PostgresQuery(unsafeSQL: sql, binds: bindings), types)
+    }
+}
+
+extension SQLRow {
+    /// A row as postgres-nio decoded it, each column by its PostgreSQL type.
+    init(_ row: PostgresRow) throws {
+        var values: [String: SQLValue] = [:]
+        for cell in row {
+            guard cell.bytes != nil else {
+                values[cell.columnName] = .null
+                continue
+            }
+            switch cell.dataType {
+            case .int2, .int4, .int8: values[cell.columnName] = .integer(try cell.decode(Int64.self))
+            case .float4, .float8: values[cell.columnName] = .double(try cell.decode(Double.self))
+            case .bool: values[cell.columnName] = .bool(try cell.decode(Bool.self))
+            case .bytea: values[cell.columnName] = .bytes(Array(buffer: try cell.decode(ByteBuffer.self)))
+            default: values[cell.columnName] = .text(try cell.decode(String.self))
+            }
+        }
+        self.init(values)
     }
 }

@@ -40,6 +40,8 @@ extension SQLValue {
         case .double(let number): number.databaseValue
         case .text(let text): text.databaseValue
         case .bytes(let bytes): Data(bytes).databaseValue
+        case .bool(let flag): flag.databaseValue
+        case .null: .null
         // SQLiteDialect never asks for arrays.
         case .array: .null
         }

@@ -5,39 +5,6 @@ import StratusStore
 /// What operators see and change across users: API tokens, the account list, record counts and every
 /// user's subscriptions.
 extension SQLiteStore {
-    public func setAPIToken(_ apiToken: String, containerID: String) async throws {
-        try await write { batch in
-            try batch.db.execute(sql: "UPDATE containers SET api_token = ? WHERE id = ?", arguments: [apiToken, containerID])
-            guard batch.db.changesCount == 1 else { throw StorageError.noSuchContainer(containerID) }
-            batch.emit(.containerChanged(containerID: containerID))
-        }
-    }
-
-    public func accounts(containerID: String, matching search: String?, offset: Int, limit: Int) async throws -> [Account] {
-        try await read { db in
-            var sql = "SELECT * FROM accounts WHERE container_id = ?"
-            var arguments: StatementArguments = [containerID]
-            if let search, !search.isEmpty {
-                let pattern = "%" + Self.escapeLike(search.lowercased()) + "%"
-                let columns = ["email", "lower(coalesce(given_name, ''))", "lower(coalesce(family_name, ''))", "user_record_name"]
-                sql += " AND (" + columns.map { "\($0) LIKE ? ESCAPE '!'" }.joined(separator: " OR ") + ")"
-                arguments += StatementArguments(Array(repeating: pattern, count: columns.count))
-            }
-            sql += " ORDER BY email LIMIT ? OFFSET ?"
-            arguments += [max(0, limit), max(0, offset)]
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map(Self.account(from:))
-        }
-    }
-
-    /// `text` with LIKE's wildcards and its escape character (`!`) escaped.
-    static func escapeLike(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if character == "%" || character == "_" || character == "!" { escaped.append("!") }
-            escaped.append(character)
-        }
-        return escaped
-    }
 
     public func recordCounts(of users: [String], containerID: String, environment: Environment) async throws -> [String: UserRecordCounts] {
         try await read { db in

@@ -1,0 +1,50 @@
+import Foundation
+import GRDB
+import StratusStore
+
+/// The plain tables the store writes once (``SQLTables``), over SQLite's readers and its group-commit writer.
+extension SQLiteStore: SQLTables {
+    public func rows(_ statement: SQLFragment) async throws -> [SQLRow] {
+        let (sql, values) = statement.rendered(in: SQLiteDialect())
+        return try await read { db in
+            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(values)).map(SQLRow.init)
+        }
+    }
+
+    public func transaction(
+        _ statements: [SQLFragment], emitting events: [StoreEvent], check: @escaping @Sendable ([[SQLRow]]) throws -> Void
+    ) async throws -> [[SQLRow]] {
+        let rendered = statements.map { $0.rendered(in: SQLiteDialect()) }
+        return try await write { batch in
+            var results: [[SQLRow]] = []
+            for (sql, values) in rendered {
+                results.append(try Row.fetchAll(batch.db.cachedStatement(sql: sql), arguments: StatementArguments(values)).map(SQLRow.init))
+            }
+            try check(results)
+            for event in events { batch.emit(event) }
+            return results
+        }
+    }
+
+    /// One group commit: SQLite's writes never hold other readers back.
+    public func execute(_ statements: [SQLFragment]) async throws {
+        try await transaction(statements)
+    }
+}
+
+extension SQLRow {
+    /// A row as SQLite stores it: integers (booleans too), reals, text, blobs and `NULL`.
+    init(_ row: Row) {
+        var values: [String: SQLValue] = [:]
+        for (column, value) in row {
+            switch value.storage {
+            case .null: values[column] = .null
+            case .int64(let number): values[column] = .integer(number)
+            case .double(let number): values[column] = .double(number)
+            case .string(let text): values[column] = .text(text)
+            case .blob(let bytes): values[column] = .bytes(Array(bytes))
+            }
+        }
+        self.init(values)
+    }
+}

@@ -1,0 +1,20 @@
+/// What differs between the SQL dialects the backends speak, for the statements the store writes once
+/// (``QueryStatement``, ``SQLTables``). Each backend has one dialect; everything else in those statements is shared.
+public protocol SQLDialect: Sendable {
+    /// How the parameter at `position` (from 1, in the order values appear in the text) is written.
+    func placeholder(_ position: Int) -> String
+    /// What follows a column to test it against a non-empty list: ` IN (...)` with one parameter per value,
+    /// or ` = ANY(...)` with one array; `bind` binds a value and returns its placeholder.
+    func membership(_ values: [SQLValue], bind: (SQLValue) -> String) -> String
+    /// The condition that a record (under `alias`) is live, written as the dialect's partial indexes expect it.
+    func live(_ alias: String) -> String
+    /// A text column as it is compared and sorted: UTF-8 byte order in every dialect.
+    func byteOrdered(_ column: String) -> String
+    /// `ASC` or `DESC`, with `NULL` first ascending and last descending.
+    func order(ascending: Bool) -> String
+    /// The `field_index` column the dialect's `stratus_distance` takes as a location's latitude.
+    var latitudeColumn: String { get }
+    /// Whether the records table's own indexes are turned off (unary `+`) when a field index drives the query.
+    var disablesRecordIndexesBehindLookups: Bool { get }
+}
+
