@@ -9,22 +9,23 @@ extension PostgresStore: SQLTables {
     }
 
     public func transaction(
-        _ statements: [SQLFragment], emitting events: [StoreEvent], check: @escaping @Sendable ([[SQLRow]]) throws -> Void
+        _ statements: [SQLFragment], then decide: @escaping @Sendable ([[SQLRow]]) throws -> [StoreEvent]
     ) async throws -> [[SQLRow]] {
         let queries = try statements.map(PostgresQuery.init)
         return try await write { write in
             var results: [[SQLRow]] = []
             for query in queries { results.append(try await Self.rows(of: query, connection: write.connection, logger: write.logger)) }
-            try check(results)
-            for event in events { write.emit(event) }
+            for event in try decide(results) { write.emit(event) }
             return results
         }
     }
 
-    public func execute(_ statements: [SQLFragment]) async throws {
+    public func execute(_ statements: [SQLFragment]) async throws -> [[SQLRow]] {
         let queries = try statements.map(PostgresQuery.init)
-        try await writeUnpositioned { connection in
-            for query in queries { _ = try await Self.rows(of: query, connection: connection, logger: self.logger) }
+        return try await writeUnpositioned { connection in
+            var results: [[SQLRow]] = []
+            for query in queries { results.append(try await Self.rows(of: query, connection: connection, logger: self.logger)) }
+            return results
         }
     }
 
@@ -34,3 +35,5 @@ extension PostgresStore: SQLTables {
         return rows
     }
 }
+
+extension PostgresStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore {}

@@ -48,8 +48,11 @@ extension SQLiteStore: NotificationStore {
             }
             for fired in outcome.firedOnce {
                 try db.execute(
-                    sql: "DELETE FROM subscriptions WHERE \(Self.subscriptionKey) AND id = ?",
-                    arguments: Self.keyArguments(fired.database, owner: fired.owner) + [fired.id]
+                    sql: "DELETE FROM subscriptions WHERE container_id = ? AND environment = ? AND scope = ? AND db_owner = ? AND owner = ? AND id = ?",
+                    arguments: [
+                        fired.database.containerID, fired.database.environment.rawValue, fired.database.scope.rawValue,
+                        fired.database.ownerRecordName, fired.owner, fired.id,
+                    ]
                 )
                 if db.changesCount > 0 { batch.emit(.subscriptionDeleted(database: fired.database, owner: fired.owner, id: fired.id)) }
             }

@@ -34,13 +34,4 @@ extension SQLiteStore {
             try Self.count(RecordCountRequest(environment: environment, recordType: recordType, field: field), containerID: containerID, db: db)
         }
     }
-
-    public func subscriptions(containerID: String, environment: Environment, scope: DatabaseScope) async throws -> [StoredSubscription] {
-        try await read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT * FROM subscriptions WHERE container_id = ? AND environment = ? AND scope = ? ORDER BY created_at, id",
-                arguments: [containerID, environment.rawValue, scope.rawValue]
-            ).map(Self.subscription(from:))
-        }
-    }
 }

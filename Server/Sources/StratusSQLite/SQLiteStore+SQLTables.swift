@@ -12,7 +12,7 @@ extension SQLiteStore: SQLTables {
     }
 
     public func transaction(
-        _ statements: [SQLFragment], emitting events: [StoreEvent], check: @escaping @Sendable ([[SQLRow]]) throws -> Void
+        _ statements: [SQLFragment], then decide: @escaping @Sendable ([[SQLRow]]) throws -> [StoreEvent]
     ) async throws -> [[SQLRow]] {
         let rendered = statements.map { $0.rendered(in: SQLiteDialect()) }
         return try await write { batch in
@@ -20,14 +20,13 @@ extension SQLiteStore: SQLTables {
             for (sql, values) in rendered {
                 results.append(try Row.fetchAll(batch.db.cachedStatement(sql: sql), arguments: StatementArguments(values)).map(SQLRow.init))
             }
-            try check(results)
-            for event in events { batch.emit(event) }
+            for event in try decide(results) { batch.emit(event) }
             return results
         }
     }
 
     /// One group commit: SQLite's writes never hold other readers back.
-    public func execute(_ statements: [SQLFragment]) async throws {
+    public func execute(_ statements: [SQLFragment]) async throws -> [[SQLRow]] {
         try await transaction(statements)
     }
 }
@@ -48,3 +47,5 @@ extension SQLRow {
         self.init(values)
     }
 }
+
+extension SQLiteStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore {}

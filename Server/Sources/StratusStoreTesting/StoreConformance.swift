@@ -27,7 +27,7 @@ public enum StoreConformance {
     /// Every case.
     public static var cases: [ConformanceCase] {
         recordCases + schemaCases + referenceCases + zoneCases + syncCases + queryCases + accountCases + constraintCases
-            + assetCases + sharingCases + operatorCases + orderingCases + concurrentSyncCases + eventCases
+            + assetCases + sharingCases + operatorCases + orderingCases + concurrentSyncCases + eventCases + sqlTableCases
     }
 }
 

@@ -11,8 +11,10 @@ extension AccountStore where Self: SQLTables {
                 \(.integer(container.createdAt))) ON CONFLICT (id) DO NOTHING RETURNING 1 AS inserted
                 """,
             ],
-            emitting: [],
-            check: { results in if results[0].isEmpty { throw StorageError.containerExists(container.id) } }
+            then: { results in
+                if results[0].isEmpty { throw StorageError.containerExists(container.id) }
+                return []
+            }
         )
     }
 
@@ -31,8 +33,10 @@ extension AccountStore where Self: SQLTables {
     public func setAPIToken(_ apiToken: String, containerID: String) async throws {
         try await transaction(
             ["UPDATE containers SET api_token = \(.text(apiToken)) WHERE id = \(.text(containerID)) RETURNING 1 AS updated"],
-            emitting: [.containerChanged(containerID: containerID)],
-            check: { results in if results[0].count != 1 { throw StorageError.noSuchContainer(containerID) } }
+            then: { results in
+                if results[0].count != 1 { throw StorageError.noSuchContainer(containerID) }
+                return [.containerChanged(containerID: containerID)]
+            }
         )
     }
 
@@ -93,8 +97,10 @@ extension AccountStore where Self: SQLTables {
                 AND user_record_name = \(.text(userRecordName)) RETURNING 1 AS updated
                 """,
             ],
-            emitting: [],
-            check: { results in if results[0].count != 1 { throw StorageError.noSuchAccount } }
+            then: { results in
+                if results[0].count != 1 { throw StorageError.noSuchAccount }
+                return []
+            }
         )
     }
 
