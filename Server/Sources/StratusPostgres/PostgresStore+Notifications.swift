@@ -136,38 +136,6 @@ extension PostgresStore: NotificationStore {
         }
     }
 
-    public func savePushToken(_ token: PushToken) async throws {
-        try await write { write in
-            try await write.connection.run(
-                """
-                INSERT INTO push_tokens (token, container_id, environment, user_record_name, apns_environment, expires_at, cursor)
-                VALUES (\(token.token), \(token.containerID), \(token.environment.rawValue), \(token.user), \(token.apnsEnvironment), \(token.expiresAt), \(token.cursor))
-                ON CONFLICT (token) DO UPDATE SET container_id = excluded.container_id, environment = excluded.environment,
-                    user_record_name = excluded.user_record_name, apns_environment = excluded.apns_environment,
-                    expires_at = excluded.expires_at, cursor = excluded.cursor
-                """,
-                logger: write.logger
-            )
-        }
-    }
-
-    private static let tokenColumns = "token, container_id, environment, user_record_name, apns_environment, expires_at, cursor"
-
-    private static func pushToken(_ columns: (String, String, String, String, String, Int64, Int64)) -> PushToken {
-        PushToken(
-            token: columns.0, containerID: columns.1, environment: Environment(rawValue: columns.2) ?? .development, user: columns.3,
-            apnsEnvironment: columns.4, expiresAt: columns.5, cursor: columns.6
-        )
-    }
-
-    public func pushToken(_ token: String, now: Int64) async throws -> PushToken? {
-        try await read { connection in
-            try await connection.rows(
-                PostgresQuery(unsafeSQL: "SELECT \(Self.tokenColumns) FROM push_tokens WHERE token = $1 AND expires_at > $2", binds: try binds(token, now)),
-                as: (String, String, String, String, String, Int64, Int64).self, logger: self.logger
-            ).first.map(Self.pushToken)
-        }
-    }
 
     public func takeNotification(forToken token: String, now: Int64) async throws -> StoredNotification? {
         // Wait for the token's user's committed notifications to settle first, outside the write, which would
@@ -212,44 +180,5 @@ extension PostgresStore: NotificationStore {
             let payload = row.6, let createdAt = row.7
         else { return nil }
         return Self.notification((id, container, environment, recipient, subscription, payload, createdAt))
-    }
-
-    public func savePushDevice(_ device: PushDevice) async throws {
-        try await write { write in
-            try await write.connection.run(
-                """
-                INSERT INTO push_devices (token, container_id, environment, user_record_name, apns_environment)
-                VALUES (\(device.token), \(device.containerID), \(device.environment.rawValue), \(device.user), \(device.apnsEnvironment))
-                ON CONFLICT (token) DO UPDATE SET container_id = excluded.container_id, environment = excluded.environment,
-                    user_record_name = excluded.user_record_name, apns_environment = excluded.apns_environment
-                """,
-                logger: write.logger
-            )
-        }
-    }
-
-    public func pushDevices(for user: String, containerID: String, environment: Environment) async throws -> [PushDevice] {
-        try await read { connection in
-            try await connection.rows(
-                """
-                SELECT token, container_id, environment, user_record_name, apns_environment FROM push_devices
-                WHERE container_id = \(containerID) AND environment = \(environment.rawValue) AND user_record_name = \(user)
-                """,
-                as: (String, String, String, String, String).self, logger: self.logger
-            ).map { token, container, environment, user, apns in
-                PushDevice(token: token, containerID: container, environment: Environment(rawValue: environment) ?? .development, user: user, apnsEnvironment: apns)
-            }
-        }
-    }
-
-    public func deletePushDevice(token: String) async throws {
-        try await writeUnpositioned { connection in try await connection.run("DELETE FROM push_devices WHERE token = \(token)", logger: self.logger) }
-    }
-
-    public func removeExpiredNotifications(now: Int64, createdBefore cutoff: Int64) async throws {
-        try await writeUnpositioned { connection in
-            try await connection.run("DELETE FROM push_tokens WHERE expires_at <= \(now)", logger: self.logger)
-            try await connection.run("DELETE FROM notifications WHERE created_at < \(cutoff)", logger: self.logger)
-        }
     }
 }

@@ -76,24 +76,6 @@ extension SQLiteStore: NotificationStore {
         try await read { db in try Int64.fetchOne(db, sql: "SELECT MAX(id) FROM notifications") ?? 0 }
     }
 
-    public func savePushToken(_ token: PushToken) async throws {
-        try await write { batch in
-            try batch.db.execute(
-                sql: """
-                    INSERT OR REPLACE INTO push_tokens (token, container_id, environment, user_record_name, apns_environment, expires_at, cursor)
-                    VALUES (?, ?, ?, ?, ?, ?, ?)
-                    """,
-                arguments: [token.token, token.containerID, token.environment.rawValue, token.user, token.apnsEnvironment, token.expiresAt, token.cursor]
-            )
-        }
-    }
-
-    public func pushToken(_ token: String, now: Int64) async throws -> PushToken? {
-        try await read { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM push_tokens WHERE token = ? AND expires_at > ?", arguments: [token, now]).map(Self.pushToken(from:))
-        }
-    }
-
     public func takeNotification(forToken token: String, now: Int64) async throws -> StoredNotification? {
         try await write { batch in
             let db = batch.db
@@ -106,40 +88,6 @@ extension SQLiteStore: NotificationStore {
             ).map(Self.notification(from:)) else { return nil }
             try db.execute(sql: "UPDATE push_tokens SET cursor = ? WHERE token = ?", arguments: [next.id, token])
             return next
-        }
-    }
-
-    public func savePushDevice(_ device: PushDevice) async throws {
-        try await write { batch in
-            try batch.db.execute(
-                sql: "INSERT OR REPLACE INTO push_devices (token, container_id, environment, user_record_name, apns_environment) VALUES (?, ?, ?, ?, ?)",
-                arguments: [device.token, device.containerID, device.environment.rawValue, device.user, device.apnsEnvironment]
-            )
-        }
-    }
-
-    public func pushDevices(for user: String, containerID: String, environment: Environment) async throws -> [PushDevice] {
-        try await read { db in
-            try Row.fetchAll(
-                db, sql: "SELECT * FROM push_devices WHERE container_id = ? AND environment = ? AND user_record_name = ?",
-                arguments: [containerID, environment.rawValue, user]
-            ).map { row in
-                PushDevice(
-                    token: row["token"], containerID: row["container_id"], environment: Environment(rawValue: row["environment"]) ?? .development,
-                    user: row["user_record_name"], apnsEnvironment: row["apns_environment"]
-                )
-            }
-        }
-    }
-
-    public func deletePushDevice(token: String) async throws {
-        try await write { batch in try batch.db.execute(sql: "DELETE FROM push_devices WHERE token = ?", arguments: [token]) }
-    }
-
-    public func removeExpiredNotifications(now: Int64, createdBefore cutoff: Int64) async throws {
-        try await write { batch in
-            try batch.db.execute(sql: "DELETE FROM push_tokens WHERE expires_at <= ?", arguments: [now])
-            try batch.db.execute(sql: "DELETE FROM notifications WHERE created_at < ?", arguments: [cutoff])
         }
     }
 
