@@ -20,6 +20,8 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
     let contents = Mutex(Contents())
     let container: Container
     private let engineBox = Mutex<SyncEngine?>(nil)
+    /// The task the engine syncs in by itself, when launched so.
+    private let running = Mutex<Task<Void, Never>?>(nil)
     static let zoneID = Zone.ID(zoneName: "Notes")
 
     init(container: Container) {
@@ -32,14 +34,18 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
     func launch(automatically: Bool = false) throws {
         let state = contents.withLock { $0.state }
         let engine = try SyncEngine(SyncEngine.Configuration(
-            database: container.privateCloudDatabase, stateSerialization: state, delegate: self, automaticallySync: automatically
+            database: container.privateCloudDatabase, stateSerialization: state, delegate: self
         ))
         engineBox.withLock { $0 = engine }
+        if automatically { running.withLock { $0 = Task { await engine.run() } } }
     }
 
     /// Quits: the engine stops; what the device saved (its records and the engine's state) stays.
     func quit() async {
         await engineBox.withLock { $0 }?.stop()
+        // run() returns once stop() ended what it was doing.
+        await running.withLock { $0 }?.value
+        running.withLock { $0 = nil }
         engineBox.withLock { $0 = nil }
     }
 

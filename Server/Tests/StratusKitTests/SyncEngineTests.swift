@@ -1,5 +1,6 @@
 import Foundation
 import StratusKit
+import Synchronization
 import Testing
 
 /// The sync engine against a live server: devices of one user that edit offline and converge, conflicts merged
@@ -198,5 +199,42 @@ import Testing
             await phone.quit()
             await laptop.quit()
         }
+    }
+
+    @Test("an engine does nothing until run(); run() syncs until its task is cancelled, and returns at once once stopped")
+    func runIsTheEnginesTask() async throws {
+        try await KitTestServer.run { server in
+            let phone = try await Self.device(server, "bea@example.com", signUp: true)
+            let engine = phone.engine
+            await engine.add(pendingDatabaseChanges: [.saveZone(NoteDevice.zoneID)])
+            await phone.edit("waiting", title: "Sent once the engine runs")
+
+            let running = Task { await engine.run() }
+            let deadline = ContinuousClock.now + .seconds(20)
+            while ContinuousClock.now < deadline, await !engine.state.pendingRecordZoneChanges.isEmpty {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(await engine.state.pendingRecordZoneChanges.isEmpty, "run() did not send the pending change")
+            #expect(try await Self.serverNotes(phone.container) == ["waiting: Sent once the engine runs []"])
+
+            running.cancel()
+            #expect(await Self.finishes(running, within: .seconds(20)), "run() went on after its task was cancelled")
+            await engine.stop()
+            #expect(await Self.finishes(Task { await engine.run() }, within: .seconds(20)), "a stopped engine's run() did not return")
+        }
+    }
+
+    /// Whether `task` ends within `limit` (a task that never ends is left waiting, and the test fails).
+    static func finishes(_ task: Task<Void, Never>, within limit: Duration) async -> Bool {
+        let finished = Mutex(false)
+        Task {
+            await task.value
+            finished.withLock { $0 = true }
+        }
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline, !finished.withLock({ $0 }) {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return finished.withLock { $0 }
     }
 }

@@ -4,11 +4,24 @@ extension SyncEngine {
     /// The longest wait between retries when the server names none.
     static let longestBackoff: TimeInterval = 60
 
-    /// Saves the database subscription, follows the server's event stream, and runs the loop that fetches and
-    /// sends when asked to, retrying with growing waits.
-    func startAutomaticSync() {
-        addAutomaticTask(Task { await self.followNotifications() })
-        addAutomaticTask(Task { await self.runLoop() })
+    /// Syncs by itself until the calling task is cancelled or ``stop()`` is called: saves the database
+    /// subscription, follows the server's event stream, and runs the loop that fetches and sends when asked to,
+    /// retrying with growing waits. Returns at once when the engine is stopped or already running.
+    public func run() async {
+        guard !stopped, stopRunning == nil else { return }
+        let (stops, stopper) = AsyncStream<Void>.makeStream()
+        stopRunning = stopper
+        defer { stopRunning = nil }
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.followNotifications() }
+            group.addTask { await self.runLoop() }
+            group.addTask {
+                for await _ in stops {}
+            }
+            // Whichever ends first (stop(), or the loop after its wake-ups ended) ends the others.
+            await group.next()
+            group.cancelAll()
+        }
     }
 
     /// Asks for a fetch when the database's subscription fires, and when the stream connects (what happened while

@@ -5,15 +5,17 @@ import Foundation
 /// when the network or the server asks it to, and hands conflicts back.
 ///
 /// ```swift
-/// let engine = SyncEngine(SyncEngine.Configuration(database: container.privateCloudDatabase,
-///                                                  stateSerialization: savedState, delegate: myStore))
+/// let engine = try SyncEngine(SyncEngine.Configuration(database: container.privateCloudDatabase,
+///                                                      stateSerialization: savedState, delegate: myStore))
+/// Task { await engine.run() }                                                // or SwiftUI's .task { }
 /// await engine.add(pendingRecordZoneChanges: [.saveRecord(note.recordID)])   // sent soon after
 /// ```
 ///
-/// With ``Configuration/automaticallySync`` (the default) it fetches at start, when the server's event stream
-/// says the database changed, and when the stream reconnects after a gap, and sends soon after changes are
-/// added; ``fetchChanges()`` and ``sendChanges()`` do either at once. One operation runs at a time; events reach
-/// the delegate one at a time, in order.
+/// While ``run()`` runs, it fetches at start, when the server's event stream says the database changed, and when
+/// the stream reconnects after a gap, and sends soon after changes are added; ``fetchChanges()`` and
+/// ``sendChanges()`` do either at once, running or not. Unlike `CKSyncEngine`, making an engine starts no work: the
+/// app chooses the task it syncs in, and cancelling that task (or ``stop()``) ends it. One operation runs at a time;
+/// events reach the delegate one at a time, in order.
 public actor SyncEngine {
     /// How an engine is set up (`CKSyncEngine.Configuration`).
     public struct Configuration: Sendable {
@@ -23,19 +25,16 @@ public actor SyncEngine {
         public var stateSerialization: State.Serialization?
         /// Kept weakly by the engine, as `CKSyncEngine` keeps its delegate.
         public var delegate: any SyncEngineDelegate
-        /// Fetch and send by itself (see ``SyncEngine``); without it, only ``fetchChanges()`` and ``sendChanges()``.
-        public var automaticallySync: Bool
         /// The name of the database subscription the engine saves to hear of changes.
         public var subscriptionID: String
 
         public init(
             database: Database, stateSerialization: State.Serialization? = nil, delegate: any SyncEngineDelegate,
-            automaticallySync: Bool = true, subscriptionID: String = "stratus-sync-engine"
+            subscriptionID: String = "stratus-sync-engine"
         ) {
             self.database = database
             self.stateSerialization = stateSerialization
             self.delegate = delegate
-            self.automaticallySync = automaticallySync
             self.subscriptionID = subscriptionID
         }
     }
@@ -54,13 +53,16 @@ public actor SyncEngine {
     var sendWanted = true
     let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
-    private var automaticTasks: [Task<Void, Never>] = []
+    /// Ends a running ``run()`` (``stop()``); `nil` while it does not run.
+    var stopRunning: AsyncStream<Void>.Continuation?
+    /// Set by ``stop()``: the engine syncs by itself no more.
+    var stopped = false
 
     /// The task an operation of this engine runs in, so that the delegate may call back into the engine
     /// (``add(pendingRecordZoneChanges:)`` from an event) without waiting for the operation it is part of.
     @TaskLocal static var operating: ObjectIdentifier?
 
-    /// Makes an engine; with ``Configuration/automaticallySync`` it starts syncing at once.
+    /// Makes an engine, which does nothing by itself until ``run()``.
     /// - Throws: ``StratusError`` `invalidArguments` when the state serialization cannot be read.
     public init(_ configuration: Configuration) throws {
         self.configuration = configuration
@@ -68,15 +70,13 @@ public actor SyncEngine {
         delegate = configuration.delegate
         state = try configuration.stateSerialization.map(State.init) ?? State()
         (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        if configuration.automaticallySync {
-            Task { await self.startAutomaticSync() }
-        }
     }
 
-    /// Stops syncing by itself and listening to the server; operations already running finish.
+    /// Stops syncing by itself for good: a running ``run()`` cancels what it does and returns, and a later one
+    /// returns at once. ``fetchChanges()`` and ``sendChanges()`` still work.
     public func stop() {
-        for task in automaticTasks { task.cancel() }
-        automaticTasks = []
+        stopped = true
+        stopRunning?.finish()
         wake.finish()
     }
 
@@ -134,10 +134,6 @@ public actor SyncEngine {
     }
 
     var currentDelegate: (any SyncEngineDelegate)? { delegate }
-
-    func addAutomaticTask(_ task: Task<Void, Never>) {
-        automaticTasks.append(task)
-    }
 
     var wakeUps: AsyncStream<Void> { wakes }
 }
