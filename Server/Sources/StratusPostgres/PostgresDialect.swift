@@ -13,6 +13,12 @@ struct PostgresDialect: SQLDialect {
         return " IN (\(values.map(bind).joined(separator: ", ")))"
     }
 
+    func phrase(_ phrase: SQLPhrase) -> String {
+        switch phrase {
+        case .lockSkippingLocked: " FOR UPDATE SKIP LOCKED"
+        }
+    }
+
     func live(_ alias: String) -> String { "NOT \(alias).deleted" }
 
     /// Text compared and sorted by UTF-8 bytes, as SQLite and index keys order it.

@@ -257,7 +257,7 @@ final class PostgresSnapshotLoader {
                 r.receipt, r.field, r.expires_at, z.name, u.name, r.used_field
             FROM asset_receipts r JOIN assets a ON a.id = r.asset_id
             LEFT JOIN records u ON u.id = r.used_record_id LEFT JOIN zones z ON z.id = u.zone_id
-            WHERE r.receipt = ANY(\(Array(receipts))) AND a.state = \(PostgresStore.AssetState.stored.rawValue)
+            WHERE r.receipt = ANY(\(Array(receipts))) AND a.state = \(Int16(AssetState.stored.rawValue))
             ORDER BY r.receipt FOR UPDATE OF r
             """,
             as: (String, String, String, String, String, Int64, String, String, String, String?, Int64, String?, String?, String?).self,

@@ -37,3 +37,4 @@ extension PostgresStore: SQLTables {
 }
 
 extension PostgresStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore {}
+extension PostgresStore: AssetStore {}

@@ -11,6 +11,13 @@ struct SQLiteDialect: SQLDialect {
     }
 
     /// As the records' and zones' partial indexes are written (`WHERE deleted = 0`), so that they apply.
+    /// SQLite has one writer at a time: nothing else can have locked a row.
+    func phrase(_ phrase: SQLPhrase) -> String {
+        switch phrase {
+        case .lockSkippingLocked: ""
+        }
+    }
+
     func live(_ alias: String) -> String { "\(alias).deleted = 0" }
 
     /// SQLite's default collation (`BINARY`) compares UTF-8 bytes.

@@ -33,18 +33,28 @@ extension SQLiteStore {
                 return ChangeFeeds.emptyDefaultZone
             }
             let since = try ChangeFeeds.start(after: token, inZone: zone.id)
-            let rows = try Row.fetchAll(
+            // Rows are decoded where the statement holds them, and only those the page takes.
+            let rows = try Row.fetchCursor(
                 db.cachedStatement(sql: "SELECT \(StoredRecordRow.columns), r.seq FROM records r WHERE r.zone_id = ? AND r.seq > ? ORDER BY r.seq LIMIT ?"),
                 arguments: [zone.id, since, ChangeFeeds.scanLimit(for: query) + 1]
-            ).map { (record: StoredRecordRow(row: $0), position: $0["seq"] as Int64) }
-            let page = ChangeFeeds.page(of: rows.map { ($0.record.type, $0.position) }, since: since, query: query)
-            let changes = try page.rows.map { index -> RecordChange in
-                let record = rows[index].record
-                if record.deleted {
-                    return .deleted(DeletedRecord(recordName: record.name, recordType: record.type, zoneID: query.zone.wireZoneID))
+            )
+            var builder = ChangeFeeds.PageBuilder(since: since, query: query)
+            var changes: [RecordChange] = []
+            reading: while let row = try rows.next() {
+                let type: String = row["type"]
+                switch builder.next(recordType: type, position: row["seq"]) {
+                case .stop: break reading
+                case .skip: continue
+                case .take:
+                    let record = StoredRecordRow(row: row)
+                    if record.deleted {
+                        changes.append(.deleted(DeletedRecord(recordName: record.name, recordType: record.type, zoneID: query.zone.wireZoneID)))
+                    } else {
+                        changes.append(.saved(try record.record(in: query.zone.wireZoneID, db: db)))
+                    }
                 }
-                return .saved(try record.record(in: query.zone.wireZoneID, db: db))
             }
+            let page = builder.page
             let last = page.moreComing ? page.lastPosition : max(page.lastPosition, try Self.lastChange(ofZone: zone.id, db: db))
             return ZoneChanges(changes: changes, syncToken: ZoneSyncToken(zone: zone.id, sequence: last).text, moreComing: page.moreComing)
         }

@@ -49,3 +49,4 @@ extension SQLRow {
 }
 
 extension SQLiteStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore {}
+extension SQLiteStore: AssetStore {}

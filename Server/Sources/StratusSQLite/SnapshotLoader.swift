@@ -219,13 +219,17 @@ struct SnapshotLoader {
                     LEFT JOIN records u ON u.id = r.used_record_id LEFT JOIN zones z ON z.id = u.zone_id
                     WHERE r.receipt IN (\(SQLList.placeholders(chunk.count))) AND a.state = ?
                     """),
-                arguments: StatementArguments(chunk.map(\.databaseValue) + [SQLiteStore.AssetState.stored.rawValue.databaseValue])
+                arguments: StatementArguments(chunk.map(\.databaseValue) + [AssetState.stored.rawValue.databaseValue])
             )
             for row in rows {
                 let usedZone: String? = row["used_zone"]
                 let usedName: String? = row["used_name"]
                 loaded.receipts[row["receipt"]] = ReceiptState(
-                    asset: SQLiteStore.storedAsset(from: row), issuedFor: row["receipt_field"], expiresAt: row["expires_at"],
+                    asset: StoredAsset(
+                        id: row["id"], database: SQLiteStore.database(from: row), size: row["size"], fileChecksum: row["checksum"],
+                        contentType: row["content_type"]
+                    ),
+                    issuedFor: row["receipt_field"], expiresAt: row["expires_at"],
                     usedBy: usedZone.flatMap { zone in usedName.map { RecordKey(zoneName: zone, recordName: $0) } },
                     usedField: row["used_field"]
                 )

@@ -12,6 +12,7 @@ import Testing
         func membership(_ values: [SQLValue], bind: (SQLValue) -> String) -> String {
             numbered ? " = ANY(\(bind(.array(values))))" : " IN (\(values.map(bind).joined(separator: ", ")))"
         }
+        func phrase(_ phrase: SQLPhrase) -> String { "" }
         func live(_ alias: String) -> String { "\(alias).deleted = 0" }
         func byteOrdered(_ column: String) -> String { column }
         func order(ascending: Bool) -> String { ascending ? "ASC" : "DESC" }

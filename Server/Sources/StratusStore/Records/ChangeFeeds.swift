@@ -107,17 +107,59 @@ public enum ChangeFeeds {
 
     /// Picks a page from rows read in feed order (their record type and position).
     public static func page(of rows: [(recordType: String, position: Int64)], since: Int64, query: ZoneChangesQuery) -> Page {
-        let scanLimit = scanLimit(for: query)
-        var page = Page(rows: [], lastPosition: since, moreComing: false)
+        var builder = PageBuilder(since: since, query: query)
         for (index, row) in rows.enumerated() {
-            if page.rows.count == query.limit || index == scanLimit {
-                page.moreComing = true
-                break
+            switch builder.next(recordType: row.recordType, position: row.position) {
+            case .take: builder.page.rows.append(index)
+            case .skip: continue
+            case .stop: return builder.page
             }
-            page.lastPosition = row.position
-            if let types = query.recordTypes, !types.contains(row.recordType) { continue }
-            page.rows.append(index)
         }
-        return page
+        return builder.page
+    }
+
+    /// Picks a page as rows stream from the backend in feed order, so that only the rows taken are decoded.
+    ///
+    /// ```swift
+    /// var builder = ChangeFeeds.PageBuilder(since: since, query: query)
+    /// while let row = try cursor.next() {
+    ///     switch builder.next(recordType: row.type, position: row.seq) { case .take: ...; case .skip: continue; case .stop: break }
+    /// }
+    /// ```
+    public struct PageBuilder: Sendable {
+        /// What to do with the next row read.
+        public enum Decision: Sendable {
+            /// The row is in the page.
+            case take
+            /// The row is of a type not asked for; it still moves the token on.
+            case skip
+            /// The page is complete (and more come): the row is not read.
+            case stop
+        }
+
+        private let query: ZoneChangesQuery
+        private let scanLimit: Int
+        private var scanned = 0
+        private var taken = 0
+        /// The page so far; `rows` is filled by ``ChangeFeeds/page(of:since:query:)`` only.
+        public var page: Page
+
+        public init(since: Int64, query: ZoneChangesQuery) {
+            self.query = query
+            scanLimit = ChangeFeeds.scanLimit(for: query)
+            page = Page(rows: [], lastPosition: since, moreComing: false)
+        }
+
+        public mutating func next(recordType: String, position: Int64) -> Decision {
+            if taken == query.limit || scanned == scanLimit {
+                page.moreComing = true
+                return .stop
+            }
+            scanned += 1
+            page.lastPosition = position
+            if let types = query.recordTypes, !types.contains(recordType) { return .skip }
+            taken += 1
+            return .take
+        }
     }
 }

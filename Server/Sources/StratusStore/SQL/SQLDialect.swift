@@ -14,7 +14,16 @@ public protocol SQLDialect: Sendable {
     func order(ascending: Bool) -> String
     /// The `field_index` column the dialect's `stratus_distance` takes as a location's latitude.
     var latitudeColumn: String { get }
+    /// How the dialect writes `phrase`.
+    func phrase(_ phrase: SQLPhrase) -> String
     /// Whether the records table's own indexes are turned off (unary `+`) when a field index drives the query.
     var disablesRecordIndexesBehindLookups: Bool { get }
 }
 
+
+/// Words a statement needs that each dialect writes its own way, or not at all.
+public enum SQLPhrase: Sendable {
+    /// At the end of a `SELECT` that picks rows to change: lock them, skipping rows another transaction locked,
+    /// so that nodes sharing a database pick different rows (nothing where one writer runs at a time).
+    case lockSkippingLocked
+}

@@ -7,6 +7,7 @@ public struct SQLFragment: Sendable, ExpressibleByStringInterpolation {
         case text(String)
         case value(SQLValue)
         case membership([SQLValue])
+        case phrase(SQLPhrase)
     }
 
     var parts: [Part]
@@ -42,6 +43,11 @@ public struct SQLFragment: Sendable, ExpressibleByStringInterpolation {
             parts += fragment.parts
         }
 
+        /// Words the dialect writes its own way (``SQLPhrase``).
+        public mutating func appendInterpolation(_ phrase: SQLPhrase) {
+            parts.append(.phrase(phrase))
+        }
+
         /// ` IN (...)` or ` = ANY(...)` over a non-empty list.
         public mutating func appendInterpolation(anyOf values: [SQLValue]) {
             parts.append(.membership(values))
@@ -71,6 +77,7 @@ public struct SQLFragment: Sendable, ExpressibleByStringInterpolation {
             case .text(let text): sql += text
             case .value(let value): sql += bind(value)
             case .membership(let list): sql += dialect.membership(list, bind: bind)
+            case .phrase(let phrase): sql += dialect.phrase(phrase)
             }
         }
         return (sql, values)
