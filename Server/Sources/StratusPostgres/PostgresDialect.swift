@@ -15,6 +15,7 @@ struct PostgresDialect: SQLDialect {
 
     func phrase(_ phrase: SQLPhrase) -> String {
         switch phrase {
+        case .live(let alias): live(alias)
         case .lockSkippingLocked: " FOR UPDATE SKIP LOCKED"
         }
     }

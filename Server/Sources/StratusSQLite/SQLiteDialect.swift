@@ -14,6 +14,7 @@ struct SQLiteDialect: SQLDialect {
     /// SQLite has one writer at a time: nothing else can have locked a row.
     func phrase(_ phrase: SQLPhrase) -> String {
         switch phrase {
+        case .live(let alias): live(alias)
         case .lockSkippingLocked: ""
         }
     }
