@@ -64,17 +64,13 @@ extension PostgresStore: EventStore {
     }
 }
 
-extension PostgresStore {
-    /// Keeps what this node caches in step with every node's changes.
-    func observeOwnEvents() {
-        let schemas = schemas
-        events.observe { [weak self] delivery in
-            if delivery.invalidatesSchemas { schemas.forgetAll() }
-            if delivery.invalidatesIndexBuilds { self?.reloadBuildingIndexes() }
-        }
+extension PostgresStore: CachingStore {
+    public func forgetSchemas() {
+        schemas.forgetAll()
     }
 
-    private func reloadBuildingIndexes() {
+    /// Reads them in a task of its own: event delivery must not wait for a connection.
+    public func reloadIndexBuilds() {
         Task {
             do {
                 let building = try await read { connection in try await Self.loadBuildingIndexes(connection: connection, logger: self.logger) }

@@ -49,7 +49,7 @@ public final class PostgresStore: Sendable {
         self.logger = logger
         self.positionOffset = positionOffset
         self.events = events
-        observeOwnEvents()
+        keepCachesFresh()
     }
 
     /// Connects, and creates or brings the tables up to date.

@@ -55,16 +55,15 @@ extension SQLiteStore: EventStore {
         }
     }
 
-    /// Keeps what this store caches in step with other processes' changes.
-    func observeOwnEvents() {
-        let schemas = schemas
-        events.observe { [weak self] delivery in
-            if delivery.invalidatesSchemas { schemas.forgetAll() }
-            if delivery.invalidatesIndexBuilds { self?.reloadBuildingIndexes() }
-        }
+}
+
+extension SQLiteStore: CachingStore {
+    public func forgetSchemas() {
+        schemas.forgetAll()
     }
 
-    private func reloadBuildingIndexes() {
+    /// Reads them on the calling thread: one short read of a small table.
+    public func reloadIndexBuilds() {
         do {
             let building = try pool.read(Self.loadBuildingIndexes)
             buildingIndexes.withLock { $0 = building }

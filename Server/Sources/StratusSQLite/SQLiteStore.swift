@@ -56,7 +56,7 @@ public final class SQLiteStore: Sendable {
         writer = GroupCommitWriter(pool: pool, schemas: schemas, sequence: sequence) {
             Task { try? events.catchUp() }
         }
-        observeOwnEvents()
+        keepCachesFresh()
     }
 
     /// Sets every connection up the same way, in one place.
