@@ -16,6 +16,7 @@ struct PostgresDialect: SQLDialect {
     func phrase(_ phrase: SQLPhrase) -> String {
         switch phrase {
         case .live(let alias): live(alias)
+        case .lockForUpdate: " FOR UPDATE"
         case .lockSkippingLocked: " FOR UPDATE SKIP LOCKED"
         }
     }

@@ -1,3 +1,4 @@
+import Foundation
 import PostgresNIO
 import StratusStore
 
@@ -20,6 +21,16 @@ extension PostgresStore: SQLTables {
         }
     }
 
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
+        try await write { write in
+            let transaction = PostgresTransaction(write: write)
+            let value = try await body(transaction)
+            // A failed statement aborted the transaction even if the body caught its error: never commit then.
+            if let failure = transaction.failure { throw failure }
+            return value
+        }
+    }
+
     public func execute(_ statements: [SQLFragment]) async throws -> [[SQLRow]] {
         let queries = try statements.map(PostgresQuery.init)
         return try await writeUnpositioned { connection in
@@ -38,3 +49,35 @@ extension PostgresStore: SQLTables {
 
 extension PostgresStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore {}
 extension PostgresStore: AssetStore {}
+
+/// The transaction a body drives on PostgreSQL: its statements run on the write's connection.
+private final class PostgresTransaction: SQLTransaction, @unchecked Sendable {
+    private let write: PostgresWrite
+    private let lock = NSLock()
+    private var firstFailure: (any Error)?
+
+    init(write: PostgresWrite) {
+        self.write = write
+    }
+
+    /// The first statement that failed, if any.
+    var failure: (any Error)? { lock.withLock { firstFailure } }
+
+    func rows(_ statement: SQLFragment) async throws -> [SQLRow] {
+        if let failure { throw failure }
+        do {
+            var rows: [SQLRow] = []
+            for try await row in try await write.connection.query(try PostgresQuery(statement), logger: write.logger) {
+                rows.append(try SQLRow(row))
+            }
+            return rows
+        } catch {
+            lock.withLock { if firstFailure == nil { firstFailure = error } }
+            throw error
+        }
+    }
+
+    func emit(_ event: StoreEvent) {
+        lock.withLock { write.emit(event) }
+    }
+}

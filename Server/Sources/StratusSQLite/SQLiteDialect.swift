@@ -15,6 +15,7 @@ struct SQLiteDialect: SQLDialect {
     func phrase(_ phrase: SQLPhrase) -> String {
         switch phrase {
         case .live(let alias): live(alias)
+        case .lockForUpdate: ""
         case .lockSkippingLocked: ""
         }
     }

@@ -25,6 +25,41 @@ extension SQLiteStore: SQLTables {
         }
     }
 
+    /// The body runs in the caller's task while a job of the next group commit runs its statements on the writer,
+    /// so the writer waits for the body: it must only run statements.
+    public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
+        let channel = WriterChannel()
+        async let value: T = {
+            do {
+                let value = try await body(SQLiteTransaction(channel: channel))
+                channel.end(nil)
+                return value
+            } catch {
+                channel.end(error)
+                throw error
+            }
+        }()
+        do {
+            try await write { batch in
+                while true {
+                    switch channel.next() {
+                    case .run(let request): channel.run(request, db: batch.db)
+                    case .commit(let events):
+                        for event in events { batch.emit(event) }
+                        return
+                    case .rollBack(let error): throw error
+                    }
+                }
+            }
+        } catch {
+            channel.close(error)
+            _ = try? await value
+            throw error
+        }
+        channel.close(StorageError(.internalFailure, "the transaction has ended"))
+        return try await value
+    }
+
     /// One group commit: SQLite's writes never hold other readers back.
     public func execute(_ statements: [SQLFragment]) async throws -> [[SQLRow]] {
         try await transaction(statements)

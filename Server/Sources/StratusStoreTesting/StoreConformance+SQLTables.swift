@@ -49,6 +49,65 @@ extension StoreConformance {
                 }
                 #expect(try await store.containers().isEmpty)
             },
+            ConformanceCase("a transaction body reads what it wrote, decides, and commits only when every statement succeeded") { store in
+                let tables = try #require(store as? any SQLTables, "every backend reaches its plain tables through SQLTables")
+                // Reads decide writes: the token is given only when the container has none of that value yet.
+                let given = try await tables.transaction { transaction in
+                    try await transaction.rows("INSERT INTO containers (id, api_token, created_at) VALUES (\(.text("iCloud.body")), \(.text("t1")), \(.integer(1)))")
+                    let seen = try await transaction.rows("SELECT api_token FROM containers WHERE id = \(.text("iCloud.body"))")
+                    #expect(try seen.map { try $0.text("api_token") } == ["t1"], "a body sees its own writes")
+                    let taken = try await transaction.rows("SELECT id FROM containers WHERE api_token = \(.text("t2"))")
+                    if taken.isEmpty {
+                        try await transaction.rows("UPDATE containers SET api_token = \(.text("t2")) WHERE id = \(.text("iCloud.body"))")
+                    }
+                    transaction.emit(.containerChanged(containerID: "iCloud.body"))
+                    return taken.isEmpty
+                }
+                #expect(given)
+                #expect(try await store.container(id: "iCloud.body")?.apiToken == "t2")
+
+                // A body that throws keeps nothing.
+                await #expect {
+                    try await tables.transaction { transaction -> Void in
+                        try await transaction.rows("UPDATE containers SET api_token = \(.text("t3")) WHERE id = \(.text("iCloud.body"))")
+                        throw StorageError(.invalidArgument, "refused by the body")
+                    }
+                } throws: { error in
+                    (error as? StorageError)?.code == .invalidArgument
+                }
+                #expect(try await store.container(id: "iCloud.body")?.apiToken == "t2")
+
+                // A failed statement ends the transaction even when the body catches its error.
+                await #expect(throws: (any Error).self) {
+                    try await tables.transaction { transaction in
+                        try await transaction.rows("UPDATE containers SET api_token = \(.text("t4")) WHERE id = \(.text("iCloud.body"))")
+                        do {
+                            try await transaction.rows("INSERT INTO containers (id, api_token, created_at) VALUES (\(.text("iCloud.body")), \(.text("t5")), \(.integer(2)))")
+                        } catch {
+                            // Caught: the transaction must still not commit.
+                        }
+                        return true
+                    }
+                }
+                #expect(try await store.container(id: "iCloud.body")?.apiToken == "t2")
+
+                // Bodies that run together each see a consistent counter: nothing is lost.
+                try await tables.transaction(["INSERT INTO meta (key, value) VALUES (\(.text("counter")), \(.bytes([0])))"])
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for _ in 0..<8 {
+                        group.addTask {
+                            try await tables.transaction { transaction in
+                                let rows = try await transaction.rows("SELECT value FROM meta WHERE key = \(.text("counter"))\(.lockForUpdate)")
+                                let count = try rows[0].bytes("value")[0]
+                                try await transaction.rows("UPDATE meta SET value = \(.bytes([count + 1])) WHERE key = \(.text("counter"))")
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                let counter = try await tables.rows("SELECT value FROM meta WHERE key = \(.text("counter"))")
+                #expect(try counter.first?.bytes("value") == [8])
+            },
         ]
     }
 }

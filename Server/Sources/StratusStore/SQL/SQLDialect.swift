@@ -26,6 +26,9 @@ public enum SQLPhrase: Sendable {
     /// At the end of a `SELECT` that picks rows to change: lock them, skipping rows another transaction locked,
     /// so that nodes sharing a database pick different rows (nothing where one writer runs at a time).
     case lockSkippingLocked
+    /// At the end of a `SELECT` whose rows the transaction changes next: lock them until it ends, so that
+    /// transactions reading the same rows run one after another (nothing where one writer runs at a time).
+    case lockForUpdate
     /// That the row under an alias is not deleted, written as the dialect's partial indexes expect it
     /// (``SQLDialect/live(_:)``).
     case live(String)
