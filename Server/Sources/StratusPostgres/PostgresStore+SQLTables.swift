@@ -47,8 +47,8 @@ extension PostgresStore: SQLTables {
     }
 }
 
-extension PostgresStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore {}
-extension PostgresStore: AssetStore {}
+/// The stores written once over ``SQLTables`` in `StratusStore` (`<Store>+SQLTables.swift`).
+extension PostgresStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore {}
 
 /// The transaction a body drives on PostgreSQL: its statements run on the write's connection.
 private final class PostgresTransaction: SQLTransaction, @unchecked Sendable {

@@ -83,5 +83,5 @@ extension SQLRow {
     }
 }
 
-extension SQLiteStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore {}
-extension SQLiteStore: AssetStore {}
+/// The stores written once over ``SQLTables`` in `StratusStore` (`<Store>+SQLTables.swift`).
+extension SQLiteStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore {}
