@@ -156,14 +156,3 @@ extension IndexEntry.Key {
 extension IndexKey {
     var databaseValue: DatabaseValue { Data(bytes).databaseValue }
 }
-
-extension IndexEntry.Key {
-    /// The value as a record column holds it (system fields: names and times).
-    var columnValue: DatabaseValue {
-        switch self {
-        case .integer(let value): value.databaseValue
-        case .double(let value): value.databaseValue
-        case .text(let value): value.databaseValue
-        }
-    }
-}

@@ -69,16 +69,7 @@ extension SQLiteStore {
 }
 
 extension JSONValue {
-    var databaseValue: DatabaseValue {
-        switch self {
-        case .integer(let value): value.databaseValue
-        case .double(let value): value.databaseValue
-        case .string(let value): value.databaseValue
-        case .bool(let value): value.databaseValue
-        default: .null
-        }
-    }
-
+    /// A sort key as SQLite returned it; index key bytes become base64 text, as continuation markers keep them.
     init(_ value: DatabaseValue) {
         switch value.storage {
         case .int64(let number): self = .integer(number)
