@@ -4,6 +4,9 @@ import StratusStore
 
 /// How PostgreSQL writes what the store's statements leave to the dialect (``SQLDialect``).
 struct PostgresDialect: SQLDialect {
+    /// The store's position offset (``ChangePosition``), which the settled bound takes.
+    var positionOffset: Int64 = 0
+
     func placeholder(_ position: Int) -> String { "$\(position)" }
 
     /// A list of one kind is one array parameter, so that the text (and its prepared statement) does not depend
@@ -18,6 +21,8 @@ struct PostgresDialect: SQLDialect {
         case .live(let alias): live(alias)
         case .lockForUpdate: " FOR UPDATE"
         case .lockSkippingLocked: " FOR UPDATE SKIP LOCKED"
+        case .lockForShare: " FOR SHARE"
+        case .settledBound: ChangePosition.settledBoundSQL(offset: positionOffset)
         }
     }
 
@@ -58,8 +63,8 @@ extension SQLValue {
 
 extension PostgresQuery {
     /// A statement the store wrote (``SQLFragment``), rendered in ``PostgresDialect`` with its values bound.
-    init(_ fragment: SQLFragment) throws {
-        let (sql, values) = fragment.rendered(in: PostgresDialect())
+    init(_ fragment: SQLFragment, dialect: PostgresDialect = PostgresDialect()) throws {
+        let (sql, values) = fragment.rendered(in: dialect)
         self.init(unsafeSQL: sql, binds: try Self.bindings(values).bindings)
     }
 

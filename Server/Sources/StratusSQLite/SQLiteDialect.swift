@@ -17,6 +17,9 @@ struct SQLiteDialect: SQLDialect {
         case .live(let alias): live(alias)
         case .lockForUpdate: ""
         case .lockSkippingLocked: ""
+        case .lockForShare: ""
+        // One writer at a time commits positions in order: every committed one is settled.
+        case .settledBound: "\(Int64.max)"
         }
     }
 

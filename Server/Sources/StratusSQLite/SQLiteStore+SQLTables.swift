@@ -28,36 +28,37 @@ extension SQLiteStore: SQLTables {
     /// The body runs in the caller's task while a job of the next group commit runs its statements on the writer,
     /// so the writer waits for the body: it must only run statements.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
-        let channel = WriterChannel()
-        async let value: T = {
-            do {
-                let value = try await body(SQLiteTransaction(channel: channel))
-                channel.end(nil)
-                return value
-            } catch {
-                channel.end(error)
-                throw error
-            }
-        }()
-        do {
+        try await StatementChannel.drive({ channel in
+            try await body(SQLiteTransaction(channel: channel, sequence: self.sequence))
+        }, job: { channel in
             try await write { batch in
-                while true {
-                    switch channel.next() {
-                    case .run(let request): channel.run(request, db: batch.db)
-                    case .commit(let events):
-                        for event in events { batch.emit(event) }
-                        return
-                    case .rollBack(let error): throw error
-                    }
-                }
+                for event in try channel.serve(batch.db) { batch.emit(event) }
             }
-        } catch {
-            channel.close(error)
-            _ = try? await value
-            throw error
-        }
-        channel.close(StorageError(.internalFailure, "the transaction has ended"))
-        return try await value
+        })
+    }
+
+    /// On a reader connection of GRDB's pool (not the caller's thread, which the body needs), in one read
+    /// transaction.
+    public func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLReading) async throws -> T) async throws -> T {
+        try await StatementChannel.drive({ channel in
+            try await body(SQLiteReading(channel: channel))
+        }, job: { channel in
+            do {
+                try await connectionUse.call { connected in
+                    connected()
+                    try await self.pool.read { db in _ = try channel.serve(db) }
+                }
+            } catch {
+                throw StorageError.translating(error)
+            }
+        })
+    }
+
+    /// One writer at a time: every committed position is settled, and the body runs once.
+    public func readSettled<T: Sendable>(
+        _ body: @escaping @Sendable (any SQLReading) async throws -> (value: T, unsettled: Bool)
+    ) async throws -> T {
+        try await snapshot { reading in try await body(reading).value }
     }
 
     /// One group commit: SQLite's writes never hold other readers back.

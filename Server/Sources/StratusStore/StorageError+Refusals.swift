@@ -1,5 +1,10 @@
 /// The refusals every backend answers with, worded once.
 extension StorageError {
+    /// Whether the error refuses one operation of a batch (the others go on), rather than the storage failing.
+    public var refusesTheOperation: Bool {
+        code != .unavailable && code != .internalFailure
+    }
+
     public static func containerExists(_ containerID: String) -> StorageError {
         StorageError(.alreadyExists, "container \(containerID) exists already")
     }

@@ -29,6 +29,13 @@ public enum SQLPhrase: Sendable {
     /// At the end of a `SELECT` whose rows the transaction changes next: lock them until it ends, so that
     /// transactions reading the same rows run one after another (nothing where one writer runs at a time).
     case lockForUpdate
+    /// At the end of a `SELECT` of rows the transaction relies on without changing them: no other transaction
+    /// may change or delete them until it ends (nothing where one writer runs at a time).
+    case lockForShare
+    /// The change position below which every position is settled: every transaction that could still commit a
+    /// lower one has ended (see ``SQLTables/readSettled(_:)``). A scalar expression; read it once per statement
+    /// (`WITH b AS MATERIALIZED (SELECT ... AS bound)`).
+    case settledBound
     /// That the row under an alias is not deleted, written as the dialect's partial indexes expect it
     /// (``SQLDialect/live(_:)``).
     case live(String)

@@ -28,6 +28,20 @@ public protocol SQLTables: Sendable {
     /// from inside it would wait for itself.
     func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T) async throws -> T
 
+    /// Runs `body` in one read transaction: every statement it runs sees the same committed state.
+    func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLReading) async throws -> T) async throws -> T
+
+    /// Runs `body`, a read of change positions below ``SQLPhrase/settledBound``, until it reports that no committed
+    /// change it would return is still unsettled, or a short wait has passed; then returns its last result.
+    ///
+    /// Where one writer runs at a time every committed position is settled and `body` runs once. Where writers
+    /// commit out of order (PostgreSQL), a change settles once every transaction that began writing before it has
+    /// ended, usually within milliseconds: waiting for that gives read-your-writes (a client that saved, then
+    /// syncs, sees its save); after the wait the feed answers what is settled, and the rest comes with the next sync.
+    func readSettled<T: Sendable>(
+        _ body: @escaping @Sendable (any SQLReading) async throws -> (value: T, unsettled: Bool)
+    ) async throws -> T
+
     /// Runs `statements` in order, each of which may commit on its own, and returns each one's rows: for
     /// bookkeeping that needs no atomicity and emits no events (counters, sweeps, replay guards), so that
     /// PostgreSQL holds no transaction across round trips.
@@ -43,11 +57,44 @@ extension SQLTables {
     }
 }
 
-/// One transaction as ``SQLTables/transaction(_:)-(any SQLTransaction)`` hands it to its body.
-public protocol SQLTransaction: Sendable {
-    /// The rows of one statement, seeing what the transaction wrote so far.
+/// Statements run one by one, in a read or in a transaction, each returning its rows.
+public protocol SQLReading: Sendable {
+    /// The rows of one statement. In a transaction, it sees what the transaction wrote so far.
+    /// - Throws: ``StorageError``, as the backend translates its driver's errors.
     @discardableResult
     func rows(_ statement: SQLFragment) async throws -> [SQLRow]
+}
+
+/// One transaction as ``SQLTables/transaction(_:)-(any SQLTransaction)`` hands it to its body.
+public protocol SQLTransaction: SQLReading {
     /// Stores `event` with the transaction, delivered to every node once it commits.
     func emit(_ event: StoreEvent)
+
+    /// Takes `count` consecutive change positions (which order records, zones and participants in change
+    /// feeds) and returns the first.
+    func positions(_ count: Int64) async throws -> Int64
+}
+
+extension SQLTransaction {
+    /// One change position.
+    public func position() async throws -> Int64 {
+        try await positions(1)
+    }
+
+    /// Runs `body` so that when it throws, the statements it ran are undone and the transaction goes on; a
+    /// failed statement still ends the whole transaction (its error is what this throws). Events `body` emitted
+    /// are kept either way: emit only after the last statement that may refuse.
+    public func savepoint<T: Sendable>(_ body: () async throws -> T) async throws -> T {
+        try await rows("SAVEPOINT step")
+        do {
+            let value = try await body()
+            try await rows("RELEASE SAVEPOINT step")
+            return value
+        } catch {
+            // After a failed statement these fail too, with that statement's error.
+            try await rows("ROLLBACK TO SAVEPOINT step")
+            try await rows("RELEASE SAVEPOINT step")
+            throw error
+        }
+    }
 }

@@ -1,0 +1,178 @@
+import Foundation
+import GRDB
+import StratusStore
+
+/// Carries the statements of a body that drives a transaction or a read (``SQLTables/transaction(_:)``,
+/// ``SQLTables/snapshot(_:)``) to the thread that holds the connection, which runs them in its transaction, and
+/// their rows back.
+///
+/// The body runs in the caller's task; the connection's job waits on the channel, runs each step as it comes,
+/// and ends when the body does. A failed statement ends the transaction: later statements fail with the same
+/// error, and the job rolls back.
+final class StatementChannel: @unchecked Sendable {
+    /// Work waiting for the connection, and where its rows go.
+    struct Request {
+        var work: (Database) throws -> [SQLRow]
+        var answer: CheckedContinuation<[SQLRow], any Error>
+    }
+
+    /// What the connection's job does next.
+    enum Step {
+        case run(Request)
+        /// The body returned: store these events and commit.
+        case commit([StoreEvent])
+        /// The body threw, or a statement failed: roll back.
+        case rollBack(any Error)
+    }
+
+    private let condition = NSCondition()
+    private var requests: [Request] = []
+    private var events: [StoreEvent] = []
+    private var ended: Result<Void, any Error>?
+    /// Set once the job is gone (committed, rolled back, or never started): statements fail with it.
+    private var closed: (any Error)?
+    /// The first statement that failed.
+    private var failure: StorageError?
+
+    /// Sends a statement to the connection and waits for its rows.
+    func rows(_ statement: SQLFragment) async throws -> [SQLRow] {
+        let (sql, values) = statement.rendered(in: SQLiteDialect())
+        return try await perform { db in
+            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(values)).map(SQLRow.init)
+        }
+    }
+
+    /// Runs `work` on the connection's thread, in its transaction, and waits for its rows.
+    func perform(_ work: @escaping (Database) throws -> [SQLRow]) async throws -> [SQLRow] {
+        try await withCheckedThrowingContinuation { continuation in
+            condition.lock()
+            defer { condition.unlock() }
+            if let error = closed ?? failure {
+                continuation.resume(throwing: error)
+                return
+            }
+            requests.append(Request(work: work, answer: continuation))
+            condition.signal()
+        }
+    }
+
+    func emit(_ event: StoreEvent) {
+        condition.withLock { events.append(event) }
+    }
+
+    /// The body is done: `error` when it threw.
+    func end(_ error: (any Error)?) {
+        condition.withLock {
+            ended = error.map { .failure($0) } ?? .success(())
+            condition.signal()
+        }
+    }
+
+    /// On the connection's thread: waits for the next step, or for the body's end.
+    func next() -> Step {
+        condition.lock()
+        defer { condition.unlock() }
+        while requests.isEmpty && ended == nil { condition.wait() }
+        if !requests.isEmpty { return .run(requests.removeFirst()) }
+        switch ended {
+        case .failure(let error)?: return .rollBack(error)
+        default: return failure.map { .rollBack($0) } ?? .commit(events)
+        }
+    }
+
+    /// On the connection's thread: runs one step and answers it. Errors reach the body as ``StorageError``s.
+    func run(_ request: Request, db: Database) {
+        do {
+            request.answer.resume(returning: try request.work(db))
+        } catch {
+            let translated = StorageError.translating(error)
+            condition.withLock { if failure == nil { failure = translated } }
+            request.answer.resume(throwing: translated)
+        }
+    }
+
+    /// Runs the connection's side until the body ends: each step, then the body's outcome.
+    /// - Returns: the events to store with the commit.
+    /// - Throws: the body's error, or the first failed statement's.
+    func serve(_ db: Database) throws -> [StoreEvent] {
+        while true {
+            switch next() {
+            case .run(let request): run(request, db: db)
+            case .commit(let events): return events
+            case .rollBack(let error): throw error
+            }
+        }
+    }
+
+    /// The job is gone: statements sent from now on, and any still waiting, fail with `error`.
+    func close(_ error: any Error) {
+        let waiting = condition.withLock {
+            closed = error
+            defer { requests = [] }
+            return requests
+        }
+        for request in waiting { request.answer.resume(throwing: error) }
+    }
+
+    /// Runs `body` in the caller's task while `job` serves the channel on the connection's thread (passing it
+    /// to ``serve(_:)``), and returns the body's value once the job has returned.
+    static func drive<T: Sendable>(
+        _ body: @escaping @Sendable (StatementChannel) async throws -> T,
+        job: (StatementChannel) async throws -> Void
+    ) async throws -> T {
+        let channel = StatementChannel()
+        async let value: T = {
+            do {
+                let value = try await body(channel)
+                channel.end(nil)
+                return value
+            } catch {
+                channel.end(error)
+                throw error
+            }
+        }()
+        do {
+            try await job(channel)
+        } catch {
+            channel.close(error)
+            _ = try? await value
+            throw error
+        }
+        channel.close(StorageError(.internalFailure, "the transaction has ended"))
+        return try await value
+    }
+}
+
+/// The transaction a body drives on SQLite, through a ``StatementChannel`` to the group-commit writer's job.
+struct SQLiteTransaction: SQLTransaction {
+    let channel: StatementChannel
+    let sequence: ChangeSequence
+
+    func rows(_ statement: SQLFragment) async throws -> [SQLRow] {
+        try await channel.rows(statement)
+    }
+
+    func emit(_ event: StoreEvent) {
+        channel.emit(event)
+    }
+
+    /// Taken on the writer's thread, inside its transaction, where the change sequence is current.
+    func positions(_ count: Int64) async throws -> Int64 {
+        let sequence = sequence
+        let rows = try await channel.perform { _ in
+            let first = sequence.upcoming()
+            sequence.advance(by: count)
+            return [SQLRow(["first": .integer(first)])]
+        }
+        return try rows[0].integer("first")
+    }
+}
+
+/// A read a body drives on SQLite, through a ``StatementChannel`` to a reader connection's read transaction.
+struct SQLiteReading: SQLReading {
+    let channel: StatementChannel
+
+    func rows(_ statement: SQLFragment) async throws -> [SQLRow] {
+        try await channel.rows(statement)
+    }
+}
