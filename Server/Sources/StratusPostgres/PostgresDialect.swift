@@ -23,6 +23,7 @@ struct PostgresDialect: SQLDialect {
         case .lockSkippingLocked: " FOR UPDATE SKIP LOCKED"
         case .lockForShare: " FOR SHARE"
         case .settledBound: ChangePosition.settledBoundSQL(offset: positionOffset)
+        case .participantOrder: "ordinal"
         }
     }
 

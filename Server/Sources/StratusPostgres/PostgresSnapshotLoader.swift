@@ -13,6 +13,8 @@ import StratusStore
 final class PostgresSnapshotLoader {
     let connection: PostgresConnection
     let logger: Logger
+    /// The same connection, for the reads written once in the store (``ShareTables``).
+    var reading: PostgresReading { PostgresReading(connection: connection, logger: logger, dialect: PostgresDialect()) }
     let zone: ZoneRow
     let caller: Caller
     /// The records the batch writes, locked `FOR UPDATE` when loaded.
@@ -48,8 +50,7 @@ final class PostgresSnapshotLoader {
         try await loadAncestors(of: request.ancestors, into: &loaded)
         try await loadReferences(into: request.references, into: &loaded)
         if request.zoneSharing || request.shareRoots {
-            let sharing = try await PostgresShareRows.zoneSharing(ofZone: zone.id, connection: connection, logger: logger)
-            loaded.zoneSharing = RecordSnapshot.ZoneSharing(zoneShare: sharing.zoneShare, hasShares: sharing.hasShares)
+            loaded.zoneSharing = try await reading.read(ShareTables.sharing(ofZone: zone.id))
         }
         if request.shareRoots {
             let roots = try await connection.all(
@@ -60,7 +61,7 @@ final class PostgresSnapshotLoader {
         }
         try await loadShares(request.shares, into: &loaded)
         if request.callerAccess, let user = caller.userRecordName {
-            loaded.callerAccess = try await PostgresShareRows.access(ofZone: zone.id, user: user, connection: connection, logger: logger)
+            loaded.callerAccess = try await reading.read(ShareTables.access(ofZone: zone.id, user: user))
         }
         try await loadReceipts(request.receipts, into: &loaded)
         try await loadUsers(request.users, into: &loaded)
@@ -230,19 +231,13 @@ final class PostgresSnapshotLoader {
     private func loadShares(_ names: Set<String>, into loaded: inout RecordSnapshot) async throws {
         guard !names.isEmpty else { return }
         for name in names { loaded.shares[name] = .some(nil) }
-        let shares = try await connection.rows(
-            """
-            SELECT sr.name, s.root_name, s.public_permission, s.record_id FROM shares s JOIN records sr ON sr.id = s.record_id
-            WHERE s.zone_id = \(zone.id) AND sr.name = ANY(\(Array(names)))
-            """,
-            as: (String, String?, String, Int64).self, logger: logger
-        )
+        let shares = try await reading.read(ShareTables.shares(named: Array(names), zoneID: zone.id))
         guard !shares.isEmpty else { return }
-        let participants = try await PostgresShareRows.participants(ofShareRecords: shares.map(\.3), connection: connection, logger: logger)
-        for (name, root, permission, id) in shares {
-            loaded.shares[name] = ShareState(
-                rootRecordName: root, publicPermission: SharePermission(rawValue: permission) ?? .none, participants: participants[id] ?? []
-            )
+        let participants = try await reading.read(ShareTables.participants(ofShareRecords: shares.map(\.recordID)))
+        for share in shares {
+            var state = share.state
+            state.participants = participants[share.recordID] ?? []
+            loaded.shares[share.name] = state
         }
     }
 

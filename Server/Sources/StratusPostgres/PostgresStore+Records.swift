@@ -45,31 +45,6 @@ extension PostgresStore: RecordStore {
         }
     }
 
-    public func lookupRecords(_ recordNames: [String], in zone: ZoneRef) async throws -> [String: StratusModel.Record] {
-        try await read { connection in try await self.lookup(recordNames, in: zone, connection: connection) }
-    }
-
-    /// The named live records of a zone.
-    /// - Throws: ``StorageError/Code/zoneNotFound`` when nothing is found and the zone does not exist.
-    func lookup(_ recordNames: [String], in zone: ZoneRef, connection: PostgresConnection) async throws -> [String: Record] {
-        let database = zone.database
-        let names = Array(Set(recordNames))
-        // The zone and its records in one statement. Only when nothing is found does it matter whether the zone exists.
-        let (container, environment, scope, owner) = (database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName)
-        // One name is the common case, and PostgreSQL plans its statement once; a list of names is planned per call.
-        let matched = names.count == 1
-            ? try await connection.rows(LookupRecord.self, try binds(container, environment, scope, owner, zone.zoneName, names[0]), logger: logger)
-            : try await connection.rows(LookupRecords.self, try binds(container, environment, scope, owner, zone.zoneName, names), logger: logger)
-        var found: [String: Record] = [:]
-        for row in try matched.map({ try StoredRecordRow(row: $0) }) {
-            found[row.name] = try await row.record(in: zone.wireZoneID, connection: connection, logger: logger)
-        }
-        if found.isEmpty, !zone.isDefault, try await Self.liveZone(zone, connection: connection, logger: logger) == nil {
-            throw ZoneRules.missing(zone.zoneName)
-        }
-        return found
-    }
-
     /// Puts a batch's record events in the outbox for subscription matching, when the container environment
     /// has any subscription.
     /// - Parameter subscribed: whether it has, when the transaction read that already.
@@ -92,23 +67,6 @@ extension PostgresStore: RecordStore {
         )
         write.emit(.recordEventsPending)
     }
-}
-
-/// Records of a zone by name, with the zone found in the same statement.
-private enum LookupRecords: PreparedText {
-    static let name = "lookup_records"
-    static let sql = """
-        SELECT \(StoredRecordRow.columns) FROM zones z JOIN records r ON r.zone_id = z.id
-        WHERE z.container_id = $1 AND z.environment = $2 AND z.scope = $3 AND z.owner = $4 AND z.name = $5 AND NOT z.deleted
-            AND NOT r.deleted AND r.name = ANY($6)
-        """
-}
-
-/// One record of a zone by name. Apart from ``LookupRecords`` because PostgreSQL keeps one plan for it, where
-/// it plans a list of names of unknown length on every call.
-private enum LookupRecord: PreparedText {
-    static let name = "lookup_record"
-    static let sql = LookupRecords.sql.replacingOccurrences(of: "r.name = ANY($6)", with: "r.name = $6")
 }
 
 /// Whether a container environment has any subscription, and so whether its record changes are matched.

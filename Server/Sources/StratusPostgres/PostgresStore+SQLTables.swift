@@ -8,17 +8,17 @@ extension PostgresStore: SQLTables {
     var dialect: PostgresDialect { PostgresDialect(positionOffset: positionOffset) }
 
     public func rows(_ statement: SQLFragment) async throws -> [SQLRow] {
-        let query = try PostgresQuery(statement, dialect: dialect)
-        return try await read { connection in try await Self.rows(of: query, connection: connection, logger: self.logger) }
+        try await read { connection in try await Self.rows(of: statement, dialect: self.dialect, connection: connection, logger: self.logger) }
     }
 
     public func transaction(
         _ statements: [SQLFragment], then decide: @escaping @Sendable ([[SQLRow]]) throws -> [StoreEvent]
     ) async throws -> [[SQLRow]] {
-        let queries = try statements.map { try PostgresQuery($0, dialect: dialect) }
         return try await write { write in
             var results: [[SQLRow]] = []
-            for query in queries { results.append(try await Self.rows(of: query, connection: write.connection, logger: write.logger)) }
+            for statement in statements {
+                results.append(try await Self.rows(of: statement, dialect: self.dialect, connection: write.connection, logger: write.logger))
+            }
             for event in try decide(results) { write.emit(event) }
             return results
         }
@@ -55,10 +55,11 @@ extension PostgresStore: SQLTables {
     }
 
     public func execute(_ statements: [SQLFragment]) async throws -> [[SQLRow]] {
-        let queries = try statements.map { try PostgresQuery($0, dialect: dialect) }
-        return try await writeUnpositioned { connection in
+        try await writeUnpositioned { connection in
             var results: [[SQLRow]] = []
-            for query in queries { results.append(try await Self.rows(of: query, connection: connection, logger: self.logger)) }
+            for statement in statements {
+                results.append(try await Self.rows(of: statement, dialect: self.dialect, connection: connection, logger: self.logger))
+            }
             return results
         }
     }
@@ -68,10 +69,20 @@ extension PostgresStore: SQLTables {
         for try await row in try await connection.query(query, logger: logger) { rows.append(try SQLRow(row)) }
         return rows
     }
+
+    /// The rows of a statement the store wrote; one that binds values is prepared (``StatementShapes``), so that
+    /// PostgreSQL plans it once per connection.
+    static func rows(of statement: SQLFragment, dialect: PostgresDialect, connection: PostgresConnection, logger: Logger) async throws -> [SQLRow] {
+        let (sql, values) = statement.rendered(in: dialect)
+        let (bindings, types) = try PostgresQuery.bindings(values)
+        let query = PostgresQuery(unsafeSQL: sql, binds: bindings)
+        if values.isEmpty { return try await rows(of: query, connection: connection, logger: logger) }
+        return try await connection.rows(preparing: query, types: types, logger: logger).map(SQLRow.init)
+    }
 }
 
 /// The stores written once over ``SQLTables`` in `StratusStore` (`<Store>+SQLTables.swift`).
-extension PostgresStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore {}
+extension PostgresStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore, ShareStore {}
 
 /// Statements on one connection, outside a write.
 struct PostgresReading: SQLReading {
@@ -81,7 +92,7 @@ struct PostgresReading: SQLReading {
 
     func rows(_ statement: SQLFragment) async throws -> [SQLRow] {
         do {
-            return try await PostgresStore.rows(of: try PostgresQuery(statement, dialect: dialect), connection: connection, logger: logger)
+            return try await PostgresStore.rows(of: statement, dialect: dialect, connection: connection, logger: logger)
         } catch {
             throw StorageError.translating(error)
         }
@@ -106,7 +117,7 @@ final class PostgresTransaction: SQLTransaction, @unchecked Sendable {
     func rows(_ statement: SQLFragment) async throws -> [SQLRow] {
         if let failure { throw failure }
         do {
-            return try await PostgresStore.rows(of: try PostgresQuery(statement, dialect: dialect), connection: write.connection, logger: write.logger)
+            return try await PostgresStore.rows(of: statement, dialect: dialect, connection: write.connection, logger: write.logger)
         } catch {
             let translated = StorageError.translating(error)
             lock.withLock { if firstFailure == nil { firstFailure = translated } }

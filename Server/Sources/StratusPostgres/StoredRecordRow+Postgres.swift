@@ -23,7 +23,8 @@ extension StoredRecordRow {
     func record(in zone: ZoneID, connection: PostgresConnection, logger: Logger) async throws -> Record {
         var record = record(in: zone)
         if isLiveShare {
-            record.shareDetails = try await PostgresShareRows.details(ofShareRecord: id, connection: connection, logger: logger)
+            let reading = PostgresReading(connection: connection, logger: logger, dialect: PostgresDialect())
+            record.shareDetails = try await ShareTables.details(ofShareRecord: id, reading: reading)
         }
         return record
     }

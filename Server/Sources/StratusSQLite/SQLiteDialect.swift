@@ -20,6 +20,7 @@ struct SQLiteDialect: SQLDialect {
         case .lockForShare: ""
         // One writer at a time commits positions in order: every committed one is settled.
         case .settledBound: "\(Int64.max)"
+        case .participantOrder: "rowid"
         }
     }
 
@@ -57,5 +58,13 @@ extension SQLValue {
         // SQLiteDialect never asks for arrays.
         case .array: .null
         }
+    }
+}
+
+extension Database {
+    /// Runs a read the store wrote once (``SQLRead``) on this connection, synchronously.
+    func read<Value>(_ read: SQLRead<Value>) throws -> Value {
+        let (sql, values) = read.statement.rendered(in: SQLiteDialect())
+        return try read.decode(try Row.fetchAll(cachedStatement(sql: sql), arguments: StatementArguments(values)).map(SQLRow.init))
     }
 }

@@ -32,34 +32,4 @@ extension SQLiteStore: RecordStore {
             return plan.results
         }
     }
-
-    public func lookupRecords(_ recordNames: [String], in zone: ZoneRef) async throws -> [String: StratusModel.Record] {
-        try await read { db in try Self.lookup(recordNames, in: zone, db: db) }
-    }
-
-    /// The named live records of a zone.
-    /// - Throws: ``StorageError/Code/zoneNotFound`` when nothing is found and the zone does not exist.
-    static func lookup(_ recordNames: [String], in zone: ZoneRef, db: Database) throws -> [String: Record] {
-        // The zone and its records in one statement (one read of the file's state, one snapshot), for up to
-        // 500 names. Only when nothing is found does it matter whether the zone exists.
-        var found: [String: Record] = [:]
-        for chunk in SQLList.chunks(Array(Set(recordNames))) {
-            let rows = try Row.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT \(StoredRecordRow.columns) FROM zones z JOIN records r ON r.zone_id = z.id
-                    WHERE z.container_id = ? AND z.environment = ? AND z.scope = ? AND z.owner = ? AND z.name = ? AND z.deleted = 0
-                        AND r.deleted = 0 AND r.name IN (\(SQLList.placeholders(chunk.count)))
-                    """),
-                arguments: arguments(zone.database) + StatementArguments([zone.zoneName] + chunk)
-            )
-            for row in rows {
-                let record = StoredRecordRow(row: row)
-                found[record.name] = try record.record(in: zone.wireZoneID, db: db)
-            }
-        }
-        if found.isEmpty, !zone.isDefault, try liveZone(zone, db: db) == nil {
-            throw ZoneRules.missing(zone.zoneName)
-        }
-        return found
-    }
 }

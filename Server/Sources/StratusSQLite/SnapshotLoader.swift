@@ -38,8 +38,7 @@ struct SnapshotLoader {
         try loadAncestors(of: request.ancestors, into: &loaded)
         try loadReferences(into: request.references, into: &loaded)
         if request.zoneSharing || request.shareRoots {
-            let zoneShare = try ShareRows.zoneShare(ofZone: zone.id, db: db)
-            loaded.zoneSharing = RecordSnapshot.ZoneSharing(zoneShare: zoneShare, hasShares: try ShareRows.zoneHasShares(zone.id, db: db))
+            loaded.zoneSharing = try db.read(ShareTables.sharing(ofZone: zone.id))
         }
         if request.shareRoots {
             let roots = try String.fetchAll(
@@ -50,7 +49,7 @@ struct SnapshotLoader {
         }
         try loadShares(request.shares, into: &loaded)
         if request.callerAccess, let user = caller.userRecordName {
-            loaded.callerAccess = try ShareRows.access(ofZone: zone.id, user: user, db: db)
+            loaded.callerAccess = try db.read(ShareTables.access(ofZone: zone.id, user: user))
         }
         try loadReceipts(request.receipts, into: &loaded)
         try loadUsers(request.users, into: &loaded)
@@ -176,33 +175,13 @@ struct SnapshotLoader {
     private func loadShares(_ names: Set<String>, into loaded: inout RecordSnapshot) throws {
         for chunk in SQLList.chunks(Array(names)) {
             for name in chunk { loaded.shares[name] = .some(nil) }
-            let shares = try Row.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT sr.name, s.root_name, s.public_permission, s.record_id FROM shares s JOIN records sr ON sr.id = s.record_id
-                    WHERE s.zone_id = ? AND sr.name IN (\(SQLList.placeholders(chunk.count)))
-                    """),
-                arguments: StatementArguments([zone.id.databaseValue] + chunk.map(\.databaseValue))
-            )
+            let shares = try db.read(ShareTables.shares(named: Array(chunk), zoneID: zone.id))
             guard !shares.isEmpty else { continue }
-            var participants: [Int64: [ShareParticipant]] = [:]
-            let ids = shares.map { $0[3] as Int64 }
-            for row in try Row.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT share_record_id, participant_id, user_record_name, email, phone, permission, type, status FROM share_participants
-                    WHERE share_record_id IN (\(SQLList.placeholders(ids.count))) AND status != 'REMOVED' ORDER BY rowid
-                    """),
-                arguments: StatementArguments(ids.map(\.databaseValue))
-            ) {
-                participants[row[0], default: []].append(ShareParticipant(
-                    participantID: row[1], userRecordName: row[2], emailAddress: row[3], phoneNumber: row[4],
-                    permission: SharePermission(rawValue: row[5]) ?? .none, type: ParticipantType(rawValue: row[6]) ?? .user,
-                    acceptanceStatus: AcceptanceStatus(rawValue: row[7]) ?? .invited
-                ))
-            }
-            for row in shares {
-                loaded.shares[row[0]] = ShareState(
-                    rootRecordName: row[1], publicPermission: SharePermission(rawValue: row[2]) ?? .none, participants: participants[row[3]] ?? []
-                )
+            let participants = try db.read(ShareTables.participants(ofShareRecords: shares.map(\.recordID)))
+            for share in shares {
+                var state = share.state
+                state.participants = participants[share.recordID] ?? []
+                loaded.shares[share.name] = state
             }
         }
     }

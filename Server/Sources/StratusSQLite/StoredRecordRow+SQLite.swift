@@ -15,7 +15,10 @@ extension StoredRecordRow {
     /// The record, with its participants when it is a live share.
     func record(in zone: ZoneID, db: Database) throws -> Record {
         var record = record(in: zone)
-        if isLiveShare { record.shareDetails = try ShareRows.details(ofShareRecord: id, db: db) }
+        if isLiveShare, var details = try db.read(ShareTables.detailsWithoutParticipants(ofShareRecord: id)) {
+            details.participants = try db.read(ShareTables.participants(ofShareRecords: [id]))[id] ?? []
+            record.shareDetails = details
+        }
         return record
     }
 

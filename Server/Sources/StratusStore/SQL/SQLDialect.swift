@@ -36,6 +36,8 @@ public enum SQLPhrase: Sendable {
     /// lower one has ended (see ``SQLTables/readSettled(_:)``). A scalar expression; read it once per statement
     /// (`WITH b AS MATERIALIZED (SELECT ... AS bound)`).
     case settledBound
+    /// A column of `share_participants` that orders its rows as they were inserted.
+    case participantOrder
     /// That the row under an alias is not deleted, written as the dialect's partial indexes expect it
     /// (``SQLDialect/live(_:)``).
     case live(String)

@@ -7,7 +7,7 @@
 /// ```swift
 /// let rows = try await store.rows("SELECT id FROM containers WHERE id = \(.text(containerID))")
 /// ```
-public protocol SQLTables: Sendable {
+public protocol SQLTables: SQLReading {
     /// The rows of one statement, reading the latest commit.
     func rows(_ statement: SQLFragment) async throws -> [SQLRow]
 
@@ -96,5 +96,24 @@ extension SQLTransaction {
             try await rows("RELEASE SAVEPOINT step")
             throw error
         }
+    }
+}
+
+/// A read of one statement and how its rows become a value: written once, run by an asynchronous
+/// ``SQLReading`` or by a backend's synchronous connection (SQLite's writer, while it loads a record snapshot).
+public struct SQLRead<Value>: Sendable {
+    public let statement: SQLFragment
+    public let decode: @Sendable ([SQLRow]) throws -> Value
+
+    public init(_ statement: SQLFragment, decode: @escaping @Sendable ([SQLRow]) throws -> Value) {
+        self.statement = statement
+        self.decode = decode
+    }
+}
+
+extension SQLReading {
+    /// The value `read` makes of its statement's rows.
+    public func read<Value>(_ read: SQLRead<Value>) async throws -> Value {
+        try read.decode(try await rows(read.statement))
     }
 }

@@ -1,0 +1,63 @@
+import StratusModel
+
+/// Reads of the `records` table written once for every backend (``SQLTables``).
+public enum RecordTables {
+    /// The named live records of a zone, with share details on share records.
+    /// - Throws: ``StorageError/Code/zoneNotFound`` when nothing is found and the zone does not exist.
+    public static func lookup(_ recordNames: [String], in zone: ZoneRef, reading: any SQLReading) async throws -> [String: Record] {
+        let names = Array(Set(recordNames))
+        guard !names.isEmpty else { return [:] }
+        // The zone and its records in one statement. Only when nothing is found does it matter whether the zone exists.
+        let rows = try await reading.rows("""
+            SELECT \(raw: StoredRecordRow.columns) FROM zones z JOIN records r ON r.zone_id = z.id
+            WHERE \(ZoneTables.belongs(to: zone.database)) AND z.name = \(.text(zone.zoneName)) AND \(.live("z"))
+                AND \(.live("r")) AND r.name\(anyOf: names.map { .text($0) })
+            """)
+        var found: [String: Record] = [:]
+        for row in rows {
+            let stored = try StoredRecordRow(row)
+            found[stored.name] = try await stored.record(in: zone.wireZoneID, reading: reading)
+        }
+        if found.isEmpty, !zone.isDefault, try await ZoneTables.liveZone(zone, in: reading) == nil {
+            throw ZoneRules.missing(zone.zoneName)
+        }
+        return found
+    }
+
+    /// A row of a zone's records by name, live or a tombstone.
+    static func row(named name: String, zoneID: Int64, lock: SQLPhrase? = nil, reading: any SQLReading) async throws -> StoredRecordRow? {
+        let lockPhrase: SQLFragment = lock.map { "\($0)" } ?? ""
+        let rows = try await reading.rows("""
+            SELECT \(raw: StoredRecordRow.columns) FROM records r WHERE r.zone_id = \(.integer(zoneID)) AND r.name = \(.text(name))\(lockPhrase)
+            """)
+        return try rows.first.map(StoredRecordRow.init)
+    }
+}
+
+extension StoredRecordRow {
+    /// A row selected with ``columns``, by column name.
+    public init(_ row: SQLRow) throws {
+        self.init(
+            id: try row.integer("id"), name: try row.text("name"), type: try row.text("type"), changeTag: try row.text("change_tag"),
+            fieldsJSON: try row.text("fields"), createdAt: try row.integer("created_at"), createdBy: try row.text("created_by"),
+            createdDevice: try row.text("created_device"), modifiedAt: try row.integer("modified_at"),
+            modifiedBy: try row.text("modified_by"), modifiedDevice: try row.text("modified_device"), deleted: try row.bool("deleted"),
+            zoneID: try row.integer("zone_id"), parent: try row.optionalText("parent"), share: try row.optionalText("share_name"),
+            shortGUID: try row.optionalText("short_guid")
+        )
+    }
+
+    /// The record, with its participants when it is a live share.
+    public func record(in zone: ZoneID, reading: any SQLReading) async throws -> Record {
+        var record = record(in: zone)
+        if isLiveShare { record.shareDetails = try await ShareTables.details(ofShareRecord: id, reading: reading) }
+        return record
+    }
+}
+
+/// Records by name, written once over any backend's tables (``SQLTables``).
+extension RecordStore where Self: SQLTables {
+    public func lookupRecords(_ recordNames: [String], in zone: ZoneRef) async throws -> [String: Record] {
+        try await RecordTables.lookup(recordNames, in: zone, reading: self)
+    }
+}
