@@ -1,8 +1,9 @@
-/// A backend's tables reached by statements it renders in its ``SQLDialect``: what the store's plain tables
-/// (containers, accounts, sessions, roles, server keys, subscriptions, transfers) are written once over.
+/// A backend's tables reached by statements it renders in its ``SQLDialect``: what the store writes its tables
+/// once over (zones, shares, record lookups, containers, accounts, sessions, roles, server keys, subscriptions,
+/// transfers, ...).
 ///
-/// Tables with rules of their own (records, zones, shares) are reached through their own primitives instead,
-/// which keep each backend's locking and group commit.
+/// The record write path is reached through its own primitives instead (each backend's snapshot loader and
+/// plan applier), which keep SQLite's group commit and PostgreSQL's row locks.
 ///
 /// ```swift
 /// let rows = try await store.rows("SELECT id FROM containers WHERE id = \(.text(containerID))")
