@@ -3,8 +3,6 @@ import StratusModel
 import StratusStore
 
 extension SQLiteStore {
-    static let zoneColumns = "container_id = ? AND environment = ? AND scope = ? AND owner = ?"
-
     static func arguments(_ database: DatabaseRef) -> StatementArguments {
         [database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName]
     }
@@ -19,19 +17,12 @@ extension SQLiteStore {
 
     /// The live zone's row, if the zone exists.
     static func liveZone(_ zone: ZoneRef, db: Database) throws -> ZoneRow? {
-        let id = try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT id FROM zones WHERE \(zoneColumns) AND name = ? AND deleted = 0"),
-            arguments: arguments(zone.database) + [zone.zoneName]
-        )
-        return id.map { ZoneRow(id: $0, zone: zone) }
+        try db.read(ZoneTables.liveZone(zone))
     }
 
-    /// The live zones of a database.
+    /// The live zones of a database, by name.
     static func liveZones(in database: DatabaseRef, db: Database) throws -> [ZoneRow] {
-        try Row.fetchAll(
-            db, sql: "SELECT id, name FROM zones WHERE \(zoneColumns) AND deleted = 0 ORDER BY name",
-            arguments: arguments(database)
-        ).map { ZoneRow(id: $0[0], zone: database.zone($0[1])) }
+        try db.read(ZoneTables.liveZones(in: database))
     }
 
     /// The zone's row, creating it first if it is a default zone (which always exists for clients).

@@ -15,17 +15,22 @@ public enum ZoneTables {
     /// - Parameter lock: ``SQLPhrase/lockForShare`` for a write that relies on the zone staying (its records'
     ///   writers), ``SQLPhrase/lockForUpdate`` for its deletion.
     public static func liveZone(_ zone: ZoneRef, lock: SQLPhrase? = nil, in reading: any SQLReading) async throws -> ZoneRow? {
+        try await reading.read(liveZone(zone, lock: lock))
+    }
+
+    /// The read of ``liveZone(_:lock:in:)``, for a backend's synchronous connection too.
+    public static func liveZone(_ zone: ZoneRef, lock: SQLPhrase? = nil) -> SQLRead<ZoneRow?> {
         let lockPhrase: SQLFragment = lock.map { "\($0)" } ?? ""
-        let rows = try await reading.rows("""
+        return SQLRead("""
             SELECT z.id FROM zones z WHERE \(belongs(to: zone.database)) AND z.name = \(.text(zone.zoneName)) AND \(.live("z"))\(lockPhrase)
-            """)
-        return try rows.first.map { ZoneRow(id: try $0.integer("id"), zone: zone) }
+            """) { rows in try rows.first.map { ZoneRow(id: try $0.integer("id"), zone: zone) } }
     }
 
     /// The live zones of a database, by name.
-    static func liveZones(in database: DatabaseRef, reading: any SQLReading) async throws -> [ZoneRow] {
-        try await reading.rows("SELECT z.id, z.name FROM zones z WHERE \(belongs(to: database)) AND \(.live("z")) ORDER BY z.name")
-            .map { ZoneRow(id: try $0.integer("id"), zone: database.zone(try $0.text("name"))) }
+    public static func liveZones(in database: DatabaseRef) -> SQLRead<[ZoneRow]> {
+        SQLRead("SELECT z.id, z.name FROM zones z WHERE \(belongs(to: database)) AND \(.live("z")) ORDER BY z.name") { rows in
+            try rows.map { ZoneRow(id: try $0.integer("id"), zone: database.zone(try $0.text("name"))) }
+        }
     }
 
     /// The zone's row, creating it first if it is a default zone (which always exists for clients).
@@ -90,7 +95,7 @@ extension RecordStore where Self: SQLTables {
         try await readSettled { reading in
             var stored: [ZoneInfo] = []
             var unsettled = false
-            for row in try await ZoneTables.liveZones(in: database, reading: reading) {
+            for row in try await reading.read(ZoneTables.liveZones(in: database)) {
                 let zone = try await ZoneTables.zoneInfo(row, reading: reading)
                 stored.append(zone.info)
                 unsettled = unsettled || zone.unsettled
