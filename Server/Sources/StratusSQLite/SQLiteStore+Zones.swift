@@ -40,12 +40,4 @@ extension SQLiteStore {
         )
         return ZoneRow(id: db.lastInsertedRowID, zone: zone)
     }
-
-    /// The sequence number of the zone's latest change (its creation, or a record change).
-    static func lastChange(ofZone id: Int64, db: Database) throws -> Int64 {
-        try Int64.fetchOne(
-            db.cachedStatement(sql: "SELECT MAX(m) FROM (SELECT seq AS m FROM zones WHERE id = ? UNION ALL SELECT MAX(seq) FROM records WHERE zone_id = ?)"),
-            arguments: [id, id]
-        ) ?? 0
-    }
 }

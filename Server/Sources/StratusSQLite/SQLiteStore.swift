@@ -90,28 +90,19 @@ public final class SQLiteStore: Sendable {
     /// Reads are short (index lookups) and in WAL mode never wait for the writer, and there are more
     /// reader connections than cooperative threads, so a read is plain CPU work like any other; running
     /// it here saves two thread hops per request over GRDB's asynchronous `read`. Skipping the read
-    /// transaction saves four statements per read; use ``readSnapshot(_:)`` when several statements
+    /// transaction saves four statements per read; use ``snapshot(_:)`` when several statements
     /// must see one state.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
-            return try readOnCallingThread(snapshot: false, body)
-        } catch {
-            throw StorageError.translating(error)
-        }
-    }
-
-    /// Like ``read(_:)``, in one read transaction: every statement sees the same committed state.
-    func readSnapshot<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try readOnCallingThread(snapshot: true, body)
+            return try readOnCallingThread(body)
         } catch {
             throw StorageError.translating(error)
         }
     }
 
     /// Synchronous so that GRDB's synchronous reads are the ones called.
-    private func readOnCallingThread<T>(snapshot: Bool, _ body: (Database) throws -> T) throws -> T {
-        try connectionUse.holding { snapshot ? try pool.read(body) : try pool.unsafeRead(body) }
+    private func readOnCallingThread<T>(_ body: (Database) throws -> T) throws -> T {
+        try connectionUse.holding { try pool.unsafeRead(body) }
     }
 
     /// Runs a closure in the next group commit.

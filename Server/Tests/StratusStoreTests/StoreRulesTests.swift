@@ -102,12 +102,25 @@ import Testing
 
         let zone = Self.privateDatabase.zone("Notes")
         let rows: [(recordType: String, position: Int64)] = [("Note", 11), ("Tag", 12), ("Note", 13), ("Note", 14)]
-        let notes = ChangeFeeds.page(of: rows, since: 10, query: ZoneChangesQuery(zone: zone, syncToken: nil, limit: 2, recordTypes: ["Note"]))
-        #expect(notes == ChangeFeeds.Page(rows: [0, 2], lastPosition: 13, moreComing: true))
-        let everything = ChangeFeeds.page(of: Array(rows.prefix(3)), since: 10, query: ZoneChangesQuery(zone: zone, syncToken: nil, limit: 2))
-        #expect(everything == ChangeFeeds.Page(rows: [0, 1], lastPosition: 12, moreComing: true))
-        let whole = ChangeFeeds.page(of: Array(rows.prefix(2)), since: 10, query: ZoneChangesQuery(zone: zone, syncToken: nil, limit: 2))
-        #expect(whole == ChangeFeeds.Page(rows: [0, 1], lastPosition: 12, moreComing: false))
+        /// The rows a page takes, and where it ends.
+        func page(of rows: ArraySlice<(recordType: String, position: Int64)>, query: ZoneChangesQuery) -> (taken: [Int], page: ChangeFeeds.Page) {
+            var builder = ChangeFeeds.PageBuilder(since: 10, query: query)
+            var taken: [Int] = []
+            reading: for (index, row) in rows.enumerated() {
+                switch builder.next(recordType: row.recordType, position: row.position) {
+                case .take: taken.append(index)
+                case .skip: continue
+                case .stop: break reading
+                }
+            }
+            return (taken, builder.page)
+        }
+        let notes = page(of: rows[...], query: ZoneChangesQuery(zone: zone, syncToken: nil, limit: 2, recordTypes: ["Note"]))
+        #expect(notes.taken == [0, 2] && notes.page == ChangeFeeds.Page(lastPosition: 13, moreComing: true))
+        let everything = page(of: rows.prefix(3), query: ZoneChangesQuery(zone: zone, syncToken: nil, limit: 2))
+        #expect(everything.taken == [0, 1] && everything.page == ChangeFeeds.Page(lastPosition: 12, moreComing: true))
+        let whole = page(of: rows.prefix(2), query: ZoneChangesQuery(zone: zone, syncToken: nil, limit: 2))
+        #expect(whole.taken == [0, 1] && whole.page == ChangeFeeds.Page(lastPosition: 12, moreComing: false))
         #expect(ChangeFeeds.scanLimit(for: ZoneChangesQuery(zone: zone, syncToken: nil, limit: 5, recordTypes: ["Note"])) == 100)
     }
 }

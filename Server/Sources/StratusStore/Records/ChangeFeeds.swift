@@ -89,36 +89,19 @@ public enum ChangeFeeds {
         query.recordTypes == nil ? query.limit : query.limit * 20
     }
 
-    /// The rows of a zone's feed that make a page, from up to ``scanLimit(for:)`` + 1 rows read in order after
-    /// `since`.
+    /// Where a page of a zone's feed ends, from up to ``scanLimit(for:)`` + 1 rows read in order after `since`.
     public struct Page: Sendable, Equatable {
-        /// Indices of the rows in the page.
-        public var rows: [Int]
         /// The position the page's token holds before the zone's last settled change is considered.
         public var lastPosition: Int64
         public var moreComing: Bool
 
-        public init(rows: [Int], lastPosition: Int64, moreComing: Bool) {
-            self.rows = rows
+        public init(lastPosition: Int64, moreComing: Bool) {
             self.lastPosition = lastPosition
             self.moreComing = moreComing
         }
     }
 
-    /// Picks a page from rows read in feed order (their record type and position).
-    public static func page(of rows: [(recordType: String, position: Int64)], since: Int64, query: ZoneChangesQuery) -> Page {
-        var builder = PageBuilder(since: since, query: query)
-        for (index, row) in rows.enumerated() {
-            switch builder.next(recordType: row.recordType, position: row.position) {
-            case .take: builder.page.rows.append(index)
-            case .skip: continue
-            case .stop: return builder.page
-            }
-        }
-        return builder.page
-    }
-
-    /// Picks a page as rows stream from the backend in feed order, so that only the rows taken are decoded.
+    /// Picks a page as rows come from the backend in feed order, so that only the rows taken are decoded.
     ///
     /// ```swift
     /// var builder = ChangeFeeds.PageBuilder(since: since, query: query)
@@ -141,13 +124,13 @@ public enum ChangeFeeds {
         private let scanLimit: Int
         private var scanned = 0
         private var taken = 0
-        /// The page so far; `rows` is filled by ``ChangeFeeds/page(of:since:query:)`` only.
-        public var page: Page
+        /// The page so far.
+        public private(set) var page: Page
 
         public init(since: Int64, query: ZoneChangesQuery) {
             self.query = query
             scanLimit = ChangeFeeds.scanLimit(for: query)
-            page = Page(rows: [], lastPosition: since, moreComing: false)
+            page = Page(lastPosition: since, moreComing: false)
         }
 
         public mutating func next(recordType: String, position: Int64) -> Decision {

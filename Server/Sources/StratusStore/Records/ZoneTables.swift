@@ -62,8 +62,9 @@ public enum ZoneTables {
         let rows = try await reading.rows("""
             WITH b AS MATERIALIZED (SELECT \(.settledBound) AS bound)
             SELECT COALESCE((SELECT MAX(m) FROM (
-                    SELECT seq AS m FROM zones WHERE id = \(id) AND seq < b.bound
-                    UNION ALL SELECT MAX(seq) FROM records WHERE zone_id = \(id) AND seq < b.bound) AS latest), 0) AS last_change,
+                    SELECT (SELECT seq FROM zones WHERE id = \(id) AND seq < b.bound) AS m
+                    UNION ALL SELECT (SELECT seq FROM records WHERE zone_id = \(id) AND seq < b.bound ORDER BY seq DESC LIMIT 1)) AS latest), 0)
+                    AS last_change,
                 EXISTS (SELECT 1 FROM records WHERE zone_id = \(id) AND seq >= b.bound) AS unsettled
             FROM b
             """)

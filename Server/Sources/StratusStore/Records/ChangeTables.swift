@@ -1,0 +1,92 @@
+import StratusModel
+
+/// A database's and a zone's change feeds, written once over any backend's tables (``SQLTables``). Feeds read
+/// settled positions only (``SQLPhrase/settledBound``), so a token never moves past a change that a writer still
+/// in its transaction will commit.
+extension RecordStore where Self: SQLTables {
+    public func databaseChanges(in database: DatabaseRef, since syncToken: String?, limit: Int) async throws -> DatabaseChanges {
+        let since = try DatabaseSyncToken.read(syncToken).sequence
+        return try await readSettled { reading in
+            // Each zone's latest change is read through (zone_id, seq): a handful of index probes per zone,
+            // with no per-database counter for writers to contend on.
+            let rows = try await reading.rows("""
+                WITH b AS MATERIALIZED (SELECT \(.settledBound) AS bound)
+                SELECT z.name, z.deleted,
+                    (SELECT MAX(m) FROM (SELECT z.seq AS m
+                        UNION ALL SELECT (SELECT seq FROM records WHERE zone_id = z.id AND seq < b.bound ORDER BY seq DESC LIMIT 1)) AS latest) AS last_change,
+                    z.seq < b.bound AS settled,
+                    z.seq >= b.bound OR EXISTS (SELECT 1 FROM records WHERE zone_id = z.id AND seq >= b.bound) AS unsettled
+                FROM zones z, b
+                WHERE \(ZoneTables.belongs(to: database))
+                """)
+            // A zone whose own row's change is not settled yet is reported by a later sync.
+            let zones = try rows.filter { try $0.bool("settled") }.map { row in
+                ChangeFeeds.ZoneState(name: try row.text("name"), deleted: try row.bool("deleted"), lastChange: try row.integer("last_change"))
+            }
+            let unsettled = try rows.contains { try $0.bool("unsettled") }
+            return (ChangeFeeds.databaseChanges(zones, in: database, since: since, limit: limit), unsettled)
+        }
+    }
+
+    public func zoneChanges(_ query: ZoneChangesQuery) async throws -> ZoneChanges {
+        let token = try query.syncToken.map { token throws(StorageError) in try ZoneSyncToken.read(token) }
+        return try await readSettled { reading in
+            guard let zone = try await ZoneTables.liveZone(query.zone, in: reading) else {
+                guard query.zone.isDefault else { throw ZoneRules.missing(query.zone.zoneName) }
+                return (ChangeFeeds.emptyDefaultZone, false)
+            }
+            let since = try ChangeFeeds.start(after: token, inZone: zone.id)
+            let rows = try await reading.rows(ChangeTables.page(ofZone: zone.id, after: since, limit: ChangeFeeds.scanLimit(for: query) + 1))
+            var builder = ChangeFeeds.PageBuilder(since: since, query: query)
+            var changes: [RecordChange] = []
+            reading: for row in rows where row.values["id"] != .null {
+                switch builder.next(recordType: try row.text("type"), position: try row.integer("seq")) {
+                case .stop: break reading
+                case .skip: continue
+                case .take:
+                    let record = try StoredRecordRow(row)
+                    if record.deleted {
+                        changes.append(.deleted(DeletedRecord(recordName: record.name, recordType: record.type, zoneID: query.zone.wireZoneID)))
+                    } else {
+                        changes.append(.saved(try await record.record(in: query.zone.wireZoneID, reading: reading)))
+                    }
+                }
+            }
+            let page = builder.page
+            let lastSettled = try rows.first?.integer("last_settled") ?? 0
+            let last = page.moreComing ? page.lastPosition : max(page.lastPosition, lastSettled)
+            let unsettled = try rows.first?.bool("unsettled") ?? false
+            return (ZoneChanges(changes: changes, syncToken: ZoneSyncToken(zone: zone.id, sequence: last).text, moreComing: page.moreComing), unsettled)
+        }
+    }
+}
+
+/// The statements of the change feeds.
+enum ChangeTables {
+    /// Up to `limit` settled changes of a zone after `since`, in order, each row also holding the zone's last settled
+    /// change (`last_settled`) and whether a later one is unsettled (`unsettled`): one statement, one snapshot. With
+    /// no change, one row whose record columns are `NULL`. The bound and the zone's figures are computed once.
+    ///
+    /// The limit applies before the bound: settled positions come before unsettled ones, so the rows kept are the
+    /// same as with the bound applied first.
+    static func page(ofZone zoneID: Int64, after since: Int64, limit: Int) -> SQLFragment {
+        let zone = SQLValue.integer(zoneID)
+        return """
+            WITH b AS MATERIALIZED (SELECT \(.settledBound) AS bound),
+            s AS MATERIALIZED (
+                SELECT b.bound,
+                    COALESCE((SELECT MAX(m) FROM (
+                        SELECT (SELECT seq FROM zones WHERE id = \(zone) AND seq < b.bound) AS m
+                        UNION ALL SELECT (SELECT seq FROM records WHERE zone_id = \(zone) AND seq < b.bound ORDER BY seq DESC LIMIT 1)) AS latest), 0)
+                        AS last_settled,
+                    EXISTS (SELECT 1 FROM records WHERE zone_id = \(zone) AND seq >= b.bound) AS unsettled
+                FROM b
+            )
+            SELECT \(raw: StoredRecordRow.columns), r.seq, s.last_settled, s.unsettled
+            FROM s LEFT JOIN (
+                SELECT * FROM records WHERE zone_id = \(zone) AND seq > \(.integer(since)) ORDER BY seq LIMIT \(.integer(Int64(limit)))
+            ) r ON r.seq < s.bound
+            ORDER BY r.seq
+            """
+    }
+}
