@@ -105,23 +105,28 @@ extension QueryStatement {
     }
 }
 
-extension SQLRow {
-    /// A row as postgres-nio decoded it, each column by its PostgreSQL type.
-    init(_ row: PostgresRow) throws {
-        var values: [String: SQLValue] = [:]
-        for cell in row {
-            guard cell.bytes != nil else {
-                values[cell.columnName] = .null
-                continue
-            }
-            switch cell.dataType {
-            case .int2, .int4, .int8: values[cell.columnName] = .integer(try cell.decode(Int64.self))
-            case .float4, .float8: values[cell.columnName] = .double(try cell.decode(Double.self))
-            case .bool: values[cell.columnName] = .bool(try cell.decode(Bool.self))
-            case .bytea: values[cell.columnName] = .bytes(Array(buffer: try cell.decode(ByteBuffer.self)))
-            default: values[cell.columnName] = .text(try cell.decode(String.self))
-            }
+extension SQLValue {
+    /// A cell as postgres-nio decoded it, by its PostgreSQL type.
+    init(_ cell: PostgresCell) throws {
+        guard cell.bytes != nil else {
+            self = .null
+            return
         }
-        self.init(values)
+        switch cell.dataType {
+        case .int2, .int4, .int8: self = .integer(try cell.decode(Int64.self))
+        case .float4, .float8: self = .double(try cell.decode(Double.self))
+        case .bool: self = .bool(try cell.decode(Bool.self))
+        case .bytea: self = .bytes(Array(buffer: try cell.decode(ByteBuffer.self)))
+        default: self = .text(try cell.decode(String.self))
+        }
+    }
+}
+
+extension [PostgresRow] {
+    /// The rows as the store reads them, sharing one column index.
+    func sqlRows() throws -> [SQLRow] {
+        guard let first else { return [] }
+        let columns = SQLColumns(first.map(\.columnName))
+        return try map { row in SQLRow(columns: columns, values: try row.map(SQLValue.init)) }
     }
 }

@@ -52,9 +52,8 @@ extension PostgresStore: RecordStore {
         guard !events.isEmpty else { return }
         var anySubscription = subscribed ?? false
         if subscribed == nil {
-            anySubscription = try await write.connection.rows(
-                AnySubscription.self, try binds(database.containerID, database.environment.rawValue), as: Bool.self, logger: write.logger
-            ).first ?? false
+            let reading = PostgresReading(connection: write.connection, logger: write.logger, dialect: PostgresDialect())
+            anySubscription = try await reading.read(NotificationTables.anySubscription(containerID: database.containerID, environment: database.environment))
         }
         guard anySubscription else { return }
         let first = try await write.positions(Int64(events.count))
@@ -67,10 +66,4 @@ extension PostgresStore: RecordStore {
         )
         write.emit(.recordEventsPending)
     }
-}
-
-/// Whether a container environment has any subscription, and so whether its record changes are matched.
-private enum AnySubscription: PreparedText {
-    static let name = "any_subscription"
-    static let sql = "SELECT EXISTS (SELECT 1 FROM subscriptions WHERE container_id = $1 AND environment = $2)"
 }

@@ -65,9 +65,9 @@ extension PostgresStore: SQLTables {
     }
 
     static func rows(of query: PostgresQuery, connection: PostgresConnection, logger: Logger) async throws -> [SQLRow] {
-        var rows: [SQLRow] = []
-        for try await row in try await connection.query(query, logger: logger) { rows.append(try SQLRow(row)) }
-        return rows
+        var rows: [PostgresRow] = []
+        for try await row in try await connection.query(query, logger: logger) { rows.append(row) }
+        return try rows.sqlRows()
     }
 
     /// The rows of a statement the store wrote; one that binds values is prepared (``StatementShapes``), so that
@@ -77,12 +77,12 @@ extension PostgresStore: SQLTables {
         let (bindings, types) = try PostgresQuery.bindings(values)
         let query = PostgresQuery(unsafeSQL: sql, binds: bindings)
         if values.isEmpty { return try await rows(of: query, connection: connection, logger: logger) }
-        return try await connection.rows(preparing: query, types: types, logger: logger).map(SQLRow.init)
+        return try await connection.rows(preparing: query, types: types, logger: logger).sqlRows()
     }
 }
 
 /// The stores written once over ``SQLTables`` in `StratusStore` (`<Store>+SQLTables.swift`).
-extension PostgresStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore, ShareStore {}
+extension PostgresStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore, ShareStore, NotificationStore {}
 
 /// Statements on one connection, outside a write.
 struct PostgresReading: SQLReading {

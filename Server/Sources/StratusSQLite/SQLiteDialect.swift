@@ -64,7 +64,19 @@ extension SQLValue {
 extension Database {
     /// Runs a read the store wrote once (``SQLRead``) on this connection, synchronously.
     func read<Value>(_ read: SQLRead<Value>) throws -> Value {
-        let (sql, values) = read.statement.rendered(in: SQLiteDialect())
-        return try read.decode(try Row.fetchAll(cachedStatement(sql: sql), arguments: StatementArguments(values)).map(SQLRow.init))
+        try read.decode(try rows(read.statement))
+    }
+
+    /// The rows of a statement the store wrote, rendered in ``SQLiteDialect``.
+    func rows(_ statement: SQLFragment) throws -> [SQLRow] {
+        let (sql, values) = statement.rendered(in: SQLiteDialect())
+        let prepared = try cachedStatement(sql: sql)
+        let columns = SQLColumns(prepared.columnNames)
+        var rows: [SQLRow] = []
+        let cursor = try Row.fetchCursor(prepared, arguments: StatementArguments(values))
+        while let row = try cursor.next() {
+            rows.append(SQLRow(columns: columns, values: row.databaseValues.map(SQLValue.init)))
+        }
+        return rows
     }
 }

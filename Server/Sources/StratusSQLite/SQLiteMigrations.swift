@@ -388,6 +388,19 @@ enum SQLiteMigrations {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v16-notification-positions") { db in
+            // Outbox entries and notifications take change positions from the change sequence (as on PostgreSQL),
+            // so the sequence goes past every id they were given before.
+            try db.execute(sql: """
+                ALTER TABLE record_outbox RENAME COLUMN id TO position;
+                INSERT INTO meta (key, value) VALUES ('\(ChangeSequence.metaKey)', (
+                    SELECT MAX(COALESCE((SELECT CAST(value AS INTEGER) FROM meta WHERE key = '\(ChangeSequence.metaKey)'), 0),
+                        COALESCE((SELECT MAX(seq) FROM sqlite_sequence WHERE name IN ('notifications', 'record_outbox')), 0),
+                        COALESCE((SELECT MAX(id) FROM notifications), 0), COALESCE((SELECT MAX(position) FROM record_outbox), 0))
+                ))
+                ON CONFLICT (key) DO UPDATE SET value = excluded.value;
+                """)
+        }
         return migrator
     }
 }

@@ -64,11 +64,10 @@ extension SQLiteStore: CopyableStore {
         }
     }
 
-    /// A portable column as SQLite stores it: participants' order is the rowid, the outbox's position its id.
+    /// A portable column as SQLite stores it: participants' order is the rowid.
     private static func stored(_ column: String, in table: CopyTable) -> String {
         switch (table.name, column) {
         case ("share_participants", "ordinal"): "rowid"
-        case ("record_outbox", "position"): "id"
         default: column
         }
     }

@@ -28,7 +28,7 @@ extension SQLiteStore: RecordStore {
             var applier = PlanApplier(db: writeBatch.db, loader: loader)
             try applier.apply(plan)
             if let schema = plan.schema { writeBatch.schemas[key] = schema }
-            try Self.enqueue(plan.events, in: writeBatch, database: database)
+            try self.enqueue(plan.events, in: writeBatch, database: database)
             return plan.results
         }
     }

@@ -5,21 +5,15 @@ import StratusStore
 /// The plain tables the store writes once (``SQLTables``), over SQLite's readers and its group-commit writer.
 extension SQLiteStore: SQLTables {
     public func rows(_ statement: SQLFragment) async throws -> [SQLRow] {
-        let (sql, values) = statement.rendered(in: SQLiteDialect())
-        return try await read { db in
-            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(values)).map(SQLRow.init)
-        }
+        try await read { db in try db.rows(statement) }
     }
 
     public func transaction(
         _ statements: [SQLFragment], then decide: @escaping @Sendable ([[SQLRow]]) throws -> [StoreEvent]
     ) async throws -> [[SQLRow]] {
-        let rendered = statements.map { $0.rendered(in: SQLiteDialect()) }
-        return try await write { batch in
+        try await write { batch in
             var results: [[SQLRow]] = []
-            for (sql, values) in rendered {
-                results.append(try Row.fetchAll(batch.db.cachedStatement(sql: sql), arguments: StatementArguments(values)).map(SQLRow.init))
-            }
+            for statement in statements { results.append(try batch.db.rows(statement)) }
             for event in try decide(results) { batch.emit(event) }
             return results
         }
@@ -67,22 +61,18 @@ extension SQLiteStore: SQLTables {
     }
 }
 
-extension SQLRow {
-    /// A row as SQLite stores it: integers (booleans too), reals, text, blobs and `NULL`.
-    init(_ row: Row) {
-        var values: [String: SQLValue] = [:]
-        for (column, value) in row {
-            switch value.storage {
-            case .null: values[column] = .null
-            case .int64(let number): values[column] = .integer(number)
-            case .double(let number): values[column] = .double(number)
-            case .string(let text): values[column] = .text(text)
-            case .blob(let bytes): values[column] = .bytes(Array(bytes))
-            }
+extension SQLValue {
+    /// A value as SQLite stores it: integers (booleans too), reals, text, blobs and `NULL`.
+    init(_ value: DatabaseValue) {
+        switch value.storage {
+        case .null: self = .null
+        case .int64(let number): self = .integer(number)
+        case .double(let number): self = .double(number)
+        case .string(let text): self = .text(text)
+        case .blob(let bytes): self = .bytes(Array(bytes))
         }
-        self.init(values)
     }
 }
 
 /// The stores written once over ``SQLTables`` in `StratusStore` (`<Store>+SQLTables.swift`).
-extension SQLiteStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore, ShareStore {}
+extension SQLiteStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore, ShareStore, NotificationStore {}

@@ -36,10 +36,7 @@ final class StatementChannel: @unchecked Sendable {
 
     /// Sends a statement to the connection and waits for its rows.
     func rows(_ statement: SQLFragment) async throws -> [SQLRow] {
-        let (sql, values) = statement.rendered(in: SQLiteDialect())
-        return try await perform { db in
-            try Row.fetchAll(db.cachedStatement(sql: sql), arguments: StatementArguments(values)).map(SQLRow.init)
-        }
+        try await perform { db in try db.rows(statement) }
     }
 
     /// Runs `work` on the connection's thread, in its transaction, and waits for its rows.

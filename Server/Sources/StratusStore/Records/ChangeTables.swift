@@ -36,10 +36,15 @@ extension RecordStore where Self: SQLTables {
                 return (ChangeFeeds.emptyDefaultZone, false)
             }
             let since = try ChangeFeeds.start(after: token, inZone: zone.id)
-            let rows = try await reading.rows(ChangeTables.page(ofZone: zone.id, after: since, limit: ChangeFeeds.scanLimit(for: query) + 1))
+            // The zone's figures first, then the page below the same bound: the token never passes a change the
+            // page did not see.
+            let figures = try await reading.read(ChangeTables.settledFigures(ofZone: zone.id))
+            let rows = try await reading.rows(ChangeTables.page(
+                ofZone: zone.id, after: since, below: figures.bound, limit: ChangeFeeds.scanLimit(for: query) + 1
+            ))
             var builder = ChangeFeeds.PageBuilder(since: since, query: query)
             var changes: [RecordChange] = []
-            reading: for row in rows where row.values["id"] != .null {
+            reading: for row in rows {
                 switch builder.next(recordType: try row.text("type"), position: try row.integer("seq")) {
                 case .stop: break reading
                 case .skip: continue
@@ -53,40 +58,39 @@ extension RecordStore where Self: SQLTables {
                 }
             }
             let page = builder.page
-            let lastSettled = try rows.first?.integer("last_settled") ?? 0
-            let last = page.moreComing ? page.lastPosition : max(page.lastPosition, lastSettled)
-            let unsettled = try rows.first?.bool("unsettled") ?? false
-            return (ZoneChanges(changes: changes, syncToken: ZoneSyncToken(zone: zone.id, sequence: last).text, moreComing: page.moreComing), unsettled)
+            let last = page.moreComing ? page.lastPosition : max(page.lastPosition, figures.lastSettled)
+            let changesPage = ZoneChanges(changes: changes, syncToken: ZoneSyncToken(zone: zone.id, sequence: last).text, moreComing: page.moreComing)
+            return (changesPage, figures.unsettled)
         }
     }
 }
 
 /// The statements of the change feeds.
 enum ChangeTables {
-    /// Up to `limit` settled changes of a zone after `since`, in order, each row also holding the zone's last settled
-    /// change (`last_settled`) and whether a later one is unsettled (`unsettled`): one statement, one snapshot. With
-    /// no change, one row whose record columns are `NULL`. The bound and the zone's figures are computed once.
-    ///
-    /// The limit applies before the bound: settled positions come before unsettled ones, so the rows kept are the
-    /// same as with the bound applied first.
-    static func page(ofZone zoneID: Int64, after since: Int64, limit: Int) -> SQLFragment {
+    /// The settled bound (``SQLPhrase/settledBound``) as a value, a zone's last change below it (its creation or
+    /// a record change), and whether a record change at or above it has committed.
+    static func settledFigures(ofZone zoneID: Int64) -> SQLRead<(bound: Int64, lastSettled: Int64, unsettled: Bool)> {
         let zone = SQLValue.integer(zoneID)
-        return """
-            WITH b AS MATERIALIZED (SELECT \(.settledBound) AS bound),
-            s AS MATERIALIZED (
-                SELECT b.bound,
-                    COALESCE((SELECT MAX(m) FROM (
-                        SELECT (SELECT seq FROM zones WHERE id = \(zone) AND seq < b.bound) AS m
-                        UNION ALL SELECT (SELECT seq FROM records WHERE zone_id = \(zone) AND seq < b.bound ORDER BY seq DESC LIMIT 1)) AS latest), 0)
-                        AS last_settled,
-                    EXISTS (SELECT 1 FROM records WHERE zone_id = \(zone) AND seq >= b.bound) AS unsettled
-                FROM b
-            )
-            SELECT \(raw: StoredRecordRow.columns), r.seq, s.last_settled, s.unsettled
-            FROM s LEFT JOIN (
-                SELECT * FROM records WHERE zone_id = \(zone) AND seq > \(.integer(since)) ORDER BY seq LIMIT \(.integer(Int64(limit)))
-            ) r ON r.seq < s.bound
-            ORDER BY r.seq
-            """
+        return SQLRead("""
+            WITH b AS MATERIALIZED (SELECT \(.settledBound) AS bound)
+            SELECT b.bound,
+                COALESCE((SELECT MAX(m) FROM (
+                    SELECT (SELECT seq FROM zones WHERE id = \(zone) AND seq < b.bound) AS m
+                    UNION ALL SELECT (SELECT seq FROM records WHERE zone_id = \(zone) AND seq < b.bound ORDER BY seq DESC LIMIT 1)) AS latest), 0)
+                    AS last_settled,
+                EXISTS (SELECT 1 FROM records WHERE zone_id = \(zone) AND seq >= b.bound) AS unsettled
+            FROM b
+            """) { rows in
+            guard let row = rows.first else { throw StorageError(.internalFailure, "the settled bound was not read") }
+            return (try row.integer("bound"), try row.integer("last_settled"), try row.bool("unsettled"))
+        }
+    }
+
+    /// Up to `limit` changes of a zone after `since` and below `bound`, in order.
+    static func page(ofZone zoneID: Int64, after since: Int64, below bound: Int64, limit: Int) -> SQLFragment {
+        """
+        SELECT \(raw: StoredRecordRow.columns), r.seq FROM records r
+        WHERE r.zone_id = \(.integer(zoneID)) AND r.seq > \(.integer(since)) AND r.seq < \(.integer(bound)) ORDER BY r.seq LIMIT \(.integer(Int64(limit)))
+        """
     }
 }

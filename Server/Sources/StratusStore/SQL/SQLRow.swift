@@ -1,18 +1,33 @@
 /// One row a statement read, its values by column name, as the backend's driver decoded them.
 public struct SQLRow: Sendable {
-    public var values: [String: SQLValue]
+    private let columns: SQLColumns
+    private let cells: [SQLValue]
 
+    /// A row of a statement whose columns are `columns`, with a value for each, in their order.
+    public init(columns: SQLColumns, values: [SQLValue]) {
+        self.columns = columns
+        cells = values
+    }
+
+    /// A row on its own, from values by column name.
     public init(_ values: [String: SQLValue]) {
-        self.values = values
+        let names = Array(values.keys)
+        self.init(columns: SQLColumns(names), values: names.map { values[$0]! })
+    }
+
+    /// Whether the column holds `NULL` (a column the row lacks counts as `NULL`).
+    public func isNull(_ column: String) -> Bool {
+        guard let index = columns.index[column] else { return true }
+        return cells[index] == .null
     }
 
     private func value(_ column: String) throws(StorageError) -> SQLValue {
-        guard let value = values[column] else { throw StorageError(.internalFailure, "a row has no column \(column)") }
-        return value
+        guard let index = columns.index[column] else { throw StorageError(.internalFailure, "a row has no column \(column)") }
+        return cells[index]
     }
 
     private func mismatch(_ column: String, _ expected: String) -> StorageError {
-        StorageError(.internalFailure, "column \(column) holds \(String(describing: values[column])), not \(expected)")
+        StorageError(.internalFailure, "column \(column) holds \(String(describing: try? value(column))), not \(expected)")
     }
 
     public func integer(_ column: String) throws(StorageError) -> Int64 {
@@ -43,5 +58,19 @@ public struct SQLRow: Sendable {
     public func bytes(_ column: String) throws(StorageError) -> [UInt8] {
         guard case .bytes(let bytes) = try value(column) else { throw mismatch(column, "bytes") }
         return bytes
+    }
+}
+
+/// The column names of a statement's rows, and where each is, shared by all its rows.
+public final class SQLColumns: Sendable {
+    public let names: [String]
+    let index: [String: Int]
+
+    /// When a name repeats, the first column of that name is the one read.
+    public init(_ names: [String]) {
+        self.names = names
+        var index: [String: Int] = [:]
+        for (position, name) in names.enumerated() where index[name] == nil { index[name] = position }
+        self.index = index
     }
 }

@@ -147,36 +147,49 @@ public enum ShareTables {
 
     /// A participant's shares per zone: whether any still reaches the zone, the latest settled change to them and,
     /// for a zone they reach, to its records; and whether a committed change to either has not settled yet.
+    ///
+    /// The bound is read first, with whether anything of the participant's is at or above it, then the zones below
+    /// that same bound: a zone whose only change is unsettled is still reported as unsettled.
     static func participation(
         of user: String, containerID: String, environment: Environment, reading: any SQLReading
     ) async throws -> (zones: [ChangeFeeds.SharedZoneState], unsettled: Bool) {
         let person = SQLValue.text(user)
+        let participants: SQLFragment = """
+            share_participants p JOIN zones z ON z.id = p.zone_id
+            WHERE p.user_record_name = \(person) AND z.container_id = \(.text(containerID)) AND z.environment = \(.text(environment.rawValue)) \
+            AND z.scope = 'private'
+            """
+        guard let figures = try await reading.rows("""
+            WITH b AS MATERIALIZED (SELECT \(.settledBound) AS bound)
+            SELECT b.bound,
+                EXISTS (SELECT 1 FROM \(participants) AND p.seq >= b.bound)
+                    OR EXISTS (SELECT 1 FROM \(participants) AND EXISTS (SELECT 1 FROM records WHERE zone_id = z.id AND seq >= b.bound)) AS unsettled
+            FROM b
+            """).first else { throw StorageError(.internalFailure, "the settled bound was not read") }
+        let bound = SQLValue.integer(try figures.integer("bound"))
         let rows = try await reading.rows("""
-            WITH b AS MATERIALIZED (SELECT \(.settledBound) AS bound),
-            p AS (
+            WITH p AS (
                 SELECT z.id, z.owner, z.name, z.deleted, MAX(p.seq) AS last_change,
                     MAX(CASE WHEN p.status = 'ACCEPTED' AND s.record_id IS NOT NULL
                         AND (CASE WHEN p.type = 'PUBLIC_USER' THEN s.public_permission ELSE p.permission END) != 'NONE' THEN 1 ELSE 0 END) AS shared
-                FROM share_participants p JOIN zones z ON z.id = p.zone_id LEFT JOIN shares s ON s.record_id = p.share_record_id, b
+                FROM share_participants p JOIN zones z ON z.id = p.zone_id LEFT JOIN shares s ON s.record_id = p.share_record_id
                 WHERE p.user_record_name = \(person) AND z.container_id = \(.text(containerID)) AND z.environment = \(.text(environment.rawValue))
-                    AND z.scope = 'private' AND p.seq < b.bound
+                    AND z.scope = 'private' AND p.seq < \(bound)
                 GROUP BY z.id, z.owner, z.name, z.deleted
             )
             SELECT p.owner, p.name, p.shared = 1 AND \(.live("p")) AS reachable,
                 CASE WHEN p.shared = 1 AND \(.live("p")) THEN (SELECT MAX(m) FROM (
                         SELECT p.last_change AS m
-                        UNION ALL SELECT MAX(seq) FROM records WHERE zone_id = p.id AND seq < b.bound
-                        UNION ALL SELECT seq FROM zones WHERE id = p.id AND seq < b.bound) AS latest)
-                    ELSE p.last_change END AS last_change,
-                EXISTS (SELECT 1 FROM records WHERE zone_id = p.id AND seq >= b.bound)
-                    OR EXISTS (SELECT 1 FROM share_participants WHERE zone_id = p.id AND user_record_name = \(person) AND seq >= b.bound) AS unsettled
-            FROM p, b
+                        UNION ALL SELECT (SELECT seq FROM records WHERE zone_id = p.id AND seq < \(bound) ORDER BY seq DESC LIMIT 1)
+                        UNION ALL SELECT (SELECT seq FROM zones WHERE id = p.id AND seq < \(bound))) AS latest)
+                    ELSE p.last_change END AS last_change
+            FROM p
             """)
         let zones = try rows.map { row in
             ChangeFeeds.SharedZoneState(
                 owner: try row.text("owner"), name: try row.text("name"), reachable: try row.bool("reachable"), lastChange: try row.integer("last_change")
             )
         }
-        return (zones, try rows.contains { try $0.bool("unsettled") })
+        return (zones, try figures.bool("unsettled"))
     }
 }

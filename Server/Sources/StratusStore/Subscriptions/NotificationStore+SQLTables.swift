@@ -1,8 +1,7 @@
 import StratusModel
 
 /// Push tokens, the devices APNs reaches, and the sweep of expired ones, written once over any backend's tables
-/// (``SQLTables``). The outbox and the notifications themselves stay with each backend, which orders them by
-/// its own change positions.
+/// (``SQLTables``). The outbox and the notifications are in NotificationQueue+SQLTables.swift.
 extension NotificationStore where Self: SQLTables {
     public func savePushToken(_ token: PushToken) async throws {
         try await execute([

@@ -1,0 +1,166 @@
+import Foundation
+import StratusModel
+
+/// The outbox of record changes and the notifications matched from it, written once over any backend's tables
+/// (``SQLTables``). Outbox entries (`position`) and notifications (`id`) carry change positions and are read only
+/// once settled (``SQLPhrase/settledBound``): a reader that moves past a position never misses an entry that
+/// commits later.
+///
+/// A backend's record write puts its changes in the outbox in its own transaction (``NotificationTables/anySubscription(containerID:environment:)``
+/// says whether any subscription could match them).
+extension NotificationStore where Self: SQLTables {
+    public func pendingRecordEvents(limit: Int) async throws -> [PendingRecordEvent] {
+        try await readSettled { reading in
+            // The limit applies before the bound: settled positions come before unsettled ones.
+            let rows = try await reading.rows("""
+                WITH b AS MATERIALIZED (SELECT \(.settledBound) AS bound),
+                s AS MATERIALIZED (SELECT b.bound, EXISTS (SELECT 1 FROM record_outbox WHERE position >= b.bound) AS unsettled FROM b)
+                SELECT o.position, o.body, s.unsettled
+                FROM s LEFT JOIN (SELECT position, body FROM record_outbox ORDER BY position LIMIT \(.integer(Int64(limit)))) o ON o.position < s.bound
+                ORDER BY o.position
+                """)
+            let pending = try rows.filter { !$0.isNull("position") }.map { row in
+                PendingRecordEvent(id: try row.integer("position"), event: try RecordEvent(encoded: try row.text("body")))
+            }
+            return (pending, try rows.first?.bool("unsettled") ?? false)
+        }
+    }
+
+    public func storeMatchedRecordEvents(through lastID: Int64, count: Int, outcome: EventOutcome) async throws -> [StoredNotification] {
+        try await transaction { transaction in
+            let removed = try await transaction.rows("DELETE FROM record_outbox WHERE position <= \(.integer(lastID)) RETURNING position")
+            // Another matcher took some of these changes first: its outcome stands, this one is rolled back.
+            guard removed.count == count else { throw EventOutcome.alreadyMatched }
+            let now = Int64(Date().timeIntervalSince1970 * 1000)
+            var stored: [StoredNotification] = []
+            if !outcome.notifications.isEmpty {
+                let first = try await transaction.positions(Int64(outcome.notifications.count))
+                for (offset, notification) in outcome.notifications.enumerated() {
+                    stored.append(StoredNotification(id: first + Int64(offset), notification: notification, createdAt: now))
+                }
+                for chunk in NotificationTables.chunks(of: stored) {
+                    try await transaction.rows(NotificationTables.insert(chunk))
+                }
+            }
+            for fired in outcome.firedOnce {
+                let database = fired.database
+                let deleted = try await transaction.rows("""
+                    DELETE FROM subscriptions
+                    WHERE container_id = \(.text(database.containerID)) AND environment = \(.text(database.environment.rawValue)) \
+                    AND scope = \(.text(database.scope.rawValue)) AND db_owner = \(.text(database.ownerRecordName)) \
+                    AND owner = \(.text(fired.owner)) AND id = \(.text(fired.id))
+                    RETURNING id
+                    """)
+                if !deleted.isEmpty { transaction.emit(.subscriptionDeleted(database: database, owner: fired.owner, id: fired.id)) }
+            }
+            for event in EventOutcome.storeEvents(of: stored) { transaction.emit(event) }
+            return stored
+        }
+    }
+
+    public func notifications(for user: String, containerID: String, environment: Environment, after id: Int64, limit: Int) async throws -> [StoredNotification] {
+        try await readSettled { reading in
+            let recipient = NotificationTables.recipient(user, containerID: containerID, environment: environment)
+            let rows = try await reading.rows("""
+                WITH b AS MATERIALIZED (SELECT \(.settledBound) AS bound),
+                s AS MATERIALIZED (SELECT b.bound, EXISTS (SELECT 1 FROM notifications WHERE \(recipient) AND id >= b.bound) AS unsettled FROM b)
+                SELECT n.*, s.unsettled
+                FROM s LEFT JOIN (
+                    SELECT \(raw: NotificationTables.columns) FROM notifications WHERE \(recipient) AND id > \(.integer(id)) ORDER BY id LIMIT \(.integer(Int64(limit)))
+                ) n ON n.id < s.bound
+                ORDER BY n.id
+                """)
+            let notifications = try rows.filter { !$0.isNull("id") }.map(NotificationTables.notification)
+            return (notifications, try rows.first?.bool("unsettled") ?? false)
+        }
+    }
+
+    public func latestNotificationID() async throws -> Int64 {
+        try await readSettled { reading in
+            let row = try await reading.rows("""
+                WITH b AS MATERIALIZED (SELECT \(.settledBound) AS bound)
+                SELECT COALESCE((SELECT id FROM notifications WHERE id < b.bound ORDER BY id DESC LIMIT 1), 0) AS latest,
+                    EXISTS (SELECT 1 FROM notifications WHERE id >= b.bound) AS unsettled
+                FROM b
+                """).first
+            return (try row?.integer("latest") ?? 0, try row?.bool("unsettled") ?? false)
+        }
+    }
+
+    /// Waits for the token's user's committed notifications to settle first, outside the write, which would itself
+    /// hold back settling while it waited; then moves the queue's cursor past the next one in a short transaction.
+    public func takeNotification(forToken token: String, now: Int64) async throws -> StoredNotification? {
+        _ = try await readSettled { reading in
+            guard let queue = try await reading.rows("""
+                SELECT container_id, environment, user_record_name FROM push_tokens WHERE token = \(.text(token))
+                """).first else { return (false, false) }
+            let recipient = NotificationTables.recipient(
+                try queue.text("user_record_name"), containerID: try queue.text("container_id"), environment: try queue.environment()
+            )
+            let unsettled = try await reading.rows("""
+                SELECT EXISTS (SELECT 1 FROM notifications WHERE \(recipient) AND id >= \(.settledBound)) AS unsettled
+                """).first
+            return (true, try unsettled?.bool("unsettled") ?? false)
+        }
+        return try await transaction { transaction in
+            guard let queue = try await transaction.rows("""
+                SELECT container_id, environment, user_record_name, cursor FROM push_tokens
+                WHERE token = \(.text(token)) AND expires_at > \(.integer(now))\(.lockForUpdate)
+                """).first else { throw StorageError.courierTokenGone }
+            let recipient = NotificationTables.recipient(
+                try queue.text("user_record_name"), containerID: try queue.text("container_id"), environment: try queue.environment()
+            )
+            guard let next = try await transaction.rows("""
+                SELECT \(raw: NotificationTables.columns) FROM notifications
+                WHERE \(recipient) AND id > \(.integer(try queue.integer("cursor"))) AND id < \(.settledBound)
+                ORDER BY id LIMIT 1
+                """).first.map(NotificationTables.notification) else { return nil }
+            try await transaction.rows("UPDATE push_tokens SET cursor = \(.integer(next.id)) WHERE token = \(.text(token))")
+            return next
+        }
+    }
+}
+
+/// Statements of the outbox and the notifications.
+public enum NotificationTables {
+    static let columns = "id, container_id, environment, recipient, subscription_id, payload, created_at"
+
+    /// Whether a container environment has any subscription, and so whether its record changes go to the outbox.
+    public static func anySubscription(containerID: String, environment: Environment) -> SQLRead<Bool> {
+        SQLRead("""
+            SELECT EXISTS (SELECT 1 FROM subscriptions WHERE container_id = \(.text(containerID)) AND environment = \(.text(environment.rawValue))) AS subscribed
+            """) { rows in try rows.first?.bool("subscribed") ?? false }
+    }
+
+    /// The condition that a notification is for `user` in a container environment.
+    static func recipient(_ user: String, containerID: String, environment: Environment) -> SQLFragment {
+        "container_id = \(.text(containerID)) AND environment = \(.text(environment.rawValue)) AND recipient = \(.text(user))"
+    }
+
+    /// Up to 500 notifications per statement, within every dialect's limit on bound values.
+    static func chunks(of notifications: [StoredNotification]) -> [ArraySlice<StoredNotification>] {
+        stride(from: 0, to: notifications.count, by: 500).map { notifications[$0..<min($0 + 500, notifications.count)] }
+    }
+
+    static func insert(_ notifications: ArraySlice<StoredNotification>) -> SQLFragment {
+        let rows = notifications.map { stored -> SQLFragment in
+            let notification = stored.notification
+            return """
+                (\(.integer(stored.id)), \(.text(notification.containerID)), \(.text(notification.environment.rawValue)), \
+                \(.text(notification.recipient)), \(.text(notification.subscriptionID)), \(.text(notification.payload)), \(.integer(stored.createdAt)))
+                """
+        }
+        return "INSERT INTO notifications (\(raw: columns)) VALUES \(SQLFragment.joined(rows, separator: ", "))"
+    }
+
+    static func notification(_ row: SQLRow) throws -> StoredNotification {
+        StoredNotification(
+            id: try row.integer("id"),
+            notification: PendingNotification(
+                containerID: try row.text("container_id"), environment: try row.environment(), recipient: try row.text("recipient"),
+                subscriptionID: try row.text("subscription_id"), payload: try row.text("payload")
+            ),
+            createdAt: try row.integer("created_at")
+        )
+    }
+}
