@@ -38,6 +38,14 @@ struct PostgresDialect: SQLDialect {
     let latitudeColumn = "number"
 
     let disablesRecordIndexesBehindLookups = false
+
+    func hasMember(_ column: String, _ name: String) -> SQLFragment {
+        "(\(raw: column)::jsonb) ? \(.text(name))"
+    }
+
+    func removingMember(_ column: String, _ name: String) -> SQLFragment {
+        "((\(raw: column)::jsonb) - \(.text(name)))::text"
+    }
 }
 
 extension SQLValue {

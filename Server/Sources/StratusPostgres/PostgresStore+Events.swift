@@ -73,8 +73,7 @@ extension PostgresStore: CachingStore {
     public func reloadIndexBuilds() {
         Task {
             do {
-                let building = try await read { connection in try await Self.loadBuildingIndexes(connection: connection, logger: self.logger) }
-                buildingIndexes.withLock { $0 = building }
+                indexBuilds.replace(with: try await read(SchemaTables.allBuilds))
             } catch {
                 logger.warning("reading index builds failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
             }

@@ -1,5 +1,6 @@
 import Foundation
 import PostgresNIO
+import StratusModel
 import StratusStore
 
 /// The tables the store writes once (``SQLTables``), over PostgreSQL's connections.
@@ -27,13 +28,15 @@ extension PostgresStore: SQLTables {
     /// Run again from the start, like record writes, when a concurrent writer got in its way (a unique index,
     /// a deadlock): see ``writeRetryingConflicts(_:)``.
     public func transaction<T: Sendable>(_ body: @escaping @Sendable (any SQLTransaction) async throws -> T) async throws -> T {
-        try await writeRetryingConflicts { write in
-            let transaction = PostgresTransaction(write: write, dialect: self.dialect)
+        let (value, afterCommit) = try await writeRetryingConflicts { write in
+            let transaction = PostgresTransaction(write: write, dialect: self.dialect, schemas: self.schemas)
             let value = try await body(transaction)
             // A failed statement aborted the transaction even if the body caught its error: never commit then.
             if let failure = transaction.failure { throw failure }
-            return value
+            return (value, transaction.afterCommitActions)
         }
+        for action in afterCommit { action() }
+        return value
     }
 
     /// In one repeatable-read, read-only transaction.
@@ -82,7 +85,7 @@ extension PostgresStore: SQLTables {
 }
 
 /// The stores written once over ``SQLTables`` in `StratusStore` (`<Store>+SQLTables.swift`).
-extension PostgresStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore, ShareStore, NotificationStore {}
+extension PostgresStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore, ShareStore, NotificationStore, IndexBuildingStore {}
 
 /// Statements on one connection, outside a write.
 struct PostgresReading: SQLReading {
@@ -103,13 +106,19 @@ struct PostgresReading: SQLReading {
 final class PostgresTransaction: SQLTransaction, @unchecked Sendable {
     private let write: PostgresWrite
     private let dialect: PostgresDialect
+    private let schemas: PostgresSchemaCache
     private let lock = NSLock()
     private var firstFailure: StorageError?
+    private var actions: [@Sendable () -> Void] = []
 
-    init(write: PostgresWrite, dialect: PostgresDialect) {
+    init(write: PostgresWrite, dialect: PostgresDialect, schemas: PostgresSchemaCache) {
         self.write = write
         self.dialect = dialect
+        self.schemas = schemas
     }
+
+    /// What to run once this attempt has committed.
+    var afterCommitActions: [@Sendable () -> Void] { lock.withLock { actions } }
 
     /// The first statement that failed, if any.
     var failure: StorageError? { lock.withLock { firstFailure } }
@@ -119,9 +128,7 @@ final class PostgresTransaction: SQLTransaction, @unchecked Sendable {
         do {
             return try await PostgresStore.rows(of: statement, dialect: dialect, connection: write.connection, logger: write.logger)
         } catch {
-            let translated = StorageError.translating(error)
-            lock.withLock { if firstFailure == nil { firstFailure = translated } }
-            throw translated
+            throw recorded(error)
         }
     }
 
@@ -131,5 +138,48 @@ final class PostgresTransaction: SQLTransaction, @unchecked Sendable {
 
     func positions(_ count: Int64) async throws -> Int64 {
         try await write.positions(count)
+    }
+
+    func afterCommit(_ action: @escaping @Sendable () -> Void) async throws {
+        lock.withLock { actions.append(action) }
+    }
+
+    func schema(_ key: SchemaKey) async throws -> Schema {
+        try await recordingFailure { try await self.write.schema(key, cache: self.schemas) }
+    }
+
+    /// Stored at commit only at the version this transaction read; another writer's change meanwhile runs it again.
+    func setSchema(_ schema: Schema, for key: SchemaKey) async throws {
+        _ = try await self.schema(key)
+        write.setSchema(schema, for: key)
+    }
+
+    /// In one statement, whatever their number (``IndexEntryRows``).
+    func insertIndexEntries(_ rows: [IndexEntryRow]) async throws {
+        if let failure { throw failure }
+        var entries = IndexEntryRows()
+        for row in rows { entries.add(row.entry, zoneID: row.zoneID, type: row.recordType, recordID: row.recordID) }
+        do {
+            try await entries.insert(connection: write.connection, logger: write.logger)
+        } catch {
+            throw recorded(error)
+        }
+    }
+
+    /// Runs a step on the connection; its failure ends the transaction like a failed statement's.
+    private func recordingFailure<T>(_ step: () async throws -> T) async throws -> T {
+        if let failure { throw failure }
+        do {
+            return try await step()
+        } catch {
+            throw recorded(error)
+        }
+    }
+
+    /// The error as the store's, kept as the transaction's failure if it is the first.
+    private func recorded(_ error: any Error) -> StorageError {
+        let translated = StorageError.translating(error)
+        lock.withLock { if firstFailure == nil { firstFailure = translated } }
+        return translated
     }
 }

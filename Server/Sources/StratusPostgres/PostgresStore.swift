@@ -27,8 +27,8 @@ public final class PostgresStore: Sendable {
     let events: PostgresEventLog
     /// The committed schemas, forgotten when any node changes one.
     let schemas = PostgresSchemaCache()
-    /// Keys of the indexes being built (see PostgresStore+IndexBuilds), refreshed by store events.
-    let buildingIndexes: Mutex<Set<String>>
+    /// The indexes being built (SchemaTables in the store), refreshed by store events.
+    public let indexBuilds: IndexBuildRegistry
     /// Database calls holding or waiting for a pooled connection, for ``statistics()``.
     let connectionUse = ConnectionUse()
     /// Whether the database can be reached; while it cannot, calls fail at once.
@@ -39,10 +39,10 @@ public final class PostgresStore: Sendable {
 
     private init(
         client: PostgresClient, clientTask: Task<Void, Never>, configuration: Configuration, logger: Logger, positionOffset: Int64,
-        events: PostgresEventLog, reachability: Reachability, buildingIndexes: Set<String>
+        events: PostgresEventLog, reachability: Reachability, indexBuilds: Set<String>
     ) {
         self.reachability = reachability
-        self.buildingIndexes = Mutex(buildingIndexes)
+        self.indexBuilds = IndexBuildRegistry(indexBuilds)
         self.client = client
         self.clientTask = clientTask
         self.configuration = configuration
@@ -80,12 +80,12 @@ public final class PostgresStore: Sendable {
             let building = try await withConnectionDeadline(configuration.connectionWait) { started in
                 try await client.withConnection { connection in
                     try started()
-                    return try await Self.loadBuildingIndexes(connection: connection, logger: logger)
+                    return try await PostgresReading(connection: connection, logger: logger, dialect: PostgresDialect()).read(SchemaTables.allBuilds)
                 }
             }
             return PostgresStore(
                 client: client, clientTask: clientTask, configuration: configuration, logger: logger, positionOffset: offset, events: events,
-                reachability: reachability, buildingIndexes: building
+                reachability: reachability, indexBuilds: building
             )
         } catch {
             clientTask.cancel()
@@ -294,7 +294,7 @@ extension PostgresStore: Service {
     /// node that holds its lease; a failure is logged and tried again at the next tick.
     public func run() async throws {
         let housekeeping = StoreHousekeeping(store: self, chores: [
-            .init("index build", every: .zero, lease: Lease(name: "index-builds"), when: { !self.buildingIndexes.withLock { $0.isEmpty } }) {
+            .init("index build", every: .zero, lease: Lease(name: "index-builds"), when: { !self.indexBuilds.isEmpty }) {
                 while try await self.continueIndexBuild() {}
             },
             .init("refreshing statistics", every: .seconds(5), lease: Lease(name: "statistics")) { try await self.refreshStatistics() },

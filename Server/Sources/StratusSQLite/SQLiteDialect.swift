@@ -37,6 +37,19 @@ struct SQLiteDialect: SQLDialect {
 
     /// Without it, SQLite may drive a query by `records_type` and check every record of the type.
     let disablesRecordIndexesBehindLookups = true
+
+    func hasMember(_ column: String, _ name: String) -> SQLFragment {
+        "json_type(\(raw: column), \(.text(Self.path(name)))) IS NOT NULL"
+    }
+
+    func removingMember(_ column: String, _ name: String) -> SQLFragment {
+        "json_remove(\(raw: column), \(.text(Self.path(name))))"
+    }
+
+    /// The JSON path of an object's member.
+    private static func path(_ name: String) -> String {
+        "$.\"\(name)\""
+    }
 }
 
 extension StatementArguments {

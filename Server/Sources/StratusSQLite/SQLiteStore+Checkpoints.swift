@@ -20,7 +20,7 @@ extension SQLiteStore: Service {
         let checkpointer = try DatabaseQueue(path: configuration.path)
         let housekeeping = StoreHousekeeping(store: self, chores: [
             // Pending index builds advance a chunk per write, leaving room for other writes between.
-            .init("index build", every: .zero, lease: Lease(name: "index-builds"), when: { !self.buildingIndexes.withLock { $0.isEmpty } }) {
+            .init("index build", every: .zero, lease: Lease(name: "index-builds"), when: { !self.indexBuilds.isEmpty }) {
                 while try await self.continueIndexBuild() {}
             },
             .init("pruning store events", every: .seconds(60), lease: Lease(name: "store-event-pruning")) {

@@ -65,8 +65,7 @@ extension SQLiteStore: CachingStore {
     /// Reads them on the calling thread: one short read of a small table.
     public func reloadIndexBuilds() {
         do {
-            let building = try pool.read(Self.loadBuildingIndexes)
-            buildingIndexes.withLock { $0 = building }
+            indexBuilds.replace(with: try pool.read { db in try db.read(SchemaTables.allBuilds) })
         } catch {
             logger.warning("reading index builds failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
         }

@@ -26,7 +26,7 @@ extension SQLiteStore: SQLTables {
             try await body(SQLiteTransaction(channel: channel, sequence: self.sequence))
         }, job: { channel in
             try await write { batch in
-                for event in try channel.serve(batch.db) { batch.emit(event) }
+                for event in try channel.serve(batch.db, batch: batch) { batch.emit(event) }
             }
         })
     }
@@ -48,11 +48,14 @@ extension SQLiteStore: SQLTables {
         })
     }
 
-    /// One writer at a time: every committed position is settled, and the body runs once.
+    /// One writer at a time commits positions in order, so every committed position is settled and the body runs
+    /// once, each statement at the latest commit on the calling thread: a later statement sees only changes with
+    /// higher positions, so a body that reads a feed's figures before its rows (as the feeds do) never moves a token
+    /// past a change it did not return.
     public func readSettled<T: Sendable>(
         _ body: @escaping @Sendable (any SQLReading) async throws -> (value: T, unsettled: Bool)
     ) async throws -> T {
-        try await snapshot { reading in try await body(reading).value }
+        try await body(self).value
     }
 
     /// One group commit: SQLite's writes never hold other readers back.
@@ -75,4 +78,4 @@ extension SQLValue {
 }
 
 /// The stores written once over ``SQLTables`` in `StratusStore` (`<Store>+SQLTables.swift`).
-extension SQLiteStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore, ShareStore, NotificationStore {}
+extension SQLiteStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore, ShareStore, NotificationStore, IndexBuildingStore {}

@@ -22,8 +22,8 @@ public final class SQLiteStore: Sendable {
     let schemas: SchemaCache
     /// The change sequence (see ``ChangeSequence``): orders every change by commit.
     let sequence: ChangeSequence
-    /// Keys of the indexes being built (see SQLiteStore+IndexBuilds), changed only after commits.
-    let buildingIndexes: Mutex<Set<String>>
+    /// The indexes being built (SchemaTables in the store), changed only after commits.
+    public let indexBuilds: IndexBuildRegistry
     /// Delivers store events, this process's and other processes' (SQLiteStore+Events).
     let events: SQLiteEventLog
     /// Reads and writes in progress, for ``statistics()``.
@@ -46,7 +46,7 @@ public final class SQLiteStore: Sendable {
             pool = try DatabasePool(path: configuration.path, configuration: config)
             try SQLiteMigrations.migrator.migrate(pool)
             sequence = ChangeSequence()
-            buildingIndexes = Mutex(try pool.read(Self.loadBuildingIndexes))
+            indexBuilds = IndexBuildRegistry(try pool.read { db in try db.read(SchemaTables.allBuilds) })
             events = try SQLiteEventLog(path: configuration.path, logger: logger)
         } catch {
             throw StorageError.translating(error)

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import StratusModel
 import StratusStore
 
 /// Carries the statements of a body that drives a transaction or a read (``SQLTables/transaction(_:)``,
@@ -10,10 +11,11 @@ import StratusStore
 /// and ends when the body does. A failed statement ends the transaction: later statements fail with the same
 /// error, and the job rolls back.
 final class StatementChannel: @unchecked Sendable {
-    /// Work waiting for the connection, and where its rows go.
+    /// Work waiting for the connection: runs on its thread (with the group commit's batch when it is the
+    /// writer's) and answers the body; or fails without running.
     struct Request {
-        var work: (Database) throws -> [SQLRow]
-        var answer: CheckedContinuation<[SQLRow], any Error>
+        var run: (Database, WriteBatch?) -> Void
+        var fail: (any Error) -> Void
     }
 
     /// What the connection's job does next.
@@ -36,19 +38,33 @@ final class StatementChannel: @unchecked Sendable {
 
     /// Sends a statement to the connection and waits for its rows.
     func rows(_ statement: SQLFragment) async throws -> [SQLRow] {
-        try await perform { db in try db.rows(statement) }
+        try await perform { db, _ in try db.rows(statement) }
     }
 
-    /// Runs `work` on the connection's thread, in its transaction, and waits for its rows.
-    func perform(_ work: @escaping (Database) throws -> [SQLRow]) async throws -> [SQLRow] {
-        try await withCheckedThrowingContinuation { continuation in
+    /// Runs `work` on the connection's thread, in its transaction, and waits for its value. Its error, as a
+    /// ``StorageError``, ends the transaction.
+    func perform<T: Sendable>(_ work: @escaping (Database, WriteBatch?) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            let request = Request(
+                run: { [self] db, batch in
+                    do {
+                        continuation.resume(returning: try work(db, batch))
+                    } catch {
+                        let translated = StorageError.translating(error)
+                        // Recorded before the body hears of it, so that nothing it sends next runs.
+                        condition.withLock { if failure == nil { failure = translated } }
+                        continuation.resume(throwing: translated)
+                    }
+                },
+                fail: { continuation.resume(throwing: $0) }
+            )
             condition.lock()
             defer { condition.unlock() }
             if let error = closed ?? failure {
-                continuation.resume(throwing: error)
+                request.fail(error)
                 return
             }
-            requests.append(Request(work: work, answer: continuation))
+            requests.append(request)
             condition.signal()
         }
     }
@@ -77,24 +93,14 @@ final class StatementChannel: @unchecked Sendable {
         }
     }
 
-    /// On the connection's thread: runs one step and answers it. Errors reach the body as ``StorageError``s.
-    func run(_ request: Request, db: Database) {
-        do {
-            request.answer.resume(returning: try request.work(db))
-        } catch {
-            let translated = StorageError.translating(error)
-            condition.withLock { if failure == nil { failure = translated } }
-            request.answer.resume(throwing: translated)
-        }
-    }
-
     /// Runs the connection's side until the body ends: each step, then the body's outcome.
+    /// - Parameter batch: the group commit's batch, on the writer.
     /// - Returns: the events to store with the commit.
     /// - Throws: the body's error, or the first failed statement's.
-    func serve(_ db: Database) throws -> [StoreEvent] {
+    func serve(_ db: Database, batch: WriteBatch? = nil) throws -> [StoreEvent] {
         while true {
             switch next() {
-            case .run(let request): run(request, db: db)
+            case .run(let request): request.run(db, batch)
             case .commit(let events): return events
             case .rollBack(let error): throw error
             }
@@ -108,7 +114,7 @@ final class StatementChannel: @unchecked Sendable {
             defer { requests = [] }
             return requests
         }
-        for request in waiting { request.answer.resume(throwing: error) }
+        for request in waiting { request.fail(error) }
     }
 
     /// Runs `body` in the caller's task while `job` serves the channel on the connection's thread (passing it
@@ -156,12 +162,45 @@ struct SQLiteTransaction: SQLTransaction {
     /// Taken on the writer's thread, inside its transaction, where the change sequence is current.
     func positions(_ count: Int64) async throws -> Int64 {
         let sequence = sequence
-        let rows = try await channel.perform { _ in
+        return try await channel.perform { _, _ in
             let first = sequence.upcoming()
             sequence.advance(by: count)
-            return [SQLRow(["first": .integer(first)])]
+            return first
         }
-        return try rows[0].integer("first")
+    }
+
+    func afterCommit(_ action: @escaping @Sendable () -> Void) async throws {
+        try await channel.perform { _, batch in try Self.writing(batch).afterCommit.append(action) }
+    }
+
+    func schema(_ key: SchemaKey) async throws -> Schema {
+        try await channel.perform { _, batch in try Self.writing(batch).schema(key) }
+    }
+
+    /// Published once the group commit has committed, like a record write's.
+    func setSchema(_ schema: Schema, for key: SchemaKey) async throws {
+        try await channel.perform { _, batch in try Self.writing(batch).schemas[key] = schema }
+    }
+
+    func insertIndexEntries(_ rows: [IndexEntryRow]) async throws {
+        guard !rows.isEmpty else { return }
+        try await channel.perform { db, _ in
+            let insert = try db.cachedStatement(
+                sql: "INSERT OR IGNORE INTO field_index (zone_id, type, field, kind, value, extra, record_id) VALUES (?, ?, ?, ?, ?, ?, ?)"
+            )
+            for row in rows {
+                let entry = row.entry
+                try insert.execute(arguments: [
+                    row.zoneID, row.recordType, entry.field, entry.kind.rawValue, entry.key.databaseValue, entry.extra, row.recordID,
+                ])
+            }
+        }
+    }
+
+    /// The group commit's batch, which a transaction's steps always have.
+    private static func writing(_ batch: WriteBatch?) throws -> WriteBatch {
+        guard let batch else { throw StorageError(.internalFailure, "a transaction step ran outside the writer") }
+        return batch
     }
 }
 

@@ -18,6 +18,15 @@ import Testing
         func order(ascending: Bool) -> String { ascending ? "ASC" : "DESC" }
         let latitudeColumn = "value"
         let disablesRecordIndexesBehindLookups = true
+        func hasMember(_ column: String, _ name: String) -> SQLFragment { "has(\(raw: column), \(.text(name)))" }
+        func removingMember(_ column: String, _ name: String) -> SQLFragment { "without(\(raw: column), \(.text(name)))" }
+    }
+
+    @Test func whatTheDialectWritesBindsItsValuesWhereItAppears() {
+        let fragment: SQLFragment = "a = \(.integer(1)) AND \(dialect: { $0.hasMember("f", "title") }) AND b = \(.integer(2))"
+        let numbered = fragment.rendered(in: TestDialect(numbered: true))
+        #expect(numbered.sql == "a = $1 AND has(f, $2) AND b = $3")
+        #expect(numbered.values == [.integer(1), .text("title"), .integer(2)])
     }
 
     @Test func valuesAreBoundInTheOrderOfTheText() {

@@ -18,6 +18,10 @@ public protocol SQLDialect: Sendable {
     func phrase(_ phrase: SQLPhrase) -> String
     /// Whether the records table's own indexes are turned off (unary `+`) when a field index drives the query.
     var disablesRecordIndexesBehindLookups: Bool { get }
+    /// The condition that the JSON object in `column` has a member named `name`.
+    func hasMember(_ column: String, _ name: String) -> SQLFragment
+    /// The JSON object in `column` without its member named `name`, as text.
+    func removingMember(_ column: String, _ name: String) -> SQLFragment
 }
 
 

@@ -8,6 +8,7 @@ public struct SQLFragment: Sendable, ExpressibleByStringInterpolation {
         case value(SQLValue)
         case membership([SQLValue])
         case phrase(SQLPhrase)
+        case dialect(@Sendable (any SQLDialect) -> SQLFragment)
     }
 
     var parts: [Part]
@@ -48,6 +49,11 @@ public struct SQLFragment: Sendable, ExpressibleByStringInterpolation {
             parts.append(.phrase(phrase))
         }
 
+        /// What the dialect writes for `build`, such as ``SQLDialect/hasMember(_:_:)``.
+        public mutating func appendInterpolation(dialect build: @escaping @Sendable (any SQLDialect) -> SQLFragment) {
+            parts.append(.dialect(build))
+        }
+
         /// ` IN (...)` or ` = ANY(...)` over a non-empty list.
         public mutating func appendInterpolation(anyOf values: [SQLValue]) {
             parts.append(.membership(values))
@@ -72,14 +78,18 @@ public struct SQLFragment: Sendable, ExpressibleByStringInterpolation {
             values.append(value)
             return dialect.placeholder(values.count)
         }
-        for part in parts {
-            switch part {
-            case .text(let text): sql += text
-            case .value(let value): sql += bind(value)
-            case .membership(let list): sql += dialect.membership(list, bind: bind)
-            case .phrase(let phrase): sql += dialect.phrase(phrase)
+        func render(_ parts: [Part]) {
+            for part in parts {
+                switch part {
+                case .text(let text): sql += text
+                case .value(let value): sql += bind(value)
+                case .membership(let list): sql += dialect.membership(list, bind: bind)
+                case .phrase(let phrase): sql += dialect.phrase(phrase)
+                case .dialect(let build): render(build(dialect).parts)
+                }
             }
         }
+        render(parts)
         return (sql, values)
     }
 }

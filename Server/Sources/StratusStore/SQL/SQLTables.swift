@@ -1,3 +1,5 @@
+import StratusModel
+
 /// A backend's tables reached by statements it renders in its ``SQLDialect``: what the store writes its tables
 /// once over (zones, shares, record lookups, containers, accounts, sessions, roles, server keys, subscriptions,
 /// transfers, ...).
@@ -35,7 +37,8 @@ public protocol SQLTables: SQLReading {
     /// Runs `body`, a read of change positions below ``SQLPhrase/settledBound``, until it reports that no committed
     /// change it would return is still unsettled, or a short wait has passed; then returns its last result.
     ///
-    /// Where one writer runs at a time every committed position is settled and `body` runs once. Where writers
+    /// Where one writer runs at a time every committed position is settled and `body` runs once (its statements
+    /// may each see a later commit: read a feed's figures before its rows). Where writers
     /// commit out of order (PostgreSQL), a change settles once every transaction that began writing before it has
     /// ended, usually within milliseconds: waiting for that gives read-your-writes (a client that saved, then
     /// syncs, sees its save); after the wait the feed answers what is settled, and the rest comes with the next sync.
@@ -74,6 +77,34 @@ public protocol SQLTransaction: SQLReading {
     /// Takes `count` consecutive change positions (which order records, zones and participants in change
     /// feeds) and returns the first.
     func positions(_ count: Int64) async throws -> Int64
+
+    /// Runs `action` once the transaction has committed (never when it rolls back or runs again): for what a
+    /// store keeps in memory, such as the index builds in progress.
+    func afterCommit(_ action: @escaping @Sendable () -> Void) async throws
+
+    /// The working schema of a container environment: as this transaction left it, else as stored.
+    func schema(_ key: SchemaKey) async throws -> Schema
+
+    /// Replaces the working schema; stored with the commit when it differs, and announced to every node.
+    func setSchema(_ schema: Schema, for key: SchemaKey) async throws
+
+    /// Adds index entries; one already there is left as it is.
+    func insertIndexEntries(_ rows: [IndexEntryRow]) async throws
+}
+
+/// A record's index entry with where it goes in the `field_index` table.
+public struct IndexEntryRow: Sendable {
+    public var entry: IndexEntry
+    public var zoneID: Int64
+    public var recordType: String
+    public var recordID: Int64
+
+    public init(entry: IndexEntry, zoneID: Int64, recordType: String, recordID: Int64) {
+        self.entry = entry
+        self.zoneID = zoneID
+        self.recordType = recordType
+        self.recordID = recordID
+    }
 }
 
 extension SQLTransaction {

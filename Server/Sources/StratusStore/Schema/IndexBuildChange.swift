@@ -1,4 +1,5 @@
 import StratusModel
+import Synchronization
 
 /// The index work a schema change asks for in one record type, decided once for every backend: compound indexes
 /// taken out (their entries go with them) and builds over the records written before the change.
@@ -51,6 +52,36 @@ public struct IndexBuildChange: Sendable {
 }
 
 /// How a store keeps the builds in progress in memory: one text per build, `container|environment|Type.field`.
+/// The index builds in progress, kept in memory by each store (queries that need one answer `TRY_AGAIN_LATER`),
+/// changed after a commit that starts or ends one and read again when another process does.
+public final class IndexBuildRegistry: Sendable {
+    private let keys: Mutex<Set<String>>
+
+    public init(_ keys: Set<String> = []) {
+        self.keys = Mutex(keys)
+    }
+
+    public var isEmpty: Bool { keys.withLock { $0.isEmpty } }
+
+    /// `Type.field` of the builds in progress in a container environment.
+    public func beingBuilt(containerID: String, environment: Environment) -> Set<String> {
+        IndexBuildKey.beingBuilt(among: keys.withLock { $0 }, containerID: containerID, environment: environment)
+    }
+
+    public func started(_ key: String) {
+        keys.withLock { _ = $0.insert(key) }
+    }
+
+    public func finished(_ key: String) {
+        keys.withLock { _ = $0.remove(key) }
+    }
+
+    /// Every build in progress, as read from the store.
+    public func replace(with all: Set<String>) {
+        keys.withLock { $0 = all }
+    }
+}
+
 public enum IndexBuildKey {
     /// The key of the build of `field` (or of a compound index) of `recordType`.
     public static func make(containerID: String, environment: String, recordType: String, field: String) -> String {
