@@ -85,7 +85,7 @@ extension PostgresStore: SQLTables {
 }
 
 /// The stores written once over ``SQLTables`` in `StratusStore` (`<Store>+SQLTables.swift`).
-extension PostgresStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore, ShareStore, NotificationStore, IndexBuildingStore {}
+extension PostgresStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore, ShareStore, NotificationStore, IndexBuildingStore, AccountStore {}
 
 /// Statements on one connection, outside a write.
 struct PostgresReading: SQLReading {
@@ -163,6 +163,16 @@ final class PostgresTransaction: SQLTransaction, @unchecked Sendable {
             try await entries.insert(connection: write.connection, logger: write.logger)
         } catch {
             throw recorded(error)
+        }
+    }
+
+    func applyPlan(_ plan: WritePlan, in zone: ZoneRow, caller: Caller) async throws {
+        try await recordingFailure {
+            let loader = PostgresSnapshotLoader(connection: write.connection, logger: write.logger, zone: zone, caller: caller)
+            try await PostgresPlanApplier(write: write, loader: loader).apply(plan)
+            if let schema = plan.schema {
+                write.setSchema(schema, for: SchemaKey(containerID: zone.zone.database.containerID, environment: zone.zone.database.environment))
+            }
         }
     }
 

@@ -197,6 +197,16 @@ struct SQLiteTransaction: SQLTransaction {
         }
     }
 
+    func applyPlan(_ plan: WritePlan, in zone: ZoneRow, caller: Caller) async throws {
+        try await channel.perform { db, batch in
+            var applier = PlanApplier(db: db, loader: SnapshotLoader(db: db, zone: zone, caller: caller))
+            try applier.apply(plan)
+            if let schema = plan.schema {
+                try Self.writing(batch).schemas[SchemaKey(containerID: zone.zone.database.containerID, environment: zone.zone.database.environment)] = schema
+            }
+        }
+    }
+
     /// The group commit's batch, which a transaction's steps always have.
     private static func writing(_ batch: WriteBatch?) throws -> WriteBatch {
         guard let batch else { throw StorageError(.internalFailure, "a transaction step ran outside the writer") }

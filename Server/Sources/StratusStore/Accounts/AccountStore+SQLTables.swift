@@ -1,8 +1,40 @@
 import Foundation
+import StratusModel
 
 /// Containers, accounts, sessions, sign-in failures and secrets, written once over any backend's tables
-/// (``SQLTables``). A backend writes only ``AccountStore/createAccount(_:)``, which also stores `Users` records.
+/// (``SQLTables``).
 extension AccountStore where Self: SQLTables {
+    /// The account's row and, in each environment's public database, its `Users` record through the record engine,
+    /// in one transaction.
+    public func createAccount(_ account: Account) async throws {
+        try await transaction { transaction in
+            let inserted = try await transaction.rows("""
+                INSERT INTO accounts (container_id, user_record_name, email, password_hash, given_name, family_name, phone_number,
+                    discoverable, created_at)
+                VALUES (\(.text(account.containerID)), \(.text(account.userRecordName)), \(.text(account.emailAddress)), \
+                \(.text(account.passwordHash)), \(SQLValue(account.givenName)), \(SQLValue(account.familyName)), \(SQLValue(account.phoneNumber)), \
+                \(.bool(account.isDiscoverable)), \(.integer(account.createdAt)))
+                ON CONFLICT (container_id, email) DO NOTHING
+                RETURNING user_record_name
+                """)
+            if inserted.isEmpty { throw StorageError.accountExists }
+            for zone in RecordEngine.userRecordZones(of: account) {
+                let row = try await ZoneTables.ensureZone(zone, in: transaction)
+                let existing = try await transaction.rows("""
+                    SELECT id FROM records WHERE zone_id = \(.integer(row.id)) AND name = \(.text(account.userRecordName))
+                    """)
+                let schema = try await transaction.schema(SchemaKey(containerID: account.containerID, environment: zone.database.environment))
+                let first = try await transaction.positions(0)
+                guard let plan = try RecordEngine.userRecord(
+                    named: account.userRecordName, in: zone.database, existing: !existing.isEmpty, schema: schema,
+                    timestamp: account.createdAt, sequence: first
+                ) else { continue }
+                _ = try await transaction.positions(plan.sequencesUsed)
+                try await transaction.applyPlan(plan, in: row, caller: .anonymous)
+            }
+        }
+    }
+
     public func createContainer(_ container: ContainerInfo) async throws {
         try await transaction(
             [

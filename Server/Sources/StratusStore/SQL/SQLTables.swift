@@ -90,6 +90,11 @@ public protocol SQLTransaction: SQLReading {
 
     /// Adds index entries; one already there is left as it is.
     func insertIndexEntries(_ rows: [IndexEntryRow]) async throws
+
+    /// Applies a plan the record engine made for a zone (rows, index entries, references, assets, shares), with
+    /// the backend's own statements for the record write path. Its positions must have been taken
+    /// (``positions(_:)``), from the first the plan was made with.
+    func applyPlan(_ plan: WritePlan, in zone: ZoneRow, caller: Caller) async throws
 }
 
 /// A record's index entry with where it goes in the `field_index` table.
