@@ -13,11 +13,13 @@ extension PostgresStore: SQLTables {
     }
 
     public func transaction(
-        _ statements: [SQLFragment], then decide: @escaping @Sendable ([[SQLRow]]) throws -> [StoreEvent]
+        taking positions: Int64, _ make: @escaping @Sendable (_ firstPosition: Int64) -> [SQLFragment],
+        then decide: @escaping @Sendable ([[SQLRow]]) throws -> [StoreEvent]
     ) async throws -> [[SQLRow]] {
-        return try await write { write in
+        try await write { write in
+            let first = positions > 0 ? try await write.positions(positions) : 0
             var results: [[SQLRow]] = []
-            for statement in statements {
+            for statement in make(first) {
                 results.append(try await Self.rows(of: statement, dialect: self.dialect, connection: write.connection, logger: write.logger))
             }
             for event in try decide(results) { write.emit(event) }

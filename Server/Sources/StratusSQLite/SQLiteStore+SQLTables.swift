@@ -9,11 +9,14 @@ extension SQLiteStore: SQLTables {
     }
 
     public func transaction(
-        _ statements: [SQLFragment], then decide: @escaping @Sendable ([[SQLRow]]) throws -> [StoreEvent]
+        taking positions: Int64, _ make: @escaping @Sendable (_ firstPosition: Int64) -> [SQLFragment],
+        then decide: @escaping @Sendable ([[SQLRow]]) throws -> [StoreEvent]
     ) async throws -> [[SQLRow]] {
         try await write { batch in
+            let first = self.sequence.upcoming()
+            self.sequence.advance(by: positions)
             var results: [[SQLRow]] = []
-            for statement in statements { results.append(try batch.db.rows(statement)) }
+            for statement in make(first) { results.append(try batch.db.rows(statement)) }
             for event in try decide(results) { batch.emit(event) }
             return results
         }

@@ -21,10 +21,4 @@ extension StoredRecordRow {
         }
         return record
     }
-
-    static func fetch(zoneID: Int64, name: String, db: Database) throws -> StoredRecordRow? {
-        try Row.fetchOne(
-            db.cachedStatement(sql: "SELECT \(columns) FROM records r WHERE r.zone_id = ? AND r.name = ?"), arguments: [zoneID, name]
-        ).map(StoredRecordRow.init(row:))
-    }
 }

@@ -45,7 +45,8 @@ extension RecordStore where Self: SQLTables {
             var builder = ChangeFeeds.PageBuilder(since: since, query: query)
             var changes: [RecordChange] = []
             reading: for row in rows {
-                switch builder.next(recordType: try row.text("type"), position: try row.integer("seq")) {
+                // The type and the position, by where they are in the select list: read for every row of the page.
+                switch builder.next(recordType: try row.text(2), position: try row.integer(StoredRecordRow.columnCount)) {
                 case .stop: break reading
                 case .skip: continue
                 case .take:

@@ -35,15 +35,13 @@ public enum RecordTables {
 }
 
 extension StoredRecordRow {
-    /// A row selected with ``columns``, by column name.
+    /// A row whose select list starts with ``columns``, read by position (a feed page reads many).
     public init(_ row: SQLRow) throws {
         self.init(
-            id: try row.integer("id"), name: try row.text("name"), type: try row.text("type"), changeTag: try row.text("change_tag"),
-            fieldsJSON: try row.text("fields"), createdAt: try row.integer("created_at"), createdBy: try row.text("created_by"),
-            createdDevice: try row.text("created_device"), modifiedAt: try row.integer("modified_at"),
-            modifiedBy: try row.text("modified_by"), modifiedDevice: try row.text("modified_device"), deleted: try row.bool("deleted"),
-            zoneID: try row.integer("zone_id"), parent: try row.optionalText("parent"), share: try row.optionalText("share_name"),
-            shortGUID: try row.optionalText("short_guid")
+            id: try row.integer(0), name: try row.text(1), type: try row.text(2), changeTag: try row.text(3),
+            fieldsJSON: try row.text(4), createdAt: try row.integer(5), createdBy: try row.text(6), createdDevice: try row.text(7),
+            modifiedAt: try row.integer(8), modifiedBy: try row.text(9), modifiedDevice: try row.text(10), deleted: try row.bool(11),
+            zoneID: try row.integer(12), parent: try row.optionalText(13), share: try row.optionalText(14), shortGUID: try row.optionalText(15)
         )
     }
 

@@ -16,38 +16,38 @@ public struct SQLRow: Sendable {
     }
 
     /// Whether the column holds `NULL` (a column the row lacks counts as `NULL`).
-    public func isNull(_ column: String) -> Bool {
-        guard let index = columns.index[column] else { return true }
+    public func isNull(_ column: some SQLColumnKey) -> Bool {
+        guard let index = column.position(in: columns) else { return true }
         return cells[index] == .null
     }
 
-    private func value(_ column: String) throws(StorageError) -> SQLValue {
-        guard let index = columns.index[column] else { throw StorageError(.internalFailure, "a row has no column \(column)") }
+    private func value(_ column: some SQLColumnKey) throws(StorageError) -> SQLValue {
+        guard let index = column.position(in: columns) else { throw StorageError(.internalFailure, "a row has no column \(column)") }
         return cells[index]
     }
 
-    private func mismatch(_ column: String, _ expected: String) -> StorageError {
+    private func mismatch(_ column: some SQLColumnKey, _ expected: String) -> StorageError {
         StorageError(.internalFailure, "column \(column) holds \(String(describing: try? value(column))), not \(expected)")
     }
 
-    public func integer(_ column: String) throws(StorageError) -> Int64 {
+    public func integer(_ column: some SQLColumnKey) throws(StorageError) -> Int64 {
         guard case .integer(let number) = try value(column) else { throw mismatch(column, "an integer") }
         return number
     }
 
-    public func text(_ column: String) throws(StorageError) -> String {
+    public func text(_ column: some SQLColumnKey) throws(StorageError) -> String {
         guard case .text(let text) = try value(column) else { throw mismatch(column, "text") }
         return text
     }
 
     /// The column's text, or `nil` for `NULL`.
-    public func optionalText(_ column: String) throws(StorageError) -> String? {
+    public func optionalText(_ column: some SQLColumnKey) throws(StorageError) -> String? {
         if case .null = try value(column) { return nil }
         return try text(column)
     }
 
     /// A boolean column: PostgreSQL's `BOOLEAN`, or SQLite's 0 and 1.
-    public func bool(_ column: String) throws(StorageError) -> Bool {
+    public func bool(_ column: some SQLColumnKey) throws(StorageError) -> Bool {
         switch try value(column) {
         case .bool(let flag): return flag
         case .integer(let number): return number != 0
@@ -55,7 +55,7 @@ public struct SQLRow: Sendable {
         }
     }
 
-    public func bytes(_ column: String) throws(StorageError) -> [UInt8] {
+    public func bytes(_ column: some SQLColumnKey) throws(StorageError) -> [UInt8] {
         guard case .bytes(let bytes) = try value(column) else { throw mismatch(column, "bytes") }
         return bytes
     }
@@ -73,4 +73,18 @@ public final class SQLColumns: Sendable {
         for (position, name) in names.enumerated() where index[name] == nil { index[name] = position }
         self.index = index
     }
+}
+
+/// How a row's column is named: by its name, or by its position in the select list (from 0), which is faster
+/// where many rows are read.
+public protocol SQLColumnKey: Sendable, CustomStringConvertible {
+    func position(in columns: SQLColumns) -> Int?
+}
+
+extension String: SQLColumnKey {
+    public func position(in columns: SQLColumns) -> Int? { columns.index[self] }
+}
+
+extension Int: SQLColumnKey {
+    public func position(in columns: SQLColumns) -> Int? { self >= 0 && self < columns.names.count ? self : nil }
 }

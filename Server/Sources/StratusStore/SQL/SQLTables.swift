@@ -14,12 +14,17 @@ public protocol SQLTables: SQLReading {
     /// The rows of one statement, reading the latest commit.
     func rows(_ statement: SQLFragment) async throws -> [SQLRow]
 
-    /// Runs `statements` in order in one transaction and returns each statement's rows. `decide` sees those
-    /// rows before the commit and returns the store events to store with it (delivered to every node once it
-    /// commits); when it throws, nothing is kept and its ``StorageError`` reaches the caller. A statement that fails rolls the transaction back and throws.
+    /// Takes `positions` change positions and runs the statements `make` writes with the first of them, in order,
+    /// in one transaction, and returns each statement's rows. `decide` sees those rows before the commit and
+    /// returns the store events to store with it (delivered to every node once it commits); when it throws,
+    /// nothing is kept and its ``StorageError`` reaches the caller. A statement that fails rolls the transaction
+    /// back and throws.
+    ///
+    /// One step, where a body (``transaction(_:)-(any SQLTransaction)``) would take a round trip per statement.
     @discardableResult
     func transaction(
-        _ statements: [SQLFragment], then decide: @escaping @Sendable ([[SQLRow]]) throws -> [StoreEvent]
+        taking positions: Int64, _ make: @escaping @Sendable (_ firstPosition: Int64) -> [SQLFragment],
+        then decide: @escaping @Sendable ([[SQLRow]]) throws -> [StoreEvent]
     ) async throws -> [[SQLRow]]
 
     /// Runs `body` in one transaction that it drives statement by statement, so that what it reads decides what it
@@ -54,6 +59,14 @@ public protocol SQLTables: SQLReading {
 }
 
 extension SQLTables {
+    /// Runs `statements` in order in one transaction, like ``transaction(taking:_:then:)`` without positions.
+    @discardableResult
+    public func transaction(
+        _ statements: [SQLFragment], then decide: @escaping @Sendable ([[SQLRow]]) throws -> [StoreEvent]
+    ) async throws -> [[SQLRow]] {
+        try await transaction(taking: 0, { _ in statements }, then: decide)
+    }
+
     /// Runs `statements` in one transaction that stores `events` with it.
     @discardableResult
     public func transaction(_ statements: [SQLFragment], emitting events: [StoreEvent] = []) async throws -> [[SQLRow]] {

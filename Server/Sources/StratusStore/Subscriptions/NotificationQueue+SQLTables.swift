@@ -1,5 +1,6 @@
 import Foundation
 import StratusModel
+import Synchronization
 
 /// The outbox of record changes and the notifications matched from it, written once over any backend's tables
 /// (``SQLTables``). Outbox entries (`position`) and notifications (`id`) carry change positions and are read only
@@ -26,36 +27,41 @@ extension NotificationStore where Self: SQLTables {
         }
     }
 
+    /// In one step: the outbox entries taken out, the notifications stored under the positions taken, the
+    /// subscriptions that fired once deleted; the count of entries taken out decides whether it commits.
     public func storeMatchedRecordEvents(through lastID: Int64, count: Int, outcome: EventOutcome) async throws -> [StoredNotification] {
-        try await transaction { transaction in
-            let removed = try await transaction.rows("DELETE FROM record_outbox WHERE position <= \(.integer(lastID)) RETURNING position")
-            // Another matcher took some of these changes first: its outcome stands, this one is rolled back.
-            guard removed.count == count else { throw EventOutcome.alreadyMatched }
-            let now = Int64(Date().timeIntervalSince1970 * 1000)
-            var stored: [StoredNotification] = []
-            if !outcome.notifications.isEmpty {
-                let first = try await transaction.positions(Int64(outcome.notifications.count))
-                for (offset, notification) in outcome.notifications.enumerated() {
-                    stored.append(StoredNotification(id: first + Int64(offset), notification: notification, createdAt: now))
-                }
-                for chunk in NotificationTables.chunks(of: stored) {
-                    try await transaction.rows(NotificationTables.insert(chunk))
-                }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let notifications = outcome.notifications
+        let fired = outcome.firedOnce
+        let stored = Mutex<[StoredNotification]>([])
+        try await transaction(taking: Int64(notifications.count), { first in
+            let made = notifications.enumerated().map { offset, notification in
+                StoredNotification(id: first + Int64(offset), notification: notification, createdAt: now)
             }
-            for fired in outcome.firedOnce {
-                let database = fired.database
-                let deleted = try await transaction.rows("""
+            stored.withLock { $0 = made }
+            var statements: [SQLFragment] = ["DELETE FROM record_outbox WHERE position <= \(.integer(lastID)) RETURNING position"]
+            statements += NotificationTables.chunks(of: made).map(NotificationTables.insert)
+            statements += fired.map { subscription in
+                let database = subscription.database
+                return """
                     DELETE FROM subscriptions
                     WHERE container_id = \(.text(database.containerID)) AND environment = \(.text(database.environment.rawValue)) \
                     AND scope = \(.text(database.scope.rawValue)) AND db_owner = \(.text(database.ownerRecordName)) \
-                    AND owner = \(.text(fired.owner)) AND id = \(.text(fired.id))
+                    AND owner = \(.text(subscription.owner)) AND id = \(.text(subscription.id))
                     RETURNING id
-                    """)
-                if !deleted.isEmpty { transaction.emit(.subscriptionDeleted(database: database, owner: fired.owner, id: fired.id)) }
+                    """
             }
-            for event in EventOutcome.storeEvents(of: stored) { transaction.emit(event) }
-            return stored
-        }
+            return statements
+        }, then: { results in
+            // Another matcher took some of these changes first: its outcome stands, this one is rolled back.
+            guard results[0].count == count else { throw EventOutcome.alreadyMatched }
+            var events: [StoreEvent] = []
+            for (subscription, deleted) in zip(fired, results.suffix(fired.count)) where !deleted.isEmpty {
+                events.append(.subscriptionDeleted(database: subscription.database, owner: subscription.owner, id: subscription.id))
+            }
+            return events + EventOutcome.storeEvents(of: stored.withLock { $0 })
+        })
+        return stored.withLock { $0 }
     }
 
     public func notifications(for user: String, containerID: String, environment: Environment, after id: Int64, limit: Int) async throws -> [StoredNotification] {
