@@ -43,6 +43,33 @@ struct PostgresDialect: SQLDialect {
         "(\(raw: column)::jsonb) ? \(.text(name))"
     }
 
+    /// One array per column (`unnest`), so that the text, and its prepared statement, does not depend on the
+    /// number of rows; a column whose values are not all of one kind (or hold `NULL`) falls back to `VALUES`.
+    func insertRows(into table: String, columns: [String], rows: [[SQLValue]]) -> SQLFragment {
+        var arrays: [SQLFragment] = []
+        for index in columns.indices {
+            let values = rows.map { $0[index] }
+            guard let type = Self.arrayType(of: values) else {
+                let tuples = rows.map { row -> SQLFragment in "(\(SQLFragment.joined(row.map { "\($0)" }, separator: ", ")))" }
+                return "INSERT INTO \(raw: table) (\(raw: columns.joined(separator: ", "))) VALUES \(SQLFragment.joined(tuples, separator: ", "))"
+            }
+            arrays.append("\(.array(values))::\(raw: type)[]")
+        }
+        return "INSERT INTO \(raw: table) (\(raw: columns.joined(separator: ", "))) SELECT * FROM unnest(\(SQLFragment.joined(arrays, separator: ", ")))"
+    }
+
+    /// PostgreSQL's name for an array of `values`, when they are all of one kind.
+    private static func arrayType(of values: [SQLValue]) -> String? {
+        guard SQLValue.array(values).postgresArray != nil else { return nil }
+        switch values.first {
+        case .integer?: return "bigint"
+        case .double?: return "float8"
+        case .text?: return "text"
+        case .bytes?: return "bytea"
+        default: return nil
+        }
+    }
+
     func removingMember(_ column: String, _ name: String) -> SQLFragment {
         "((\(raw: column)::jsonb) - \(.text(name)))::text"
     }

@@ -28,23 +28,24 @@ extension RecordStore where Self: SQLTables {
         }
     }
 
+    /// One statement reads the zone, the settled bound, the zone's last settled change and the page below that
+    /// bound: one round trip, one snapshot, and the token never passes a change the page did not see.
     public func zoneChanges(_ query: ZoneChangesQuery) async throws -> ZoneChanges {
         let token = try query.syncToken.map { token throws(StorageError) in try ZoneSyncToken.read(token) }
+        // The token's position, checked against the zone the statement finds (``ChangeFeeds/start(after:inZone:)``).
+        let since = token.map { $0.zone == 0 ? 0 : $0.sequence } ?? 0
         return try await readSettled { reading in
-            guard let zone = try await ZoneTables.liveZone(query.zone, in: reading) else {
+            let rows = try await reading.rows(ChangeTables.page(of: query.zone, after: since, limit: ChangeFeeds.scanLimit(for: query) + 1))
+            guard let first = rows.first else {
                 guard query.zone.isDefault else { throw ZoneRules.missing(query.zone.zoneName) }
                 return (ChangeFeeds.emptyDefaultZone, false)
             }
-            let since = try ChangeFeeds.start(after: token, inZone: zone.id)
-            // The zone's figures first, then the page below the same bound: the token never passes a change the
-            // page did not see.
-            let figures = try await reading.read(ChangeTables.settledFigures(ofZone: zone.id))
-            let rows = try await reading.rows(ChangeTables.page(
-                ofZone: zone.id, after: since, below: figures.bound, limit: ChangeFeeds.scanLimit(for: query) + 1
-            ))
+            let figures = ChangeTables.figuresColumn
+            let zoneID = try first.integer(figures)
+            _ = try ChangeFeeds.start(after: token, inZone: zoneID)
             var builder = ChangeFeeds.PageBuilder(since: since, query: query)
             var changes: [RecordChange] = []
-            reading: for row in rows {
+            reading: for row in rows where !row.isNull(0) {
                 // The type and the position, by where they are in the select list: read for every row of the page.
                 switch builder.next(recordType: try row.text(2), position: try row.integer(StoredRecordRow.columnCount)) {
                 case .stop: break reading
@@ -59,39 +60,47 @@ extension RecordStore where Self: SQLTables {
                 }
             }
             let page = builder.page
-            let last = page.moreComing ? page.lastPosition : max(page.lastPosition, figures.lastSettled)
-            let changesPage = ZoneChanges(changes: changes, syncToken: ZoneSyncToken(zone: zone.id, sequence: last).text, moreComing: page.moreComing)
-            return (changesPage, figures.unsettled)
+            let last = page.moreComing ? page.lastPosition : max(page.lastPosition, try first.integer(figures + 1))
+            let changesPage = ZoneChanges(changes: changes, syncToken: ZoneSyncToken(zone: zoneID, sequence: last).text, moreComing: page.moreComing)
+            return (changesPage, try first.bool(figures + 2))
         }
     }
 }
 
 /// The statements of the change feeds.
 enum ChangeTables {
-    /// The settled bound (``SQLPhrase/settledBound``) as a value, a zone's last change below it (its creation or
-    /// a record change), and whether a record change at or above it has committed.
-    static func settledFigures(ofZone zoneID: Int64) -> SQLRead<(bound: Int64, lastSettled: Int64, unsettled: Bool)> {
-        let zone = SQLValue.integer(zoneID)
-        return SQLRead("""
-            WITH b AS MATERIALIZED (SELECT \(.settledBound) AS bound)
-            SELECT b.bound,
-                COALESCE((SELECT MAX(m) FROM (
-                    SELECT (SELECT seq FROM zones WHERE id = \(zone) AND seq < b.bound) AS m
-                    UNION ALL SELECT (SELECT seq FROM records WHERE zone_id = \(zone) AND seq < b.bound ORDER BY seq DESC LIMIT 1)) AS latest), 0)
-                    AS last_settled,
-                EXISTS (SELECT 1 FROM records WHERE zone_id = \(zone) AND seq >= b.bound) AS unsettled
-            FROM b
-            """) { rows in
-            guard let row = rows.first else { throw StorageError(.internalFailure, "the settled bound was not read") }
-            return (try row.integer("bound"), try row.integer("last_settled"), try row.bool("unsettled"))
-        }
-    }
+    /// Where the zone's figures start in a ``page(of:after:limit:)`` row: its id, its last settled change, and
+    /// whether a later change is unsettled.
+    static let figuresColumn = StoredRecordRow.columnCount + 1
 
-    /// Up to `limit` changes of a zone after `since` and below `bound`, in order.
-    static func page(ofZone zoneID: Int64, after since: Int64, below bound: Int64, limit: Int) -> SQLFragment {
+    /// A live zone's changes after `since`, in order, up to `limit` of them and only settled ones, each row also
+    /// holding (from ``figuresColumn``) the zone's id, its last settled change (its creation or a record change)
+    /// and whether a later record change is unsettled. With no change, one row whose record columns are `NULL`;
+    /// with no such zone, no row.
+    ///
+    /// The limit applies before the bound: settled positions come before unsettled ones, so the rows kept are the
+    /// same as with the bound applied first. The zone is a scalar sub-select, so that both dialects walk the
+    /// records' `(zone_id, seq)` index in order and stop at the limit.
+    static func page(of zone: ZoneRef, after since: Int64, limit: Int) -> SQLFragment {
         """
-        SELECT \(raw: StoredRecordRow.columns), r.seq FROM records r
-        WHERE r.zone_id = \(.integer(zoneID)) AND r.seq > \(.integer(since)) AND r.seq < \(.integer(bound)) ORDER BY r.seq LIMIT \(.integer(Int64(limit)))
+        WITH z AS MATERIALIZED (
+            SELECT z.id FROM zones z WHERE \(ZoneTables.belongs(to: zone.database)) AND z.name = \(.text(zone.zoneName)) AND \(.live("z"))
+        ),
+        b AS MATERIALIZED (SELECT \(.settledBound) AS bound),
+        s AS MATERIALIZED (
+            SELECT z.id AS zone_id, b.bound,
+                COALESCE((SELECT MAX(m) FROM (
+                    SELECT (SELECT seq FROM zones WHERE id = z.id AND seq < b.bound) AS m
+                    UNION ALL SELECT (SELECT seq FROM records WHERE zone_id = z.id AND seq < b.bound ORDER BY seq DESC LIMIT 1)) AS latest), 0)
+                    AS last_settled,
+                EXISTS (SELECT 1 FROM records WHERE zone_id = z.id AND seq >= b.bound) AS unsettled
+            FROM z, b
+        )
+        SELECT \(raw: StoredRecordRow.columns), r.seq, s.zone_id, s.last_settled, s.unsettled
+        FROM s LEFT JOIN (
+            SELECT * FROM records WHERE zone_id = (SELECT id FROM z) AND seq > \(.integer(since)) ORDER BY seq LIMIT \(.integer(Int64(limit)))
+        ) r ON r.seq < s.bound
+        ORDER BY r.seq
         """
     }
 }

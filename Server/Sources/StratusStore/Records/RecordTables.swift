@@ -8,10 +8,13 @@ public enum RecordTables {
         let names = Array(Set(recordNames))
         guard !names.isEmpty else { return [:] }
         // The zone and its records in one statement. Only when nothing is found does it matter whether the zone exists.
+        // One name is an equality: a prepared statement keeps one good plan for it, where a list's plan depends on
+        // its length.
+        let nameCondition: SQLFragment = names.count == 1 ? "r.name = \(.text(names[0]))" : "r.name\(anyOf: names.map { .text($0) })"
         let rows = try await reading.rows("""
             SELECT \(raw: StoredRecordRow.columns) FROM zones z JOIN records r ON r.zone_id = z.id
             WHERE \(ZoneTables.belongs(to: zone.database)) AND z.name = \(.text(zone.zoneName)) AND \(.live("z"))
-                AND \(.live("r")) AND r.name\(anyOf: names.map { .text($0) })
+                AND \(.live("r")) AND \(nameCondition)
             """)
         var found: [String: Record] = [:]
         for row in rows {

@@ -22,6 +22,15 @@ public protocol SQLDialect: Sendable {
     func hasMember(_ column: String, _ name: String) -> SQLFragment
     /// The JSON object in `column` without its member named `name`, as text.
     func removingMember(_ column: String, _ name: String) -> SQLFragment
+    /// An `INSERT` of `rows` (a value per column each) into `table`: by default one `VALUES` list.
+    func insertRows(into table: String, columns: [String], rows: [[SQLValue]]) -> SQLFragment
+}
+
+extension SQLDialect {
+    public func insertRows(into table: String, columns: [String], rows: [[SQLValue]]) -> SQLFragment {
+        let tuples = rows.map { row -> SQLFragment in "(\(SQLFragment.joined(row.map { "\($0)" }, separator: ", ")))" }
+        return "INSERT INTO \(raw: table) (\(raw: columns.joined(separator: ", "))) VALUES \(SQLFragment.joined(tuples, separator: ", "))"
+    }
 }
 
 

@@ -149,14 +149,15 @@ public enum NotificationTables {
     }
 
     static func insert(_ notifications: ArraySlice<StoredNotification>) -> SQLFragment {
-        let rows = notifications.map { stored -> SQLFragment in
+        let rows = notifications.map { stored -> [SQLValue] in
             let notification = stored.notification
-            return """
-                (\(.integer(stored.id)), \(.text(notification.containerID)), \(.text(notification.environment.rawValue)), \
-                \(.text(notification.recipient)), \(.text(notification.subscriptionID)), \(.text(notification.payload)), \(.integer(stored.createdAt)))
-                """
+            return [
+                .integer(stored.id), .text(notification.containerID), .text(notification.environment.rawValue), .text(notification.recipient),
+                .text(notification.subscriptionID), .text(notification.payload), .integer(stored.createdAt),
+            ]
         }
-        return "INSERT INTO notifications (\(raw: columns)) VALUES \(SQLFragment.joined(rows, separator: ", "))"
+        let names = columns.components(separatedBy: ", ")
+        return "\(dialect: { $0.insertRows(into: "notifications", columns: names, rows: rows) })"
     }
 
     static func notification(_ row: SQLRow) throws -> StoredNotification {
