@@ -8,6 +8,8 @@ extension PostgresStore: SQLTables {
     /// How this store's statements are written: with its position offset in the settled bound.
     var dialect: PostgresDialect { PostgresDialect(positionOffset: positionOffset) }
 
+    public var statementsRunInProcess: Bool { false }
+
     public func rows(_ statement: SQLFragment) async throws -> [SQLRow] {
         try await read { connection in try await Self.rows(of: statement, dialect: self.dialect, connection: connection, logger: self.logger) }
     }

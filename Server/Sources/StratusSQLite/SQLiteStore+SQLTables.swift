@@ -4,6 +4,8 @@ import StratusStore
 
 /// The plain tables the store writes once (``SQLTables``), over SQLite's readers and its group-commit writer.
 extension SQLiteStore: SQLTables {
+    public var statementsRunInProcess: Bool { true }
+
     public func rows(_ statement: SQLFragment) async throws -> [SQLRow] {
         try await read { db in try db.rows(statement) }
     }

@@ -15,7 +15,7 @@ extension RecordStore where Self: SQLTables {
                     (SELECT MAX(m) FROM (SELECT z.seq AS m
                         UNION ALL SELECT (SELECT seq FROM records WHERE zone_id = z.id AND seq < b.bound ORDER BY seq DESC LIMIT 1)) AS latest) AS last_change,
                     z.seq < b.bound AS settled,
-                    z.seq >= b.bound OR EXISTS (SELECT 1 FROM records WHERE zone_id = z.id AND seq >= b.bound) AS unsettled
+                    z.seq >= b.bound OR (SELECT seq FROM records WHERE zone_id = z.id AND seq >= b.bound ORDER BY seq LIMIT 1) IS NOT NULL AS unsettled
                 FROM zones z, b
                 WHERE \(ZoneTables.belongs(to: database))
                 """)
@@ -28,24 +28,38 @@ extension RecordStore where Self: SQLTables {
         }
     }
 
-    /// One statement reads the zone, the settled bound, the zone's last settled change and the page below that
-    /// bound: one round trip, one snapshot, and the token never passes a change the page did not see.
+    /// Reads the zone's figures (its id, the settled bound, its last settled change) before the page below that
+    /// bound, so that the token never passes a change the page did not see: in one statement where each is a round
+    /// trip (PostgreSQL), in two where statements run in-process (SQLite, where the one statement costs more).
     public func zoneChanges(_ query: ZoneChangesQuery) async throws -> ZoneChanges {
         let token = try query.syncToken.map { token throws(StorageError) in try ZoneSyncToken.read(token) }
-        // The token's position, checked against the zone the statement finds (``ChangeFeeds/start(after:inZone:)``).
+        // The token's position, checked against the zone found (``ChangeFeeds/start(after:inZone:)``).
         let since = token.map { $0.zone == 0 ? 0 : $0.sequence } ?? 0
+        let limit = ChangeFeeds.scanLimit(for: query) + 1
+        let local = statementsRunInProcess
         return try await readSettled { reading in
-            let rows = try await reading.rows(ChangeTables.page(of: query.zone, after: since, limit: ChangeFeeds.scanLimit(for: query) + 1))
-            guard let first = rows.first else {
+            let figures: ChangeTables.Figures?
+            let rows: [SQLRow]
+            if local {
+                figures = try await reading.read(ChangeTables.figures(of: query.zone))
+                if let figures {
+                    rows = try await reading.rows(ChangeTables.page(ofZone: figures.zoneID, after: since, below: figures.bound, limit: limit))
+                } else {
+                    rows = []
+                }
+            } else {
+                let combined = try await reading.rows(ChangeTables.pageWithFigures(of: query.zone, after: since, limit: limit))
+                figures = try combined.first.map(ChangeTables.Figures.init(combined:))
+                rows = combined.filter { !$0.isNull(0) }
+            }
+            guard let figures else {
                 guard query.zone.isDefault else { throw ZoneRules.missing(query.zone.zoneName) }
                 return (ChangeFeeds.emptyDefaultZone, false)
             }
-            let figures = ChangeTables.figuresColumn
-            let zoneID = try first.integer(figures)
-            _ = try ChangeFeeds.start(after: token, inZone: zoneID)
+            _ = try ChangeFeeds.start(after: token, inZone: figures.zoneID)
             var builder = ChangeFeeds.PageBuilder(since: since, query: query)
             var changes: [RecordChange] = []
-            reading: for row in rows where !row.isNull(0) {
+            reading: for row in rows {
                 // The type and the position, by where they are in the select list: read for every row of the page.
                 switch builder.next(recordType: try row.text(2), position: try row.integer(StoredRecordRow.columnCount)) {
                 case .stop: break reading
@@ -60,28 +74,42 @@ extension RecordStore where Self: SQLTables {
                 }
             }
             let page = builder.page
-            let last = page.moreComing ? page.lastPosition : max(page.lastPosition, try first.integer(figures + 1))
-            let changesPage = ZoneChanges(changes: changes, syncToken: ZoneSyncToken(zone: zoneID, sequence: last).text, moreComing: page.moreComing)
-            return (changesPage, try first.bool(figures + 2))
+            let last = page.moreComing ? page.lastPosition : max(page.lastPosition, figures.lastSettled)
+            let token = ZoneSyncToken(zone: figures.zoneID, sequence: last).text
+            return (ZoneChanges(changes: changes, syncToken: token, moreComing: page.moreComing), figures.unsettled)
         }
     }
 }
 
 /// The statements of the change feeds.
 enum ChangeTables {
-    /// Where the zone's figures start in a ``page(of:after:limit:)`` row: its id, its last settled change, and
-    /// whether a later change is unsettled.
-    static let figuresColumn = StoredRecordRow.columnCount + 1
+    /// A live zone's id, the settled bound (``SQLPhrase/settledBound``) as a value, the zone's last change below it
+    /// (its creation or a record change), and whether a record change at or above it has committed.
+    struct Figures {
+        var zoneID: Int64
+        var bound: Int64
+        var lastSettled: Int64
+        var unsettled: Bool
 
-    /// A live zone's changes after `since`, in order, up to `limit` of them and only settled ones, each row also
-    /// holding (from ``figuresColumn``) the zone's id, its last settled change (its creation or a record change)
-    /// and whether a later record change is unsettled. With no change, one row whose record columns are `NULL`;
-    /// with no such zone, no row.
-    ///
-    /// The limit applies before the bound: settled positions come before unsettled ones, so the rows kept are the
-    /// same as with the bound applied first. The zone is a scalar sub-select, so that both dialects walk the
-    /// records' `(zone_id, seq)` index in order and stop at the limit.
-    static func page(of zone: ZoneRef, after since: Int64, limit: Int) -> SQLFragment {
+        /// The figures a ``pageWithFigures(of:after:limit:)`` row holds after the record's columns and position.
+        init(combined row: SQLRow) throws {
+            let first = StoredRecordRow.columnCount + 1
+            zoneID = try row.integer(first)
+            bound = try row.integer(first + 1)
+            lastSettled = try row.integer(first + 2)
+            unsettled = try row.bool(first + 3)
+        }
+
+        init(named row: SQLRow) throws {
+            zoneID = try row.integer("zone_id")
+            bound = try row.integer("bound")
+            lastSettled = try row.integer("last_settled")
+            unsettled = try row.bool("unsettled")
+        }
+    }
+
+    /// The figures' common table expressions: `z` (the live zone), `b` (the bound) and `s` (the figures).
+    private static func figuresExpressions(of zone: ZoneRef) -> SQLFragment {
         """
         WITH z AS MATERIALIZED (
             SELECT z.id FROM zones z WHERE \(ZoneTables.belongs(to: zone.database)) AND z.name = \(.text(zone.zoneName)) AND \(.live("z"))
@@ -93,10 +121,38 @@ enum ChangeTables {
                     SELECT (SELECT seq FROM zones WHERE id = z.id AND seq < b.bound) AS m
                     UNION ALL SELECT (SELECT seq FROM records WHERE zone_id = z.id AND seq < b.bound ORDER BY seq DESC LIMIT 1)) AS latest), 0)
                     AS last_settled,
-                EXISTS (SELECT 1 FROM records WHERE zone_id = z.id AND seq >= b.bound) AS unsettled
+                (SELECT seq FROM records WHERE zone_id = z.id AND seq >= b.bound ORDER BY seq LIMIT 1) IS NOT NULL AS unsettled
             FROM z, b
         )
-        SELECT \(raw: StoredRecordRow.columns), r.seq, s.zone_id, s.last_settled, s.unsettled
+        """
+    }
+
+    /// A live zone's figures; `nil` when there is no such zone.
+    static func figures(of zone: ZoneRef) -> SQLRead<Figures?> {
+        SQLRead("\(figuresExpressions(of: zone)) SELECT zone_id, bound, last_settled, unsettled FROM s") { rows in
+            try rows.first.map(Figures.init(named:))
+        }
+    }
+
+    /// Up to `limit` changes of a zone after `since` and below `bound`, in order.
+    static func page(ofZone zoneID: Int64, after since: Int64, below bound: Int64, limit: Int) -> SQLFragment {
+        """
+        SELECT \(raw: StoredRecordRow.columns), r.seq FROM records r
+        WHERE r.zone_id = \(.integer(zoneID)) AND r.seq > \(.integer(since)) AND r.seq < \(.integer(bound)) ORDER BY r.seq LIMIT \(.integer(Int64(limit)))
+        """
+    }
+
+    /// ``figures(of:)`` and ``page(ofZone:after:below:limit:)`` in one statement: each row holds a change and the
+    /// figures (``Figures/init(combined:)``); with no change, one row whose record columns are `NULL`; with no such
+    /// zone, no row.
+    ///
+    /// The limit applies before the bound: settled positions come before unsettled ones, so the rows kept are the
+    /// same as with the bound applied first. The zone is a scalar sub-select, so that the records' `(zone_id, seq)`
+    /// index is walked in order and stops at the limit.
+    static func pageWithFigures(of zone: ZoneRef, after since: Int64, limit: Int) -> SQLFragment {
+        """
+        \(figuresExpressions(of: zone))
+        SELECT \(raw: StoredRecordRow.columns), r.seq, s.zone_id, s.bound, s.last_settled, s.unsettled
         FROM s LEFT JOIN (
             SELECT * FROM records WHERE zone_id = (SELECT id FROM z) AND seq > \(.integer(since)) ORDER BY seq LIMIT \(.integer(Int64(limit)))
         ) r ON r.seq < s.bound

@@ -65,7 +65,7 @@ public enum ZoneTables {
                     SELECT (SELECT seq FROM zones WHERE id = \(id) AND seq < b.bound) AS m
                     UNION ALL SELECT (SELECT seq FROM records WHERE zone_id = \(id) AND seq < b.bound ORDER BY seq DESC LIMIT 1)) AS latest), 0)
                     AS last_change,
-                EXISTS (SELECT 1 FROM records WHERE zone_id = \(id) AND seq >= b.bound) AS unsettled
+                (SELECT seq FROM records WHERE zone_id = \(id) AND seq >= b.bound ORDER BY seq LIMIT 1) IS NOT NULL AS unsettled
             FROM b
             """)
         let last = try rows.first?.integer("last_change") ?? 0

@@ -47,7 +47,9 @@ public enum SQLPhrase: Sendable {
     case lockForShare
     /// The change position below which every position is settled: every transaction that could still commit a
     /// lower one has ended (see ``SQLTables/readSettled(_:)``). A scalar expression; read it once per statement
-    /// (`WITH b AS MATERIALIZED (SELECT ... AS bound)`).
+    /// (`WITH b AS MATERIALIZED (SELECT ... AS bound)`). Ask whether anything is at or above it with
+    /// `(SELECT seq FROM ... AND seq >= b.bound ORDER BY seq LIMIT 1) IS NOT NULL`, not `EXISTS`: PostgreSQL expects
+    /// many rows there and may scan the whole table for the first, when there is usually none.
     case settledBound
     /// A column of `share_participants` that orders its rows as they were inserted.
     case participantOrder

@@ -14,6 +14,10 @@ public protocol SQLTables: SQLReading {
     /// The rows of one statement, reading the latest commit.
     func rows(_ statement: SQLFragment) async throws -> [SQLRow]
 
+    /// Whether statements run in this process (SQLite), where several small ones cost less than one that combines
+    /// them; else each is a round trip to a server (PostgreSQL), and hot reads combine them.
+    var statementsRunInProcess: Bool { get }
+
     /// Takes `positions` change positions and runs the statements `make` writes with the first of them, in order,
     /// in one transaction, and returns each statement's rows. `decide` sees those rows before the commit and
     /// returns the store events to store with it (delivered to every node once it commits); when it throws,

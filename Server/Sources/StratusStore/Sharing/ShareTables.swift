@@ -163,7 +163,8 @@ public enum ShareTables {
             WITH b AS MATERIALIZED (SELECT \(.settledBound) AS bound)
             SELECT b.bound,
                 EXISTS (SELECT 1 FROM \(participants) AND p.seq >= b.bound)
-                    OR EXISTS (SELECT 1 FROM \(participants) AND EXISTS (SELECT 1 FROM records WHERE zone_id = z.id AND seq >= b.bound)) AS unsettled
+                    OR EXISTS (SELECT 1 FROM \(participants)
+                        AND (SELECT seq FROM records WHERE zone_id = z.id AND seq >= b.bound ORDER BY seq LIMIT 1) IS NOT NULL) AS unsettled
             FROM b
             """).first else { throw StorageError(.internalFailure, "the settled bound was not read") }
         let bound = SQLValue.integer(try figures.integer("bound"))

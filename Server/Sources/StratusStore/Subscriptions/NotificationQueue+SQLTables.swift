@@ -15,7 +15,7 @@ extension NotificationStore where Self: SQLTables {
             // The limit applies before the bound: settled positions come before unsettled ones.
             let rows = try await reading.rows("""
                 WITH b AS MATERIALIZED (SELECT \(.settledBound) AS bound),
-                s AS MATERIALIZED (SELECT b.bound, EXISTS (SELECT 1 FROM record_outbox WHERE position >= b.bound) AS unsettled FROM b)
+                s AS MATERIALIZED (SELECT b.bound, (SELECT position FROM record_outbox WHERE position >= b.bound ORDER BY position LIMIT 1) IS NOT NULL AS unsettled FROM b)
                 SELECT o.position, o.body, s.unsettled
                 FROM s LEFT JOIN (SELECT position, body FROM record_outbox ORDER BY position LIMIT \(.integer(Int64(limit)))) o ON o.position < s.bound
                 ORDER BY o.position
@@ -69,7 +69,7 @@ extension NotificationStore where Self: SQLTables {
             let recipient = NotificationTables.recipient(user, containerID: containerID, environment: environment)
             let rows = try await reading.rows("""
                 WITH b AS MATERIALIZED (SELECT \(.settledBound) AS bound),
-                s AS MATERIALIZED (SELECT b.bound, EXISTS (SELECT 1 FROM notifications WHERE \(recipient) AND id >= b.bound) AS unsettled FROM b)
+                s AS MATERIALIZED (SELECT b.bound, (SELECT id FROM notifications WHERE \(recipient) AND id >= b.bound ORDER BY id LIMIT 1) IS NOT NULL AS unsettled FROM b)
                 SELECT n.*, s.unsettled
                 FROM s LEFT JOIN (
                     SELECT \(raw: NotificationTables.columns) FROM notifications WHERE \(recipient) AND id > \(.integer(id)) ORDER BY id LIMIT \(.integer(Int64(limit)))
@@ -86,7 +86,7 @@ extension NotificationStore where Self: SQLTables {
             let row = try await reading.rows("""
                 WITH b AS MATERIALIZED (SELECT \(.settledBound) AS bound)
                 SELECT COALESCE((SELECT id FROM notifications WHERE id < b.bound ORDER BY id DESC LIMIT 1), 0) AS latest,
-                    EXISTS (SELECT 1 FROM notifications WHERE id >= b.bound) AS unsettled
+                    (SELECT id FROM notifications WHERE id >= b.bound ORDER BY id LIMIT 1) IS NOT NULL AS unsettled
                 FROM b
                 """).first
             return (try row?.integer("latest") ?? 0, try row?.bool("unsettled") ?? false)
@@ -104,7 +104,7 @@ extension NotificationStore where Self: SQLTables {
                 try queue.text("user_record_name"), containerID: try queue.text("container_id"), environment: try queue.environment()
             )
             let unsettled = try await reading.rows("""
-                SELECT EXISTS (SELECT 1 FROM notifications WHERE \(recipient) AND id >= \(.settledBound)) AS unsettled
+                SELECT (SELECT id FROM notifications WHERE \(recipient) AND id >= \(.settledBound) ORDER BY id LIMIT 1) IS NOT NULL AS unsettled
                 """).first
             return (true, try unsettled?.bool("unsettled") ?? false)
         }
