@@ -11,19 +11,15 @@ import Synchronization
 /// says whether any subscription could match them).
 extension NotificationStore where Self: SQLTables {
     public func pendingRecordEvents(limit: Int) async throws -> [PendingRecordEvent] {
-        try await readSettled { reading in
-            // The limit applies before the bound: settled positions come before unsettled ones.
-            let rows = try await reading.rows("""
-                WITH b AS MATERIALIZED (SELECT \(.settledBound) AS bound),
-                s AS MATERIALIZED (SELECT b.bound, (SELECT position FROM record_outbox WHERE position >= b.bound ORDER BY position LIMIT 1) IS NOT NULL AS unsettled FROM b)
-                SELECT o.position, o.body, s.unsettled
-                FROM s LEFT JOIN (SELECT position, body FROM record_outbox ORDER BY position LIMIT \(.integer(Int64(limit)))) o ON o.position < s.bound
-                ORDER BY o.position
-                """)
-            let pending = try rows.filter { !$0.isNull("position") }.map { row in
+        let combined = !statementsRunInProcess
+        return try await readSettled { reading in
+            let page = try await SettledRows.read(
+                "position, body", from: "record_outbox", position: "position", after: nil, limit: limit, combined: combined, reading: reading
+            )
+            let pending = try page.rows.map { row in
                 PendingRecordEvent(id: try row.integer("position"), event: try RecordEvent(encoded: try row.text("body")))
             }
-            return (pending, try rows.first?.bool("unsettled") ?? false)
+            return (pending, page.unsettled)
         }
     }
 
@@ -65,19 +61,14 @@ extension NotificationStore where Self: SQLTables {
     }
 
     public func notifications(for user: String, containerID: String, environment: Environment, after id: Int64, limit: Int) async throws -> [StoredNotification] {
-        try await readSettled { reading in
-            let recipient = NotificationTables.recipient(user, containerID: containerID, environment: environment)
-            let rows = try await reading.rows("""
-                WITH b AS MATERIALIZED (SELECT \(.settledBound) AS bound),
-                s AS MATERIALIZED (SELECT b.bound, (SELECT id FROM notifications WHERE \(recipient) AND id >= b.bound ORDER BY id LIMIT 1) IS NOT NULL AS unsettled FROM b)
-                SELECT n.*, s.unsettled
-                FROM s LEFT JOIN (
-                    SELECT \(raw: NotificationTables.columns) FROM notifications WHERE \(recipient) AND id > \(.integer(id)) ORDER BY id LIMIT \(.integer(Int64(limit)))
-                ) n ON n.id < s.bound
-                ORDER BY n.id
-                """)
-            let notifications = try rows.filter { !$0.isNull("id") }.map(NotificationTables.notification)
-            return (notifications, try rows.first?.bool("unsettled") ?? false)
+        let combined = !statementsRunInProcess
+        return try await readSettled { reading in
+            let page = try await SettledRows.read(
+                NotificationTables.columns, from: "notifications", position: "id",
+                where: NotificationTables.recipient(user, containerID: containerID, environment: environment), after: id, limit: limit,
+                combined: combined, reading: reading
+            )
+            return (try page.rows.map(NotificationTables.notification), page.unsettled)
         }
     }
 
