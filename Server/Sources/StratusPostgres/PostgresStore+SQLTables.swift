@@ -10,6 +10,9 @@ extension PostgresStore: SQLTables {
 
     public var statementsRunInProcess: Bool { false }
 
+    /// Concurrent writers commit in any order (``ChangePosition``).
+    public var commitsInPositionOrder: Bool { false }
+
     public func rows(_ statement: SQLFragment) async throws -> [SQLRow] {
         try await read { connection in try await Self.rows(of: statement, dialect: self.dialect, connection: connection, logger: self.logger) }
     }

@@ -6,6 +6,9 @@ import StratusStore
 extension SQLiteStore: SQLTables {
     public var statementsRunInProcess: Bool { true }
 
+    /// One writer at a time takes positions in its transaction and commits them in that order.
+    public var commitsInPositionOrder: Bool { true }
+
     public func rows(_ statement: SQLFragment) async throws -> [SQLRow] {
         try await read { db in try db.rows(statement) }
     }

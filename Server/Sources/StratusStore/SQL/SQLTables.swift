@@ -18,6 +18,10 @@ public protocol SQLTables: SQLReading {
     /// them; else each is a round trip to a server (PostgreSQL), and hot reads combine them.
     var statementsRunInProcess: Bool { get }
 
+    /// Whether changes commit in the order of their positions (one writer at a time), so that every committed
+    /// position is settled and ``SQLPhrase/settledBound`` holds nothing back.
+    var commitsInPositionOrder: Bool { get }
+
     /// Takes `positions` change positions and runs the statements `make` writes with the first of them, in order,
     /// in one transaction, and returns each statement's rows. `decide` sees those rows before the commit and
     /// returns the store events to store with it (delivered to every node once it commits); when it throws,

@@ -11,10 +11,10 @@ import Synchronization
 /// says whether any subscription could match them).
 extension NotificationStore where Self: SQLTables {
     public func pendingRecordEvents(limit: Int) async throws -> [PendingRecordEvent] {
-        let combined = !statementsRunInProcess
+        let strategy = SettledRows.Strategy(self)
         return try await readSettled { reading in
             let page = try await SettledRows.read(
-                "position, body", from: "record_outbox", position: "position", after: nil, limit: limit, combined: combined, reading: reading
+                "position, body", from: "record_outbox", position: "position", after: nil, limit: limit, strategy: strategy, reading: reading
             )
             let pending = try page.rows.map { row in
                 PendingRecordEvent(id: try row.integer("position"), event: try RecordEvent(encoded: try row.text("body")))
@@ -61,12 +61,12 @@ extension NotificationStore where Self: SQLTables {
     }
 
     public func notifications(for user: String, containerID: String, environment: Environment, after id: Int64, limit: Int) async throws -> [StoredNotification] {
-        let combined = !statementsRunInProcess
+        let strategy = SettledRows.Strategy(self)
         return try await readSettled { reading in
             let page = try await SettledRows.read(
                 NotificationTables.columns, from: "notifications", position: "id",
                 where: NotificationTables.recipient(user, containerID: containerID, environment: environment), after: id, limit: limit,
-                combined: combined, reading: reading
+                strategy: strategy, reading: reading
             )
             return (try page.rows.map(NotificationTables.notification), page.unsettled)
         }
