@@ -24,7 +24,9 @@ extension PostgresStore: RecordStore {
             let opening = names.isEmpty ? nil : try await RecordWriteOpening.run(
                 zone: batch.zone, names: names, write: write, schemas: self.schemas, positionOffset: self.positionOffset
             )
-            let zone = if let opening { opening.zone } else { try await Self.ensureZone(batch.zone, write: write) }
+            let zone = if let opening { opening.zone } else {
+                try await ZoneTables.ensureZone(batch.zone, in: PostgresTransaction(write: write, dialect: self.dialect, schemas: self.schemas))
+            }
             let loader = PostgresSnapshotLoader(
                 connection: write.connection, logger: write.logger, zone: zone, caller: batch.caller, exclusive: own
             )

@@ -3,10 +3,6 @@ import StratusModel
 import StratusStore
 
 extension SQLiteStore {
-    static func arguments(_ database: DatabaseRef) -> StatementArguments {
-        [database.containerID, database.environment.rawValue, database.scope.rawValue, database.ownerRecordName]
-    }
-
     /// The database a row names in its `container_id`, `environment`, `scope` and owner columns.
     static func database(from row: Row, ownerColumn: String = "owner") -> DatabaseRef {
         DatabaseRef(
@@ -30,14 +26,6 @@ extension SQLiteStore {
     func ensureZone(_ zone: ZoneRef, db: Database) throws -> ZoneRow {
         if let row = try Self.liveZone(zone, db: db) { return row }
         try ZoneRules.requireCreatedOnWrite(zone)
-        return try insertZone(zone, db: db)
-    }
-
-    private func insertZone(_ zone: ZoneRef, db: Database) throws -> ZoneRow {
-        try db.execute(
-            sql: "INSERT INTO zones (container_id, environment, scope, owner, name, seq) VALUES (?, ?, ?, ?, ?, ?)",
-            arguments: Self.arguments(zone.database) + [zone.zoneName, nextSequence()]
-        )
-        return ZoneRow(id: db.lastInsertedRowID, zone: zone)
+        return try db.read(ZoneTables.insert(zone, at: nextSequence()))
     }
 }

@@ -44,15 +44,22 @@ public enum ZoneTables {
     /// Creates a zone. Where writers run concurrently, a concurrent creation of the same zone fails the
     /// transaction on the unique index, and it runs again.
     static func insertZone(_ zone: ZoneRef, in transaction: any SQLTransaction) async throws -> ZoneRow {
+        try await transaction.read(insert(zone, at: try await transaction.position()))
+    }
+
+    /// The statement of ``insertZone(_:in:)``, for a backend's synchronous writer too: a new zone's row, created at
+    /// change position `position`.
+    public static func insert(_ zone: ZoneRef, at position: Int64) -> SQLRead<ZoneRow> {
         let database = zone.database
-        let rows = try await transaction.rows("""
+        return SQLRead("""
             INSERT INTO zones (container_id, environment, scope, owner, name, seq)
             VALUES (\(.text(database.containerID)), \(.text(database.environment.rawValue)), \(.text(database.scope.rawValue)), \
-            \(.text(database.ownerRecordName)), \(.text(zone.zoneName)), \(.integer(try await transaction.position())))
+            \(.text(database.ownerRecordName)), \(.text(zone.zoneName)), \(.integer(position)))
             RETURNING id
-            """)
-        guard let id = try rows.first?.integer("id") else { throw StorageError(.internalFailure, "a zone could not be created") }
-        return ZoneRow(id: id, zone: zone)
+            """) { rows in
+            guard let id = try rows.first?.integer("id") else { throw StorageError(.internalFailure, "a zone could not be created") }
+            return ZoneRow(id: id, zone: zone)
+        }
     }
 
     /// The zone with a token at its latest settled change (its creation, or a record change), and whether a
