@@ -132,14 +132,6 @@ extension PostgresQuery {
     }
 }
 
-extension QueryStatement {
-    /// The statement as postgres-nio runs it, and the Swift type of each value.
-    func postgresQuery() throws -> (query: PostgresQuery, types: [String]) {
-        let (bindings, types) = try PostgresQuery.bindings(values)
-        return (PostgresQuery(unsafeSQL: sql, binds: bindings), types)
-    }
-}
-
 extension SQLValue {
     /// A cell as postgres-nio decoded it, by its PostgreSQL type.
     init(_ cell: PostgresCell) throws {

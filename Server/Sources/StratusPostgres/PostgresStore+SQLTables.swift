@@ -10,6 +10,8 @@ extension PostgresStore: SQLTables {
 
     public var statementsRunInProcess: Bool { false }
 
+    public var sqlDialect: any SQLDialect { dialect }
+
     /// Concurrent writers commit in any order (``ChangePosition``).
     public var commitsInPositionOrder: Bool { false }
 

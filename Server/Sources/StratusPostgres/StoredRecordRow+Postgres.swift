@@ -18,14 +18,4 @@ extension StoredRecordRow {
             parent: try next(String?.self), share: try next(String?.self), shortGUID: try next(String?.self)
         )
     }
-
-    /// The record, with its participants when it is a live share.
-    func record(in zone: ZoneID, connection: PostgresConnection, logger: Logger) async throws -> Record {
-        var record = record(in: zone)
-        if isLiveShare {
-            let reading = PostgresReading(connection: connection, logger: logger, dialect: PostgresDialect())
-            record.shareDetails = try await ShareTables.details(ofShareRecord: id, reading: reading)
-        }
-        return record
-    }
 }

@@ -6,6 +6,8 @@ import StratusStore
 extension SQLiteStore: SQLTables {
     public var statementsRunInProcess: Bool { true }
 
+    public var sqlDialect: any SQLDialect { SQLiteDialect() }
+
     /// One writer at a time takes positions in its transaction and commits them in that order.
     public var commitsInPositionOrder: Bool { true }
 

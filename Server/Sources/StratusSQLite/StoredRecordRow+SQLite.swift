@@ -11,14 +11,4 @@ extension StoredRecordRow {
             deleted: row[11], zoneID: row[12], parent: row[13], share: row[14], shortGUID: row[15]
         )
     }
-
-    /// The record, with its participants when it is a live share.
-    func record(in zone: ZoneID, db: Database) throws -> Record {
-        var record = record(in: zone)
-        if isLiveShare, var details = try db.read(ShareTables.detailsWithoutParticipants(ofShareRecord: id)) {
-            details.participants = try db.read(ShareTables.participants(ofShareRecords: [id]))[id] ?? []
-            record.shareDetails = details
-        }
-        return record
-    }
 }

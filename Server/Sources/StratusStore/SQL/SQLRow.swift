@@ -21,7 +21,8 @@ public struct SQLRow: Sendable {
         return cells[index] == .null
     }
 
-    private func value(_ column: some SQLColumnKey) throws(StorageError) -> SQLValue {
+    /// The column's value as the driver decoded it.
+    public func value(_ column: some SQLColumnKey) throws(StorageError) -> SQLValue {
         guard let index = column.position(in: columns) else { throw StorageError(.internalFailure, "a row has no column \(column)") }
         return cells[index]
     }

@@ -18,6 +18,9 @@ public protocol SQLTables: SQLReading {
     /// them; else each is a round trip to a server (PostgreSQL), and hot reads combine them.
     var statementsRunInProcess: Bool { get }
 
+    /// How this backend writes statements, for those the store builds with a dialect's choices in mind (query pages).
+    var sqlDialect: any SQLDialect { get }
+
     /// Whether changes commit in the order of their positions (one writer at a time), so that every committed
     /// position is settled and ``SQLPhrase/settledBound`` holds nothing back.
     var commitsInPositionOrder: Bool { get }

@@ -28,13 +28,11 @@ public struct QuerySortKey: Sendable {
     public var kind: Kind
 }
 
-/// The statement of one query page, written once for every backend: the backend binds ``values`` and runs
-/// ``sql``. Each row holds ``StoredRecordRow/columns``, then the sort keys (``sortKeys``), and the statement reads
-/// one row past the page, which only says that more come.
+/// The statement of one query page, written once for every backend in the dialect it was built for. Each row
+/// holds ``StoredRecordRow/columns``, then the sort keys (``sortKeys``), and the statement reads one row past the
+/// page, which only says that more come.
 public struct QueryStatement: Sendable {
-    public var sql: String
-    /// The values of the placeholders, in order.
-    public var values: [SQLValue]
+    public var statement: SQLFragment
     public var sortKeys: [QuerySortKey]
 }
 
@@ -55,7 +53,6 @@ extension PlannedQuery {
             builder.restrict(toTreesUnder: roots, zoneID: ids[0])
         }
         for sort in query.sort { builder.add(sort) }
-        let (sql, values) = builder.statement(after: cursor, limit: limit + 1).rendered(in: dialect)
-        return QueryStatement(sql: sql, values: values, sortKeys: builder.sortKeys)
+        return QueryStatement(statement: builder.statement(after: cursor, limit: limit + 1), sortKeys: builder.sortKeys)
     }
 }
