@@ -19,6 +19,13 @@ extension PostgresStore: SQLTables {
         try await read { connection in try await Self.rows(of: statement, dialect: self.dialect, connection: connection, logger: self.logger) }
     }
 
+    /// Every statement of `read` on one connection.
+    public func read<Value>(_ read: SQLRead<Value>) async throws -> Value {
+        try await self.read { connection in
+            try await read.run { statement in try await Self.rows(of: statement, dialect: self.dialect, connection: connection, logger: self.logger) }
+        }
+    }
+
     public func transaction(
         taking positions: Int64, _ make: @escaping @Sendable (_ firstPosition: Int64) -> [SQLFragment],
         then decide: @escaping @Sendable ([[SQLRow]]) throws -> [StoreEvent]

@@ -77,7 +77,7 @@ extension SQLValue {
 extension Database {
     /// Runs a read the store wrote once (``SQLRead``) on this connection, synchronously.
     func read<Value>(_ read: SQLRead<Value>) throws -> Value {
-        try read.decode(try rows(read.statement))
+        try read.run { statement in try rows(statement) }
     }
 
     /// The rows of a statement the store wrote, rendered in ``SQLiteDialect``.
@@ -85,10 +85,18 @@ extension Database {
         let (sql, values) = statement.rendered(in: SQLiteDialect())
         let prepared = try cachedStatement(sql: sql)
         let columns = SQLColumns(prepared.columnNames)
+        let columnCount = CInt(columns.names.count)
         var rows: [SQLRow] = []
         let cursor = try Row.fetchCursor(prepared, arguments: StatementArguments(values))
-        while let row = try cursor.next() {
-            rows.append(SQLRow(columns: columns, values: row.databaseValues.map(SQLValue.init)))
+        // Each cell is read from the statement the cursor stepped to: a row's own values would look up each
+        // column's name too.
+        while try cursor.next() != nil {
+            var cells: [SQLValue] = []
+            cells.reserveCapacity(Int(columnCount))
+            for index in 0..<columnCount {
+                cells.append(SQLValue(DatabaseValue(sqliteStatement: prepared.sqliteStatement, index: index)))
+            }
+            rows.append(SQLRow(columns: columns, values: cells))
         }
         return rows
     }

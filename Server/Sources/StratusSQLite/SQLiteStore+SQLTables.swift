@@ -15,6 +15,11 @@ extension SQLiteStore: SQLTables {
         try await read { db in try db.rows(statement) }
     }
 
+    /// Every statement of `read` on one reader connection, in one step.
+    public func read<Value>(_ read: SQLRead<Value>) async throws -> Value {
+        try await self.read { db in try db.read(read) }
+    }
+
     public func transaction(
         taking positions: Int64, _ make: @escaping @Sendable (_ firstPosition: Int64) -> [SQLFragment],
         then decide: @escaping @Sendable ([[SQLRow]]) throws -> [StoreEvent]

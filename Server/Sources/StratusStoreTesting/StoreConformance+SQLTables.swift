@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import StratusModel
 import StratusStore
 import Testing
@@ -107,6 +108,62 @@ extension StoreConformance {
                 }
                 let counter = try await tables.rows("SELECT value FROM meta WHERE key = \(.text("counter"))")
                 #expect(try counter.first?.bytes("value") == [8])
+            },
+            ConformanceCase("a savepoint undoes a refused step alone, and work after the commit runs only once it committed") { store in
+                let tables = try #require(store as? any SQLTables, "every backend reaches its plain tables through SQLTables")
+                @Sendable func insert(_ id: String, token: String) -> SQLFragment {
+                    "INSERT INTO containers (id, api_token, created_at) VALUES (\(.text(id)), \(.text(token)), \(.integer(1)))"
+                }
+                let ranAfterCommit = Mutex<[String]>([])
+                try await tables.transaction { transaction in
+                    try await transaction.rows(insert("iCloud.before", token: "t1"))
+                    await #expect(throws: StorageError.self) {
+                        try await transaction.savepoint {
+                            try await transaction.rows(insert("iCloud.refused", token: "t2"))
+                            throw StorageError(.invalidArgument, "a step the rules refuse")
+                        }
+                    }
+                    let kept = try await transaction.savepoint {
+                        try await transaction.rows(insert("iCloud.after", token: "t3"))
+                        return "iCloud.after"
+                    }
+                    #expect(kept == "iCloud.after")
+                    try await transaction.afterCommit { ranAfterCommit.withLock { $0.append("committed") } }
+                    #expect(ranAfterCommit.withLock { $0 }.isEmpty, "work after the commit waits for it")
+                }
+                #expect(ranAfterCommit.withLock { $0 } == ["committed"])
+                #expect(try await store.containers().map(\.id).sorted() == ["iCloud.after", "iCloud.before"])
+
+                // A transaction that rolls back runs none of its work after the commit.
+                await #expect(throws: StorageError.self) {
+                    try await tables.transaction { transaction -> Void in
+                        try await transaction.rows(insert("iCloud.rolledBack", token: "t4"))
+                        try await transaction.afterCommit { ranAfterCommit.withLock { $0.append("rolled back") } }
+                        throw StorageError(.invalidArgument, "refused by the body")
+                    }
+                }
+                #expect(ranAfterCommit.withLock { $0 } == ["committed"])
+                #expect(try await store.container(id: "iCloud.rolledBack") == nil)
+            },
+            ConformanceCase("change positions are taken in order: a run of them at once, or one by one in a body") { store in
+                let tables = try #require(store as? any SQLTables, "every backend reaches its plain tables through SQLTables")
+                // The statements are written with the first position taken, and `then` sees their rows before the commit.
+                let seen = Mutex<Int64?>(nil)
+                let results = try await tables.transaction(taking: 3, { first in
+                    ["SELECT \(.integer(first)) AS first, \(.integer(first + 2)) AS last"]
+                }, then: { results in
+                    seen.withLock { $0 = try? results[0][0].integer("first") }
+                    return []
+                })
+                let first = try results[0][0].integer("first")
+                #expect(seen.withLock { $0 } == first)
+
+                let (one, two) = try await tables.transaction { transaction in
+                    let one = try await transaction.positions(2)
+                    return (one, try await transaction.position())
+                }
+                #expect(one >= first + 3, "a later transaction takes positions after the three taken before (\(first), then \(one))")
+                #expect(two >= one + 2, "a body's second call takes positions after its first run of two (\(one), then \(two))")
             },
         ]
     }

@@ -50,9 +50,20 @@ extension StoredRecordRow {
 
     /// The record, with its participants when it is a live share.
     public func record(in zone: ZoneID, reading: any SQLReading) async throws -> Record {
-        var record = record(in: zone)
-        if isLiveShare { record.shareDetails = try await ShareTables.details(ofShareRecord: id, reading: reading) }
-        return record
+        try await reading.read(Self.records([(self, zone)]))[0]
+    }
+
+    /// The records of `rows`, in their order, each in its zone, with participants on live shares: a read of no
+    /// statement unless a row is a live share.
+    public static func records(_ rows: [(row: StoredRecordRow, zone: ZoneID)]) -> SQLRead<[Record]> {
+        let shares = rows.filter(\.row.isLiveShare).map(\.row.id)
+        return ShareTables.details(ofShareRecords: shares).map { details in
+            rows.map { row, zone in
+                var record = row.record(in: zone)
+                if row.isLiveShare { record.shareDetails = details[row.id] }
+                return record
+            }
+        }
     }
 }
 

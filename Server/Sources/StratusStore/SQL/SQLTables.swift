@@ -91,6 +91,9 @@ public protocol SQLReading: Sendable {
     /// - Throws: ``StorageError``, as the backend translates its driver's errors.
     @discardableResult
     func rows(_ statement: SQLFragment) async throws -> [SQLRow]
+
+    /// The value of `read`, whose statements run in order (a store runs them on one connection, in one step).
+    func read<Value>(_ read: SQLRead<Value>) async throws -> Value
 }
 
 /// One transaction as ``SQLTables/transaction(_:)-(any SQLTransaction)`` hands it to its body.
@@ -160,21 +163,79 @@ extension SQLTransaction {
     }
 }
 
-/// A read of one statement and how its rows become a value: written once, run by an asynchronous
-/// ``SQLReading`` or by a backend's synchronous connection (SQLite's writer, while it loads a record snapshot).
-public struct SQLRead<Value>: Sendable {
-    public let statement: SQLFragment
-    public let decode: @Sendable ([SQLRow]) throws -> Value
+/// A read written once: a statement and how its rows become a value, or several statements where each depends on
+/// what the ones before read (``then(_:)``). An asynchronous ``SQLReading`` runs it, and so does a backend's
+/// synchronous connection (SQLite's writer, while it loads a record snapshot); a store runs all of a read's
+/// statements on one connection, in one step.
+///
+/// ```swift
+/// let zonesThenRecords = ZoneTables.liveZones(in: database).then { zones in recordsRead(in: zones) }
+/// ```
+public struct SQLRead<Value: Sendable>: Sendable {
+    fileprivate enum Step: Sendable {
+        case value(Value)
+        case later(@Sendable () throws -> SQLRead<Value>)
+        case statement(SQLFragment, @Sendable ([SQLRow]) throws -> SQLRead<Value>)
+    }
 
+    fileprivate let step: Step
+
+    fileprivate init(step: Step) {
+        self.step = step
+    }
+
+    /// The rows of `statement`, made into a value by `decode`.
     public init(_ statement: SQLFragment, decode: @escaping @Sendable ([SQLRow]) throws -> Value) {
-        self.statement = statement
-        self.decode = decode
+        step = .statement(statement) { rows in SQLRead(value: try decode(rows)) }
+    }
+
+    /// A read of no statement, whose value is `value`.
+    public init(value: Value) {
+        step = .value(value)
+    }
+
+    /// This read, then the read `next` makes of its value, as one read.
+    public func then<Next>(_ next: @escaping @Sendable (Value) throws -> SQLRead<Next>) -> SQLRead<Next> {
+        switch step {
+        case .value(let value): SQLRead<Next>(step: .later { try next(value) })
+        case .later(let make): SQLRead<Next>(step: .later { try make().then(next) })
+        case .statement(let statement, let decode): SQLRead<Next>(step: .statement(statement) { rows in try decode(rows).then(next) })
+        }
+    }
+
+    /// This read, its value made into another by `transform`.
+    public func map<Next>(_ transform: @escaping @Sendable (Value) throws -> Next) -> SQLRead<Next> {
+        then { value in SQLRead<Next>(value: try transform(value)) }
+    }
+
+    /// Runs the read with `rows` running each statement, one after another.
+    public func run(_ rows: (SQLFragment) throws -> [SQLRow]) throws -> Value {
+        var current = self
+        while true {
+            switch current.step {
+            case .value(let value): return value
+            case .later(let make): current = try make()
+            case .statement(let statement, let decode): current = try decode(try rows(statement))
+            }
+        }
+    }
+
+    /// Runs the read with `rows` running each statement, one after another.
+    public func run(_ rows: (SQLFragment) async throws -> [SQLRow]) async throws -> Value {
+        var current = self
+        while true {
+            switch current.step {
+            case .value(let value): return value
+            case .later(let make): current = try make()
+            case .statement(let statement, let decode): current = try decode(try await rows(statement))
+            }
+        }
     }
 }
 
 extension SQLReading {
-    /// The value `read` makes of its statement's rows.
+    /// Runs `read`'s statements one by one through ``rows(_:)``.
     public func read<Value>(_ read: SQLRead<Value>) async throws -> Value {
-        try read.decode(try await rows(read.statement))
+        try await read.run { statement in try await rows(statement) }
     }
 }

@@ -7,24 +7,34 @@ import StratusModel
 public enum ShareTables {
     /// The details of a live share record: its link, public permission, owner and participants.
     public static func details(ofShareRecord id: Int64, reading: any SQLReading) async throws -> ShareDetails? {
-        guard var details = try await reading.read(detailsWithoutParticipants(ofShareRecord: id)) else { return nil }
-        details.participants = try await reading.read(participants(ofShareRecords: [id]))[id] ?? []
-        return details
+        try await reading.read(details(ofShareRecords: [id]))[id]
     }
 
-    /// A live share record's link, public permission and owner; its participants are read by ``participants(ofShareRecords:)``.
-    public static func detailsWithoutParticipants(ofShareRecord id: Int64) -> SQLRead<ShareDetails?> {
-        SQLRead("""
-            SELECT s.root_name, s.public_permission, z.owner,
+    /// The details of live share records by record id: link, public permission, owner and participants.
+    public static func details(ofShareRecords ids: [Int64]) -> SQLRead<[Int64: ShareDetails]> {
+        guard !ids.isEmpty else { return SQLRead(value: [:]) }
+        return SQLRead("""
+            SELECT s.record_id, s.root_name, s.public_permission, z.owner,
                 COALESCE((SELECT short_guid FROM records WHERE zone_id = s.zone_id AND name = s.root_name), sr.short_guid) AS guid
             FROM shares s JOIN records sr ON sr.id = s.record_id JOIN zones z ON z.id = s.zone_id
-            WHERE s.record_id = \(.integer(id))
+            WHERE s.record_id\(anyOf: ids.map { .integer($0) })
             """) { rows in
-            guard let row = rows.first else { return nil }
-            return ShareDetails(
-                shortGUID: try row.optionalText("guid") ?? "", publicPermission: SharePermission(rawValue: try row.text("public_permission")) ?? .none,
-                ownerRecordName: try row.text("owner"), rootRecordName: try row.optionalText("root_name"), participants: []
-            )
+            var details: [Int64: ShareDetails] = [:]
+            for row in rows {
+                details[try row.integer("record_id")] = ShareDetails(
+                    shortGUID: try row.optionalText("guid") ?? "",
+                    publicPermission: SharePermission(rawValue: try row.text("public_permission")) ?? .none,
+                    ownerRecordName: try row.text("owner"), rootRecordName: try row.optionalText("root_name"), participants: []
+                )
+            }
+            return details
+        }.then { found in
+            guard !found.isEmpty else { return SQLRead(value: found) }
+            return participants(ofShareRecords: Array(found.keys)).map { participants in
+                var details = found
+                for id in found.keys { details[id]?.participants = participants[id] ?? [] }
+                return details
+            }
         }
     }
 
