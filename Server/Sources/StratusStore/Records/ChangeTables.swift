@@ -36,47 +36,63 @@ extension RecordStore where Self: SQLTables {
         // The token's position, checked against the zone found (``ChangeFeeds/start(after:inZone:)``).
         let since = token.map { $0.zone == 0 ? 0 : $0.sequence } ?? 0
         let limit = ChangeFeeds.scanLimit(for: query) + 1
-        let local = statementsRunInProcess
-        return try await readSettled { reading in
-            let figures: ChangeTables.Figures?
-            let rows: [SQLRow]
-            if local {
-                figures = try await reading.read(ChangeTables.figures(of: query.zone))
-                if let figures {
-                    rows = try await reading.rows(ChangeTables.page(ofZone: figures.zoneID, after: since, below: figures.bound, limit: limit))
-                } else {
-                    rows = []
-                }
-            } else {
-                let combined = try await reading.rows(ChangeTables.pageWithFigures(of: query.zone, after: since, limit: limit))
-                figures = try combined.first.map(ChangeTables.Figures.init(combined:))
-                rows = combined.filter { !$0.isNull(0) }
+        let figuresAndRows: SQLRead<(figures: ChangeTables.Figures, rows: [SQLRow])?>
+        if statementsRunInProcess {
+            figuresAndRows = ChangeTables.figures(of: query.zone).then { figures in
+                guard let figures else { return SQLRead(value: nil) }
+                return SQLRead(ChangeTables.page(ofZone: figures.zoneID, after: since, below: figures.bound, limit: limit)) { (figures, $0) }
             }
-            guard let figures else {
+        } else {
+            figuresAndRows = SQLRead(ChangeTables.pageWithFigures(of: query.zone, after: since, limit: limit)) { combined in
+                guard let first = combined.first else { return nil }
+                return (try ChangeTables.Figures(combined: first), combined.filter { !$0.isNull(0) })
+            }
+        }
+        let changes = figuresAndRows.then { found in
+            guard let (figures, rows) = found else {
                 guard query.zone.isDefault else { throw ZoneRules.missing(query.zone.zoneName) }
-                return (ChangeFeeds.emptyDefaultZone, false)
+                return SQLRead(value: (value: ChangeFeeds.emptyDefaultZone, unsettled: false))
             }
-            _ = try ChangeFeeds.start(after: token, inZone: figures.zoneID)
-            var builder = ChangeFeeds.PageBuilder(since: since, query: query)
+            return try ChangeTables.changes(in: rows, figures: figures, since: since, token: token, query: query)
+        }
+        return try await readSettled { reading in try await reading.read(changes) }
+    }
+}
+
+extension ChangeTables {
+    /// A zone's page of changes from the rows read below the settled bound, and whether a change at or above it
+    /// has committed.
+    fileprivate static func changes(
+        in rows: [SQLRow], figures: Figures, since: Int64, token: ZoneSyncToken?, query: ZoneChangesQuery
+    ) throws -> SQLRead<(value: ZoneChanges, unsettled: Bool)> {
+        _ = try ChangeFeeds.start(after: token, inZone: figures.zoneID)
+        var builder = ChangeFeeds.PageBuilder(since: since, query: query)
+        var taken: [StoredRecordRow] = []
+        reading: for row in rows {
+            // The type and the position, by where they are in the select list: read for every row of the page.
+            switch builder.next(recordType: try row.text(2), position: try row.integer(StoredRecordRow.columnCount)) {
+            case .stop: break reading
+            case .skip: continue
+            case .take: taken.append(try StoredRecordRow(row))
+            }
+        }
+        let page = builder.page
+        let last = page.moreComing ? page.lastPosition : max(page.lastPosition, figures.lastSettled)
+        let nextToken = ZoneSyncToken(zone: figures.zoneID, sequence: last).text
+        let zoneID = query.zone.wireZoneID
+        return StoredRecordRow.records(taken.filter { !$0.deleted }.map { ($0, zoneID) }).map { [taken] saved in
             var changes: [RecordChange] = []
-            reading: for row in rows {
-                // The type and the position, by where they are in the select list: read for every row of the page.
-                switch builder.next(recordType: try row.text(2), position: try row.integer(StoredRecordRow.columnCount)) {
-                case .stop: break reading
-                case .skip: continue
-                case .take:
-                    let record = try StoredRecordRow(row)
-                    if record.deleted {
-                        changes.append(.deleted(DeletedRecord(recordName: record.name, recordType: record.type, zoneID: query.zone.wireZoneID)))
-                    } else {
-                        changes.append(.saved(try await record.record(in: query.zone.wireZoneID, reading: reading)))
-                    }
+            changes.reserveCapacity(taken.count)
+            var nextSaved = 0
+            for row in taken {
+                if row.deleted {
+                    changes.append(.deleted(DeletedRecord(recordName: row.name, recordType: row.type, zoneID: zoneID)))
+                } else {
+                    changes.append(.saved(saved[nextSaved]))
+                    nextSaved += 1
                 }
             }
-            let page = builder.page
-            let last = page.moreComing ? page.lastPosition : max(page.lastPosition, figures.lastSettled)
-            let token = ZoneSyncToken(zone: figures.zoneID, sequence: last).text
-            return (ZoneChanges(changes: changes, syncToken: token, moreComing: page.moreComing), figures.unsettled)
+            return (ZoneChanges(changes: changes, syncToken: nextToken, moreComing: page.moreComing), figures.unsettled)
         }
     }
 }

@@ -11,20 +11,24 @@ public enum RecordTables {
         // One name is an equality: a prepared statement keeps one good plan for it, where a list's plan depends on
         // its length.
         let nameCondition: SQLFragment = names.count == 1 ? "r.name = \(.text(names[0]))" : "r.name\(anyOf: names.map { .text($0) })"
-        let rows = try await reading.rows("""
+        let read = SQLRead("""
             SELECT \(raw: StoredRecordRow.columns) FROM zones z JOIN records r ON r.zone_id = z.id
             WHERE \(ZoneTables.belongs(to: zone.database)) AND z.name = \(.text(zone.zoneName)) AND \(.live("z"))
                 AND \(.live("r")) AND \(nameCondition)
-            """)
-        var found: [String: Record] = [:]
-        for row in rows {
-            let stored = try StoredRecordRow(row)
-            found[stored.name] = try await stored.record(in: zone.wireZoneID, reading: reading)
+            """) { rows in try rows.map(StoredRecordRow.init) }
+        .then { rows in
+            StoredRecordRow.records(rows.map { ($0, zone.wireZoneID) }).map { records in
+                Dictionary(zip(rows.map(\.name), records), uniquingKeysWith: { first, _ in first })
+            }
         }
-        if found.isEmpty, !zone.isDefault, try await ZoneTables.liveZone(zone, in: reading) == nil {
-            throw ZoneRules.missing(zone.zoneName)
+        .then { found in
+            guard found.isEmpty, !zone.isDefault else { return SQLRead(value: found) }
+            return ZoneTables.liveZone(zone).map { row in
+                guard row != nil else { throw ZoneRules.missing(zone.zoneName) }
+                return found
+            }
         }
-        return found
+        return try await reading.read(read)
     }
 
     /// A row of a zone's records by name, live or a tombstone.
@@ -50,7 +54,8 @@ extension StoredRecordRow {
 
     /// The record, with its participants when it is a live share.
     public func record(in zone: ZoneID, reading: any SQLReading) async throws -> Record {
-        try await reading.read(Self.records([(self, zone)]))[0]
+        guard isLiveShare else { return record(in: zone) }
+        return try await reading.read(Self.records([(self, zone)]))[0]
     }
 
     /// The records of `rows`, in their order, each in its zone, with participants on live shares: a read of no
