@@ -58,7 +58,7 @@ extension RecordStore where Self: SQLTables {
             }
         }
         let defaultZone = query.database.wireZoneID(ZoneID.defaultZoneName)
-        let records = StoredRecordRow.records(stored.map { [zoneIDs] in ($0, zoneIDs[$0.zoneID] ?? defaultZone) })
+        let records = StoredRecordRow.records(stored, zone: { zoneIDs[$0.zoneID] ?? defaultZone })
             .map { [marker] in QueryPage(records: $0, continuationMarker: marker) }
         guard let zoneToCheck else { return records }
         return ZoneTables.liveZone(zoneToCheck).then { row in

@@ -80,7 +80,7 @@ extension ChangeTables {
         let last = page.moreComing ? page.lastPosition : max(page.lastPosition, figures.lastSettled)
         let nextToken = ZoneSyncToken(zone: figures.zoneID, sequence: last).text
         let zoneID = query.zone.wireZoneID
-        return StoredRecordRow.records(taken.filter { !$0.deleted }.map { ($0, zoneID) }).map { [taken] saved in
+        return StoredRecordRow.records(taken.filter { !$0.deleted }, zone: { _ in zoneID }).map { [taken] saved in
             var changes: [RecordChange] = []
             changes.reserveCapacity(taken.count)
             var nextSaved = 0

@@ -17,8 +17,8 @@ public enum RecordTables {
                 AND \(.live("r")) AND \(nameCondition)
             """) { rows in try rows.map(StoredRecordRow.init) }
         .then { rows in
-            StoredRecordRow.records(rows.map { ($0, zone.wireZoneID) }).map { records in
-                Dictionary(zip(rows.map(\.name), records), uniquingKeysWith: { first, _ in first })
+            StoredRecordRow.records(rows, zone: { _ in zone.wireZoneID }).map { records in
+                Dictionary(records.map { ($0.recordName, $0) }, uniquingKeysWith: { first, _ in first })
             }
         }
         .then { found in
@@ -55,19 +55,24 @@ extension StoredRecordRow {
     /// The record, with its participants when it is a live share.
     public func record(in zone: ZoneID, reading: any SQLReading) async throws -> Record {
         guard isLiveShare else { return record(in: zone) }
-        return try await reading.read(Self.records([(self, zone)]))[0]
+        return try await reading.read(Self.records([self], zone: { _ in zone }))[0]
     }
 
-    /// The records of `rows`, in their order, each in its zone, with participants on live shares: a read of no
-    /// statement unless a row is a live share.
-    public static func records(_ rows: [(row: StoredRecordRow, zone: ZoneID)]) -> SQLRead<[Record]> {
-        let shares = rows.filter(\.row.isLiveShare).map(\.row.id)
-        return ShareTables.details(ofShareRecords: shares).map { details in
-            rows.map { row, zone in
-                var record = row.record(in: zone)
-                if row.isLiveShare { record.shareDetails = details[row.id] }
-                return record
-            }
+    /// The records of `rows`, in their order, each in the zone `zone` names for it, with participants on live
+    /// shares: a read of no statement unless a row is a live share.
+    public static func records(_ rows: [StoredRecordRow], zone: (StoredRecordRow) -> ZoneID) -> SQLRead<[Record]> {
+        var records: [Record] = []
+        records.reserveCapacity(rows.count)
+        var shares: [(index: Int, id: Int64)] = []
+        for row in rows {
+            if row.isLiveShare { shares.append((records.count, row.id)) }
+            records.append(row.record(in: zone(row)))
+        }
+        guard !shares.isEmpty else { return SQLRead(value: records) }
+        return ShareTables.details(ofShareRecords: shares.map(\.id)).map { [records, shares] details in
+            var withDetails = records
+            for share in shares { withDetails[share.index].shareDetails = details[share.id] }
+            return withDetails
         }
     }
 }
