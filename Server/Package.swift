@@ -71,6 +71,8 @@ let package = Package(
             dependencies: [
                 "StratusStore", model,
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // SQLite's C interface, to read a row's cells without going through GRDB's values.
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import StratusStore
 
 /// How SQLite writes what the store's statements leave to the dialect (``SQLDialect``).
@@ -94,10 +95,30 @@ extension Database {
             var cells: [SQLValue] = []
             cells.reserveCapacity(Int(columnCount))
             for index in 0..<columnCount {
-                cells.append(SQLValue(DatabaseValue(sqliteStatement: prepared.sqliteStatement, index: index)))
+                cells.append(SQLValue(sqliteStatement: prepared.sqliteStatement, column: index))
             }
             rows.append(SQLRow(columns: columns, values: cells))
         }
         return rows
+    }
+}
+
+extension SQLValue {
+    /// The cell of `column` in the row `statement` stepped to, copied once into a Swift value.
+    init(sqliteStatement statement: SQLiteStatement, column: CInt) {
+        switch sqlite3_column_type(statement, column) {
+        case SQLITE_INTEGER: self = .integer(sqlite3_column_int64(statement, column))
+        case SQLITE_FLOAT: self = .double(sqlite3_column_double(statement, column))
+        case SQLITE_TEXT:
+            // The text first, then its length (SQLite's documented order): UTF-8 without scanning for its end.
+            let text = sqlite3_column_text(statement, column)
+            let count = Int(sqlite3_column_bytes(statement, column))
+            self = .text(text.map { String(decoding: UnsafeBufferPointer(start: $0, count: count), as: UTF8.self) } ?? "")
+        case SQLITE_BLOB:
+            let bytes = sqlite3_column_blob(statement, column)
+            let count = Int(sqlite3_column_bytes(statement, column))
+            self = .bytes(bytes.map { Array(UnsafeRawBufferPointer(start: $0, count: count)) } ?? [])
+        default: self = .null
+        }
     }
 }
