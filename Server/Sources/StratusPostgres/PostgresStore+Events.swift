@@ -15,20 +15,6 @@ extension PostgresStore: EventStore {
         }
     }
 
-    public func acquireLease(_ name: String, holder: String, now: Int64, duration: Int64) async throws -> Bool {
-        try await writeUnpositioned { connection in
-            try await connection.count(
-                """
-                INSERT INTO leases (name, holder, expires_at) VALUES (\(name), \(holder), \(now + duration))
-                ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-                WHERE leases.holder = excluded.holder OR leases.expires_at <= \(now)
-                RETURNING 1
-                """,
-                logger: self.logger
-            ) > 0
-        }
-    }
-
     public func statistics() -> StoreStatistics {
         let counts = connectionUse.counts
         return StoreStatistics(
@@ -39,12 +25,6 @@ extension PostgresStore: EventStore {
 
     public func checkAvailable() async throws {
         try await read { connection in try await connection.run("SELECT 1", logger: self.logger) }
-    }
-
-    public func releaseLease(_ name: String, holder: String) async throws {
-        try await writeUnpositioned { connection in
-            try await connection.run("DELETE FROM leases WHERE name = \(name) AND holder = \(holder)", logger: self.logger)
-        }
     }
 
     /// Removes events older than ``StorePolicy/eventRetention`` and records the newest position removed.

@@ -15,26 +15,6 @@ extension SQLiteStore: EventStore {
         }
     }
 
-    public func acquireLease(_ name: String, holder: String, now: Int64, duration: Int64) async throws -> Bool {
-        try await write { batch in
-            try batch.db.execute(
-                sql: """
-                    INSERT INTO leases (name, holder, expires_at) VALUES (?, ?, ?)
-                    ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-                    WHERE leases.holder = excluded.holder OR leases.expires_at <= ?
-                    """,
-                arguments: [name, holder, now + duration, now]
-            )
-            return batch.db.changesCount > 0
-        }
-    }
-
-    public func releaseLease(_ name: String, holder: String) async throws {
-        try await write { batch in
-            try batch.db.execute(sql: "DELETE FROM leases WHERE name = ? AND holder = ?", arguments: [name, holder])
-        }
-    }
-
     /// Reads hold a reader connection each; writes share the one writer, and count as holding it while queued.
     public func statistics() -> StoreStatistics {
         let counts = connectionUse.counts

@@ -79,18 +79,5 @@ extension SQLiteStore: SQLTables {
     }
 }
 
-extension SQLValue {
-    /// A value as SQLite stores it: integers (booleans too), reals, text, blobs and `NULL`.
-    init(_ value: DatabaseValue) {
-        switch value.storage {
-        case .null: self = .null
-        case .int64(let number): self = .integer(number)
-        case .double(let number): self = .double(number)
-        case .string(let text): self = .text(text)
-        case .blob(let bytes): self = .bytes(Array(bytes))
-        }
-    }
-}
-
 /// The stores written once over ``SQLTables`` in `StratusStore` (`<Store>+SQLTables.swift`).
 extension SQLiteStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore, ShareStore, NotificationStore, IndexBuildingStore, AccountStore {}
