@@ -15,7 +15,7 @@ extension RecordStore where Self: SQLTables {
     /// Where each statement is a round trip (``SQLTables/statementsRunInProcess`` is false), one zone is found by
     /// the statement itself and no zones are returned; otherwise, and for every zone of the database or one
     /// holding shared trees, the live zones are read first.
-    /// - Throws: ``StorageError/Code/zoneNotFound`` when the query names a custom zone that does not exist.
+    /// The read throws ``StorageError/Code/zoneNotFound`` when the query names a custom zone that does not exist.
     public func pageStatement(for planned: PlannedQuery) -> SQLRead<(page: QueryStatement, zones: [ZoneRow])?> {
         let query = planned.request
         let dialect = sqlDialect
