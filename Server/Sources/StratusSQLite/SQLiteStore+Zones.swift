@@ -11,21 +11,13 @@ extension SQLiteStore {
         )
     }
 
-    /// The live zone's row, if the zone exists.
-    static func liveZone(_ zone: ZoneRef, db: Database) throws -> ZoneRow? {
-        try db.read(ZoneTables.liveZone(zone))
-    }
-
     /// The live zones of a database, by name.
     static func liveZones(in database: DatabaseRef, db: Database) throws -> [ZoneRow] {
         try db.read(ZoneTables.liveZones(in: database))
     }
 
-    /// The zone's row, creating it first if it is a default zone (which always exists for clients).
-    /// - Throws: ``StorageError/Code/zoneNotFound`` for a missing custom zone.
+    /// The zone's row, creating it first if it is a default zone (``ZoneTables/ensureZone(_:takingPosition:)``).
     func ensureZone(_ zone: ZoneRef, db: Database) throws -> ZoneRow {
-        if let row = try Self.liveZone(zone, db: db) { return row }
-        try ZoneRules.requireCreatedOnWrite(zone)
-        return try db.read(ZoneTables.insert(zone, at: nextSequence()))
+        try db.read(ZoneTables.ensureZone(zone, takingPosition: { self.nextSequence() }))
     }
 }

@@ -41,6 +41,16 @@ public enum ZoneTables {
         return try await insertZone(zone, in: transaction)
     }
 
+    /// ``ensureZone(_:in:)`` as one read, for a backend's synchronous writer (SQLite's, where one writer runs at a
+    /// time and rows need no lock): `position` is taken only when the zone is created.
+    public static func ensureZone(_ zone: ZoneRef, takingPosition position: @escaping @Sendable () -> Int64) -> SQLRead<ZoneRow> {
+        liveZone(zone, lock: .lockForShare).then { row in
+            if let row { return SQLRead(value: row) }
+            try ZoneRules.requireCreatedOnWrite(zone)
+            return insert(zone, at: position())
+        }
+    }
+
     /// Creates a zone. Where writers run concurrently, a concurrent creation of the same zone fails the
     /// transaction on the unique index, and it runs again.
     static func insertZone(_ zone: ZoneRef, in transaction: any SQLTransaction) async throws -> ZoneRow {
