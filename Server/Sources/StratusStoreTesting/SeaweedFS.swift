@@ -69,7 +69,7 @@ public enum SeaweedFS {
         // gRPC ports are the HTTP ports + 10000, so the base stays below 55000.
         let base = freeBase()
         let arguments = [
-            "server", "-dir=\(data.path)", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.port=\(base)", "-volume.port=\(base + 1)",
+            "-logdir=\(folder.path)", "server", "-dir=\(data.path)", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.port=\(base)", "-volume.port=\(base + 1)",
             "-filer.port=\(base + 2)", "-s3", "-s3.port=\(base + 3)", "-s3.config=\(folder.path)/s3.json", "-s3.port.iceberg=0", "-s3.port.lance=0", "-volume.max=100", "-master.volumeSizeLimitMB=64",
         ]
         // The shell stops SeaweedFS when this test process is gone, however it ends, or at once when it gave up.

@@ -7,9 +7,19 @@ import FoundationNetworking
 #endif
 
 @Suite(.serialized) struct EndToEndTests {
+    /// A fresh path for a test's data folder, inside ``processFolder``.
     static func temporaryFolder() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("stratus-e2e-\(UUID().uuidString)").path
+        processFolder + "/\(UUID().uuidString)"
     }
+
+    /// One folder for every data folder of this test process, removed when the process exits, so that a test
+    /// that stops half-way (or keeps a folder for a restart) leaves nothing in the temporary directory.
+    static let processFolder: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-e2e-\(ProcessInfo.processInfo.processIdentifier)").path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: EndToEndTests.processFolder) }
+        return path
+    }()
 
     @Test("stratus serve answers over loopback, and acknowledged writes survive kill -9")
     func serveAndCrash() async throws {
