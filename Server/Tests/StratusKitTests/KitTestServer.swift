@@ -11,13 +11,22 @@ struct KitTestServer: Sendable {
     let url: URL
     let apiToken: String
     let admin: AdminClient
+    /// A folder for what the test's devices keep on disk, removed after the test.
+    let deviceFolder: TestFolder
 
     /// Runs `body` against a fresh server with the test container created.
     static func run(_ body: @escaping @Sendable (KitTestServer) async throws -> Void) async throws {
+        let deviceFolder = try TestFolder("stratus-devices")
+        defer { deviceFolder.remove() }
         try await LiveTestServer.run { server in
             let token = try await server.admin.createContainer(container)
-            try await body(KitTestServer(url: server.url, apiToken: token, admin: server.admin))
+            try await body(KitTestServer(url: server.url, apiToken: token, admin: server.admin, deviceFolder: deviceFolder))
         }
+    }
+
+    /// A file for one device's saved data, new to this test.
+    func deviceFile() -> URL {
+        URL(fileURLWithPath: deviceFolder.path).appendingPathComponent("device-\(UUID().uuidString).json")
     }
 
     /// Replaces the development schema.

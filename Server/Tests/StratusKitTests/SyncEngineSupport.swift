@@ -4,8 +4,9 @@ import StratusStoreTesting
 import Synchronization
 
 /// One device's local store of notes, synced by a ``SyncEngine`` the way a CKSyncEngine app does it: it keeps
-/// each record as the server last answered it with the user's edits applied, persists the engine's state on every
-/// update, and merges conflicts (the title the user typed wins; tags are united).
+/// each note as the app's own columns (title, tags) with the record's system fields beside them, persists them and
+/// the engine's state to a file on every change, and merges conflicts (the title the user typed wins; tags are
+/// united). A relaunch reads everything back from that file, signed in with the token the device kept.
 final class NoteDevice: SyncEngineDelegate, Sendable {
     struct Contents: Sendable {
         var records: [Record.ID: Record] = [:]
@@ -17,21 +18,58 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
         var refetching: Set<Zone.ID> = []
     }
 
+    /// What the device keeps on disk: an app's table of notes, the engine's state and the session.
+    struct Saved: Codable {
+        struct Note: Codable {
+            var title: String?
+            var tags: [String]?
+            /// ``Record/encodeSystemFields()``: the name, zone, type and change tag of the note's record.
+            var systemFields: Data
+        }
+        var notes: [Note] = []
+        var state: SyncEngine.State.Serialization?
+        var webAuthToken: String?
+    }
+
     let contents = Mutex(Contents())
-    let container: Container
+    private let makeContainer: @Sendable (String?) -> Container
+    private let containerBox: Mutex<Container>
+    private let file: URL
     private let engineBox = Mutex<SyncEngine?>(nil)
     /// The task the engine syncs in by itself, when launched so.
     private let running = Mutex<Task<Void, Never>?>(nil)
     static let zoneID = Zone.ID(zoneName: "Notes")
 
-    init(container: Container) {
-        self.container = container
+    /// A device whose saved data lives in `file`; `makeContainer` makes its container with a kept web auth token.
+    init(file: URL, makeContainer: @escaping @Sendable (String?) -> Container) {
+        self.file = file
+        self.makeContainer = makeContainer
+        containerBox = Mutex(makeContainer(nil))
     }
+
+    /// The container of the current launch.
+    var container: Container { containerBox.withLock { $0 } }
 
     var engine: SyncEngine { engineBox.withLock { $0! } }
 
-    /// Starts an engine from the state this device saved last, as a relaunched app does.
+    /// Starts as a relaunched app does: reads its notes, the engine's state and the session from its file (if any),
+    /// and starts an engine from that state.
     func launch(automatically: Bool = false) throws {
+        if let data = try? Data(contentsOf: file) {
+            let saved = try JSONDecoder().decode(Saved.self, from: data)
+            var records: [Record.ID: Record] = [:]
+            for note in saved.notes {
+                var record = try Record(systemFields: note.systemFields)
+                record["title"] = note.title
+                record["tags"] = note.tags
+                records[record.recordID] = record
+            }
+            contents.withLock {
+                $0.records = records
+                $0.state = saved.state
+            }
+            containerBox.withLock { $0 = makeContainer(saved.webAuthToken) }
+        }
         let state = contents.withLock { $0.state }
         let engine = try SyncEngine(SyncEngine.Configuration(
             database: container.privateCloudDatabase, stateSerialization: state, delegate: self
@@ -40,13 +78,41 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
         if automatically { running.withLock { $0 = Task { await engine.run() } } }
     }
 
-    /// Quits: the engine stops; what the device saved (its records and the engine's state) stays.
+    /// Writes the notes, the engine's state and the session to the device's file, replacing it whole.
+    func persist() {
+        let saved = contents.withLock { contents in
+            Saved(
+                notes: contents.records.values.sorted { $0.recordID.recordName < $1.recordID.recordName }.map { record in
+                    Saved.Note(title: record["title"], tags: record["tags"], systemFields: record.encodeSystemFields())
+                },
+                state: contents.state
+            )
+        }
+        var withSession = saved
+        withSession.webAuthToken = container.webAuthToken
+        // Encoding strings and bytes cannot fail; a write that fails shows as a test failure at the next launch.
+        try? JSONEncoder().encode(withSession).write(to: file, options: .atomic)
+    }
+
+    /// Changes what the device keeps on disk while it is not running (as damage between launches would).
+    func changeSaved(_ change: (inout Saved) -> Void) throws {
+        var saved = try JSONDecoder().decode(Saved.self, from: Data(contentsOf: file))
+        change(&saved)
+        try JSONEncoder().encode(saved).write(to: file, options: .atomic)
+    }
+
+    /// Quits: the engine stops and what the device kept in memory is gone; its file stays.
     func quit() async {
         await engineBox.withLock { $0 }?.stop()
         // run() returns once stop() ended what it was doing.
         await running.withLock { $0 }?.value
         running.withLock { $0 = nil }
         engineBox.withLock { $0 = nil }
+        persist()
+        contents.withLock {
+            $0.records = [:]
+            $0.state = nil
+        }
     }
 
     /// The user edits a note: the title, and one tag added.
@@ -58,12 +124,14 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
             if let tag { record["tags"] = Array(Set((record["tags"] as [String]? ?? []) + [tag])).sorted() }
             contents.records[id] = record
         }
+        persist()
         await engine.add(pendingRecordZoneChanges: [.saveRecord(id)])
     }
 
     func delete(_ name: String) async {
         let id = Record.ID(recordName: name, zoneID: Self.zoneID)
         _ = contents.withLock { $0.records.removeValue(forKey: id) }
+        persist()
         await engine.add(pendingRecordZoneChanges: [.deleteRecord(id)])
     }
 
@@ -119,6 +187,7 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
                 break
             }
         }
+        persist()
         if !zones.isEmpty { await syncEngine.add(pendingDatabaseChanges: zones) }
         if !readd.isEmpty { await syncEngine.add(pendingRecordZoneChanges: readd) }
     }

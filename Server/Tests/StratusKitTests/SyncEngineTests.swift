@@ -11,13 +11,13 @@ import Testing
 
     /// A device of `email`'s user, signed in over `transport`.
     static func device(_ server: KitTestServer, _ email: String, signUp: Bool = false, transport: FaultyTransport = FaultyTransport()) async throws -> NoteDevice {
-        let container = server.container(transport: transport)
+        let device = NoteDevice(file: server.deviceFile()) { token in server.container(webAuthToken: token, transport: transport) }
         if signUp {
-            _ = try await container.signUp(email: email, password: password)
+            _ = try await device.container.signUp(email: email, password: password)
         } else {
-            _ = try await container.signIn(email: email, password: password)
+            _ = try await device.container.signIn(email: email, password: password)
         }
-        let device = NoteDevice(container: container)
+        device.persist()
         try device.launch()
         return device
     }
@@ -82,6 +82,7 @@ import Testing
             try await Self.relaunch(phone, laptop)
             try await laptop.engine.sendChanges()
             #expect(laptop.contents.withLock { $0.conflicts } == 1)
+            #expect(phone.contents.withLock { $0.conflicts } == 0)
             #expect(await laptop.engine.state.pendingRecordZoneChanges.isEmpty)
             try await Self.relaunch(phone, laptop)
             try await phone.engine.fetchChanges()
@@ -91,6 +92,34 @@ import Testing
             #expect(phone.notes == expected)
             #expect(laptop.notes == expected)
             #expect(try await Self.serverNotes(phone.container) == expected)
+        }
+    }
+
+    @Test("a device relaunched from disk with edits pending sends them as edits of the server's records: no conflict")
+    func pendingEditsSurviveARelaunch() async throws {
+        try await KitTestServer.run { server in
+            let network = FaultyTransport()
+            let phone = try await Self.device(server, "cy@example.com", signUp: true, transport: network)
+            await phone.engine.add(pendingDatabaseChanges: [.saveZone(NoteDevice.zoneID)])
+            for name in ["n1", "n2", "n3"] { await phone.edit(name, title: "First \(name)") }
+            try await phone.engine.sendChanges()
+
+            network.faults.withLock { $0.offline = true }
+            await phone.edit("n1", title: "Edited offline", tag: "later")
+            await phone.edit("n2", title: "Edited offline too")
+            await phone.delete("n3")
+            await phone.quit()
+            #expect(phone.notes.isEmpty, "quitting kept notes in memory")
+            try phone.launch()
+            #expect(phone.notes == ["n1: Edited offline [\"later\"]", "n2: Edited offline too []"])
+            #expect(await phone.engine.state.pendingRecordZoneChanges.map(\.recordID.recordName) == ["n1", "n2", "n3"])
+
+            network.faults.withLock { $0.offline = false }
+            try await phone.engine.sendChanges()
+            #expect(phone.contents.withLock { $0.conflicts } == 0)
+            #expect(phone.contents.withLock { $0.events }.isEmpty)
+            #expect(await phone.engine.state.pendingRecordZoneChanges.isEmpty)
+            #expect(try await Self.serverNotes(phone.container) == ["n1: Edited offline [\"later\"]", "n2: Edited offline too []"])
         }
     }
 
@@ -166,8 +195,9 @@ import Testing
                 .replacingOccurrences(of: #""databaseToken":""#, with: #""databaseToken":"damaged"#)
             #expect(damagedText.contains(#""databaseToken":"damaged"#) && damagedText.contains(#""token":"damaged"#))
             damaged = SyncEngine.State.Serialization(data: Data(damagedText.utf8))
-            laptop.contents.withLock { $0.state = damaged }
-            try await Self.relaunch(laptop)
+            await laptop.quit()
+            try laptop.changeSaved { $0.state = damaged }
+            try laptop.launch()
             await phone.edit("newer", title: "Newer")
             try await phone.engine.sendChanges()
             try await laptop.engine.fetchChanges()

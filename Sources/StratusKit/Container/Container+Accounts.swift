@@ -65,7 +65,7 @@ extension Container {
 /// A user as other users see them (`CKUserIdentity`).
 public struct UserIdentity: Sendable, Hashable {
     /// How a user is looked up.
-    public enum LookupInfo: Sendable, Hashable {
+    public enum LookupInfo: Sendable, Hashable, Codable {
         case emailAddress(String)
         case phoneNumber(String)
         case userRecordID(Record.ID)

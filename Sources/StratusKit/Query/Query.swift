@@ -10,7 +10,7 @@ import Foundation
 ///     sort: [.distance(from: "location", to: here)]
 /// )
 /// ```
-public struct Query: Sendable, Hashable {
+public struct Query: Sendable, Hashable, Codable {
     public var recordType: String
     public var filter: Filter
     public var sort: [Sort]
@@ -30,9 +30,9 @@ public struct Query: Sendable, Hashable {
 }
 
 /// The conditions a record must meet: comparisons of fields, all of which must hold.
-public struct Filter: Sendable, Hashable {
+public struct Filter: Sendable, Hashable, Codable {
     /// One comparison as the server runs it.
-    struct Condition: Sendable, Hashable {
+    struct Condition: Sendable, Hashable, Codable {
         var comparator: String
         var field: Field
         var value: FieldValue
@@ -53,7 +53,7 @@ public struct Filter: Sendable, Hashable {
     }
 
     /// A field in a comparison: one of the record type's fields, or a system field.
-    public struct Field: Sendable, Hashable {
+    public struct Field: Sendable, Hashable, Codable {
         let name: String
         let isSystem: Bool
 
@@ -99,7 +99,7 @@ public struct Filter: Sendable, Hashable {
 
 extension Query {
     /// How query results are ordered: `.ascending("name")`, `.descending(.modificationDate)`, `.distance(from:to:)`.
-    public struct Sort: Sendable, Hashable {
+    public struct Sort: Sendable, Hashable, Codable {
         var field: Filter.Field
         var ascending: Bool
         var relativeLocation: Location?

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A point on Earth, in degrees (`CLLocation`'s wire shape).
-public struct Location: Sendable, Hashable {
+public struct Location: Sendable, Hashable, Codable {
     public var latitude: Double
     public var longitude: Double
     public var horizontalAccuracy: Double?
@@ -17,9 +17,9 @@ public struct Location: Sendable, Hashable {
 
 extension Record {
     /// A field pointing at another record (`CKRecord.Reference`).
-    public struct Reference: Sendable, Hashable {
+    public struct Reference: Sendable, Hashable, Codable {
         /// What happens to the record holding the reference when its target is deleted.
-        public enum Action: String, Sendable, Hashable {
+        public enum Action: String, Sendable, Hashable, Codable {
             /// Nothing.
             case none = "NONE"
             /// The holder is deleted too (a message with its channel).
@@ -68,7 +68,7 @@ public struct LocalizedString: Sendable, Hashable, ExpressibleByDictionaryLitera
 
 /// A file held by a record field (`CKAsset`). Saving a record uploads the assets made from a file or from
 /// data; a fetched asset has a ``downloadURL`` (signed by the server, valid about an hour).
-public struct Asset: Sendable, Hashable {
+public struct Asset: Sendable, Hashable, Codable {
     /// A local file: the one to upload, or where a fetched asset was downloaded
     /// (``Database/downloadingAssets(of:into:)``), as `CKAsset.fileURL`.
     public var fileURL: URL?

@@ -253,3 +253,11 @@ extension Database {
         return savedShare
     }
 }
+
+/// Shares kept on the device, as records are (see ``Record``'s `Codable` conformance).
+extension Share: Codable {}
+extension Share.Permission: Codable {}
+extension Share.Role: Codable {}
+extension Share.AcceptanceStatus: Codable {}
+extension Share.Participant: Codable {}
+extension Share.State: Codable {}

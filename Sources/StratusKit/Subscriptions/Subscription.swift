@@ -12,14 +12,14 @@ internal import StratusModel
 /// )
 /// try await container.publicCloudDatabase.save(newMessages)
 /// ```
-public struct Subscription: Sendable, Hashable {
+public struct Subscription: Sendable, Hashable, Codable {
     /// Which changes fire a query subscription.
-    public enum Trigger: String, Sendable, Hashable, CaseIterable {
+    public enum Trigger: String, Sendable, Hashable, CaseIterable, Codable {
         case create, update, delete
     }
 
     /// What a subscription watches.
-    public enum Kind: Sendable, Hashable {
+    public enum Kind: Sendable, Hashable, Codable {
         /// Records matching a query, in one zone or (`zoneID == nil`) the whole database.
         case query(Query, zoneID: Zone.ID?, firesOn: Set<Trigger>, firesOnce: Bool)
         /// Every change in a custom zone.
@@ -29,7 +29,7 @@ public struct Subscription: Sendable, Hashable {
     }
 
     /// What a notification carries (`CKSubscription.NotificationInfo`).
-    public struct NotificationInfo: Sendable, Hashable {
+    public struct NotificationInfo: Sendable, Hashable, Codable {
         public var alertBody: String?
         public var title: String?
         public var soundName: String?
@@ -188,3 +188,4 @@ extension Database {
         }
     }
 }
+

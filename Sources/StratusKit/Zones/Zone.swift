@@ -1,5 +1,5 @@
 /// A record zone: the unit of atomic commits and of sync (`CKRecordZone`).
-public struct Zone: Sendable, Hashable {
+public struct Zone: Sendable, Hashable, Codable {
     /// Names a zone: its name and its owner (`CKRecordZone.ID`).
     public struct ID: Sendable, Hashable, CustomStringConvertible {
         /// The name of every database's default zone.
