@@ -43,7 +43,7 @@ import Testing
         ]))
     }
 
-    @Test("public records name the default owner; zone and database subscriptions answer fet and met")
+    @Test("public records name the default owner; zone and database subscriptions answer fet and met, and wake the app unless told not to")
     func otherShapes() throws {
         let publicPayload = try Self.render(#"{"subscriptionID":"s1","subscriptionType":"query","query":{"recordType":"Event"}}"#, database: .publicDatabase("iCloud.c", .development))
         #expect(publicPayload["ck"]?.objectValue?["qry"]?.objectValue?["zoid"] == .string("_defaultOwner"))
@@ -54,5 +54,9 @@ import Testing
         #expect(zone["ck"]?.objectValue?["fet"] == .object(["sid": .string("s1"), "zid": .string("Notes"), "zoid": .string("_owner"), "dbs": .integer(2)]))
         let whole = try Self.render(#"{"subscriptionID":"s1","subscriptionType":"database"}"#, database: database)
         #expect(whole["ck"]?.objectValue?["met"] == .object(["sid": .string("s1"), "dbs": .integer(2)]))
+        #expect(zone["aps"] == .object(["content-available": .integer(1)]))
+        #expect(whole["aps"] == .object(["content-available": .integer(1)]))
+        let quiet = try Self.render(#"{"subscriptionID":"s1","subscriptionType":"database","notificationInfo":{"shouldSendContentAvailable":false}}"#, database: database)
+        #expect(quiet["aps"] == .object([:]))
     }
 }

@@ -33,7 +33,9 @@ extension SyncEngine {
         while !Task.isCancelled {
             do {
                 if !subscribed {
-                    _ = try await database.save(Subscription(id: configuration.subscriptionID, kind: .database))
+                    _ = try await database.save(Subscription(
+                        id: configuration.subscriptionID, kind: .database, notificationInfo: .init(shouldSendContentAvailable: true)
+                    ))
                     subscribed = true
                 }
                 for try await event in database.container.notificationEvents() {

@@ -23,14 +23,18 @@ enum NotificationRendering {
         case .zone: .zone(zoneID)
         case .database: .database
         }
+        // Zone and database subscriptions are how a sync engine hears of changes: unless they say otherwise, their
+        // notifications wake a backgrounded app (a silent push), as CKSyncEngine's subscriptions ask.
+        let wakesApp = info.shouldSendContentAvailable ?? (entry.input.subscriptionType == .zone || entry.input.subscriptionType == .database)
         return NotificationPayload(
-            aps: aps(info, fields: event.fields), containerIdentifier: event.zone.database.containerID, notificationID: notificationID,
+            aps: aps(info, fields: event.fields, wakesApp: wakesApp), containerIdentifier: event.zone.database.containerID, notificationID: notificationID,
             userRecordName: entry.stored.owner, subscriptionID: entry.stored.id, databaseScope: entry.stored.database.scope, subject: subject
         ).jsonText
     }
 
-    /// `aps` as the subscription's `notificationInfo` asks; `loc-args` take the values of the fields it names.
-    private static func aps(_ info: NotificationInfo, fields: [String: FieldValue]) -> NotificationPayload.APS {
+    /// `aps` as the subscription's `notificationInfo` asks; `loc-args` take the values of the fields it names;
+    /// `content-available` when `wakesApp`.
+    private static func aps(_ info: NotificationInfo, fields: [String: FieldValue], wakesApp: Bool) -> NotificationPayload.APS {
         let alert = NotificationPayload.Alert(
             body: info.alertBody, title: info.title, localizationKey: info.alertLocalizationKey,
             localizationArgs: info.alertLocalizationArgs.map { names in names.map { text(of: fields[$0]) } },
@@ -38,7 +42,7 @@ enum NotificationRendering {
         )
         return NotificationPayload.APS(
             alert: alert.isEmpty ? nil : alert, sound: info.soundName, badge: info.shouldBadge == true ? 1 : nil,
-            contentAvailable: info.shouldSendContentAvailable == true, category: info.category
+            contentAvailable: wakesApp, category: info.category
         )
     }
 
