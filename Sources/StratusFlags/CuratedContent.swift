@@ -63,24 +63,27 @@ public struct CuratedContent: Sendable {
         self.database = database
     }
 
-    /// A random item of a collection that is valid now for this user, fetched without reading the collection:
-    /// the server filters by dates, version and language, and a random key picks one record.
+    /// A random item of a collection that is valid now for this user: dates, app version, and the user's language
+    /// or every language (`"*"`), each such item as likely as another. It is found without reading the collection:
+    /// the server filters, and a random point among the items' random keys picks one record.
     public func randomItem(in collection: String, context: FlagContext) async throws -> CuratedItem? {
         let base = context.language.split(separator: "-").first.map(String.init) ?? context.language
-        for language in Array(Set([context.language, base])).sorted() + ["*"] {
-            if let item = try await randomItem(in: collection, language: language, context: context) { return item }
-        }
-        return nil
-    }
-
-    private func randomItem(in collection: String, language: String, context: FlagContext) async throws -> CuratedItem? {
+        let languages = Array(Set([context.language, base, "*"])).sorted()
         let valid: Filter = .field("collection") == collection && .field("publishedAt") <= context.now && .field("expiresAt") > context.now
-            && .field("minimumAppBuild") <= AppVersion(context.appVersion).code && .field("locales").contains(language)
+            && .field("minimumAppBuild") <= AppVersion(context.appVersion).code
         let pick = Double.random(in: 0..<1)
-        // The first item at or after a random point of [0, 1), wrapping around to the start.
-        for filter in [valid && .field("randomKey") >= pick, valid && .field("randomKey") < pick] {
-            let page = try await database.records(matching: Query(recordType: CuratedItem.recordType, filter: filter, sort: [.ascending("randomKey")]), resultsLimit: 1)
-            if let record = try page.matchResults.first?.1.get() { return CuratedItem(record: record) }
+        // The first candidate at or after a random point of [0, 1), wrapping around to the start. Candidates are the
+        // items of any of the languages: the first of them is the first of each language's first.
+        for range in [valid && .field("randomKey") >= pick, valid && .field("randomKey") < pick] {
+            var first: (key: Double, record: Record)?
+            for language in languages {
+                let query = Query(recordType: CuratedItem.recordType, filter: range && .field("locales").contains(language), sort: [.ascending("randomKey")])
+                guard let record = try await database.records(matching: query, resultsLimit: 1).matchResults.first?.1.get(),
+                    let key = record["randomKey"] as Double?
+                else { continue }
+                if first == nil || key < first!.key { first = (key, record) }
+            }
+            if let first { return CuratedItem(record: first.record) }
         }
         return nil
     }

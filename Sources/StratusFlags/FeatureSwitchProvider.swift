@@ -43,10 +43,17 @@ public final class StratusFeatureSwitchProvider: FeatureSwitchProvider, @uncheck
     private var rules: [String: SwitchRule]
     private var overrides: [String: Bool] = [:]
 
+    /// A provider whose last known state and overrides are kept in ``defaultCacheFile(for:)``, a file of the
+    /// database's container and environment.
+    /// - Parameter context: who asks; change it with ``update(context:)``.
+    public convenience init(database: Database, context: FlagContext) {
+        self.init(database: database, context: context, cacheFile: Self.defaultCacheFile(for: database))
+    }
+
     /// - Parameters:
     ///   - context: who asks; change it with ``update(context:)``.
-    ///   - cacheFile: where the last known state is kept; `nil` keeps it in memory only.
-    public init(database: Database, context: FlagContext, cacheFile: URL? = StratusFeatureSwitchProvider.defaultCacheFile) {
+    ///   - cacheFile: where the last known state and the overrides are kept; `nil` keeps them in memory only.
+    public init(database: Database, context: FlagContext, cacheFile: URL?) {
         self.database = database
         self.context = context
         self.cacheFile = cacheFile
@@ -55,10 +62,14 @@ public final class StratusFeatureSwitchProvider: FeatureSwitchProvider, @uncheck
         overrides = cached?.overrides ?? [:]
     }
 
-    /// `<caches>/StratusFlags/switches.json`.
-    public static var defaultCacheFile: URL? {
+    /// `<caches>/StratusFlags/<container identifier>/<environment>/switches.json`: one file per container and
+    /// environment, so that an override made for one app does not reach another.
+    public static func defaultCacheFile(for database: Database) -> URL? {
         FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask).first?
-            .appendingPathComponent("StratusFlags").appendingPathComponent("switches.json")
+            .appendingPathComponent("StratusFlags")
+            .appendingPathComponent(database.containerIdentifier)
+            .appendingPathComponent(database.environment.rawValue)
+            .appendingPathComponent("switches.json")
     }
 
     public func isEnabled(_ feature: FeatureSwitch) -> Bool {

@@ -47,9 +47,14 @@ public struct UserDefaultsShownMessages: ShownMessages, @unchecked Sendable {
     private let defaults: UserDefaults
     private let key: String
 
-    public init(defaults: UserDefaults = .standard, key: String = "StratusMessages.shown") {
+    public init(defaults: UserDefaults = .standard, key: String) {
         self.defaults = defaults
         self.key = key
+    }
+
+    /// Seen identifiers of one container and environment: `StratusMessages.shown.<container>.<environment>`.
+    public init(defaults: UserDefaults = .standard, database: Database) {
+        self.init(defaults: defaults, key: "StratusMessages.shown.\(database.containerIdentifier).\(database.environment.rawValue)")
     }
 
     public func contains(_ id: String) async -> Bool {
@@ -81,11 +86,12 @@ public struct StratusMessageProvider: MessageProvider {
 
     /// - Parameters:
     ///   - supportedSchemaVersion: the newest message format this app version understands; newer messages are ignored.
-    ///   - shown: where seen identifiers are kept (`UserDefaults` by default).
-    public init(database: Database, supportedSchemaVersion: Int, shown: any ShownMessages = UserDefaultsShownMessages()) {
+    ///   - shown: where seen identifiers are kept; by default `UserDefaults`, under a key of the database's
+    ///     container and environment.
+    public init(database: Database, supportedSchemaVersion: Int, shown: (any ShownMessages)? = nil) {
         self.database = database
         self.supportedSchemaVersion = supportedSchemaVersion
-        self.shown = shown
+        self.shown = shown ?? UserDefaultsShownMessages(database: database)
     }
 
     public func messageToShow() async throws -> InAppMessage? {

@@ -78,7 +78,24 @@ import Testing
         }
     }
 
-    @Test("a random curated item is valid now, for the app version and language, and found without reading the collection")
+    @Test("an override made for one container's switches reaches neither another container nor the other environment")
+    func overridesPerContainer() throws {
+        let server = URL(string: "http://127.0.0.1:9")!
+        let first = Container(identifier: "iCloud.test.first-\(UUID().uuidString)", serverURL: server, apiToken: "t")
+        let second = Container(identifier: "iCloud.test.second-\(UUID().uuidString)", serverURL: server, apiToken: "t")
+        let firstInProduction = Container(identifier: first.identifier, serverURL: server, apiToken: "t", environment: .production)
+        let files = [first, second, firstInProduction].compactMap { StratusFeatureSwitchProvider.defaultCacheFile(for: $0.publicCloudDatabase) }
+        defer { for container in [first, second] { try? FileManager.default.removeItem(at: files[0].deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(container.identifier)) } }
+        #expect(Set(files).count == 3, "\(files)")
+
+        let editor = FeatureSwitch(identifier: "editor")
+        StratusFeatureSwitchProvider(database: first.publicCloudDatabase, context: Self.context()).setOverride(true, for: editor)
+        #expect(StratusFeatureSwitchProvider(database: first.publicCloudDatabase, context: Self.context()).isEnabled(editor))
+        #expect(!StratusFeatureSwitchProvider(database: second.publicCloudDatabase, context: Self.context()).isEnabled(editor))
+        #expect(!StratusFeatureSwitchProvider(database: firstInProduction.publicCloudDatabase, context: Self.context()).isEnabled(editor))
+    }
+
+    @Test("a random curated item is valid now, for the app version, in the user's language or every language, and found without reading the collection")
     func curated() async throws {
         try await KitTestServer.run { server in
             try await server.importSchema(FlagsSchema.text)
@@ -100,19 +117,20 @@ import Testing
             }
 
             let reader = CuratedContent(database: server.container().publicCloudDatabase)
-            var english: Set<String> = []
-            for _ in 0..<30 {
-                if let item = try await reader.randomItem(in: "tips", context: Self.context(version: "2.0", language: "en-GB")) { english.insert(item.id) }
+            /// Draws until every expected item was seen (each is picked with the chance of the gap before its random
+            /// key), or an unexpected one was; at most 2,000 draws.
+            func drawn(_ context: FlagContext, expecting expected: Set<String>) async throws -> Set<String> {
+                var seen: Set<String> = []
+                for _ in 0..<2_000 where seen != expected && seen.isSubset(of: expected) {
+                    if let item = try await reader.randomItem(in: "tips", context: context) { seen.insert(item.id) }
+                }
+                return seen
             }
-            #expect(english == ["b"])
-            // Each item is picked with the chance of the gap before its random key: draw until both were seen.
-            var newer: Set<String> = []
-            for _ in 0..<2_000 where newer.count < 2 || !newer.isSubset(of: ["b", "v3"]) {
-                if let item = try await reader.randomItem(in: "tips", context: Self.context(version: "3.1", language: "en")) { newer.insert(item.id) }
-            }
-            #expect(newer == ["b", "v3"])
-            #expect(try await reader.randomItem(in: "tips", context: Self.context(language: "es"))?.id == "es")
-            #expect(try await reader.randomItem(in: "tips", context: Self.context(language: "de"))?.id == "a")
+            // Items for every language are candidates beside the user's language's own.
+            #expect(try await drawn(Self.context(version: "2.0", language: "en-GB"), expecting: ["a", "b"]) == ["a", "b"])
+            #expect(try await drawn(Self.context(version: "3.1", language: "en"), expecting: ["a", "b", "v3"]) == ["a", "b", "v3"])
+            #expect(try await drawn(Self.context(language: "es"), expecting: ["a", "es"]) == ["a", "es"])
+            #expect(try await drawn(Self.context(language: "de"), expecting: ["a"]) == ["a"])
             #expect(try await reader.randomItem(in: "empty", context: Self.context()) == nil)
         }
     }

@@ -46,6 +46,21 @@ import Testing
         #expect(try await provider.messageToShow() == nil)
     }
 
+    @Test("a message shown in one container's app is still to show in another container's and in the other environment")
+    func shownPerContainer() async throws {
+        let suite = "stratus-messages-\(UUID().uuidString)"
+        let defaults = try #require(UserDefaults(suiteName: suite))
+        defer { defaults.removePersistentDomain(forName: suite) }
+        let server = URL(string: "http://127.0.0.1:9")!
+        let first = Container(identifier: "iCloud.test.first", serverURL: server, apiToken: "t")
+        let second = Container(identifier: "iCloud.test.second", serverURL: server, apiToken: "t")
+        let production = Container(identifier: "iCloud.test.first", serverURL: server, apiToken: "t", environment: .production)
+        await UserDefaultsShownMessages(defaults: defaults, database: first.publicCloudDatabase).insert("welcome")
+        #expect(await UserDefaultsShownMessages(defaults: defaults, database: first.publicCloudDatabase).contains("welcome"))
+        #expect(await !UserDefaultsShownMessages(defaults: defaults, database: second.publicCloudDatabase).contains("welcome"))
+        #expect(await !UserDefaultsShownMessages(defaults: defaults, database: production.publicCloudDatabase).contains("welcome"))
+    }
+
     @Test("an Admin publishes; users see the one current message once, in their language; the schema keeps one current message")
     func publishing() async throws {
         try await KitTestServer.run { server in

@@ -24,6 +24,11 @@ public struct Database: Sendable {
     let container: Container
     public let databaseScope: Scope
 
+    /// The identifier of the database's container (`iCloud.com.example.Notes`).
+    public var containerIdentifier: String { container.identifier }
+    /// The environment of the database's container.
+    public var environment: Container.Environment { container.environment }
+
     init(container: Container, databaseScope: Scope) {
         self.container = container
         self.databaseScope = databaseScope
