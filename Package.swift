@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "StratusKit", targets: ["StratusKit"]),
         .library(name: "StratusMessages", targets: ["StratusMessages"]),
         .library(name: "StratusFlags", targets: ["StratusFlags"]),
+        .library(name: "StratusAdmin", targets: ["StratusAdmin"]),
     ],
     targets: [
         // Wire format and domain values. No I/O.
@@ -32,6 +33,13 @@ let package = Package(
             name: "StratusMessages",
             dependencies: ["StratusKit"],
             resources: [.copy("Resources/Messages.ckdb")],
+            swiftSettings: swiftSettings
+        ),
+        // The admin API for setup tools and scripts: containers, schemas (and the kits' schemas beside an app's),
+        // deploys, roles and server-to-server keys.
+        .target(
+            name: "StratusAdmin",
+            dependencies: ["StratusModel"],
             swiftSettings: swiftSettings
         ),
         // Feature switches with targeting and rollouts, and curated content, kept in the public database.

@@ -9,6 +9,7 @@ let model = Target.Dependency.product(name: "StratusModel", package: "Stratus")
 let kit = Target.Dependency.product(name: "StratusKit", package: "Stratus")
 let messagesKit = Target.Dependency.product(name: "StratusMessages", package: "Stratus")
 let flagsKit = Target.Dependency.product(name: "StratusFlags", package: "Stratus")
+let adminClient = Target.Dependency.product(name: "StratusAdmin", package: "Stratus")
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -24,7 +25,6 @@ let package = Package(
         .library(name: "StratusPostgres", targets: ["StratusPostgres"]),
         .library(name: "StratusBlobs", targets: ["StratusBlobs"]),
         .library(name: "StratusServer", targets: ["StratusServer"]),
-        .library(name: "StratusAdminClient", targets: ["StratusAdminClient"]),
         .library(name: "StratusTestSupport", targets: ["StratusTestSupport"]),
     ],
     dependencies: [
@@ -52,7 +52,7 @@ let package = Package(
         // The documentation's Swift examples, compiled as written (generated from README.md and docs/ by the plugin).
         .executableTarget(name: "SnippetExtractor", swiftSettings: swiftSettings),
         .plugin(name: "DocsSnippetsPlugin", capability: .buildTool(), dependencies: ["SnippetExtractor"]),
-        .target(name: "DocsSnippets", dependencies: [kit, messagesKit, flagsKit], plugins: ["DocsSnippetsPlugin"]),
+        .target(name: "DocsSnippets", dependencies: [kit, messagesKit, flagsKit, adminClient], plugins: ["DocsSnippetsPlugin"]),
         // The storage contract every backend implements.
         .target(
             name: "StratusStore",
@@ -136,12 +136,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // A client of the admin API, for tests, examples and the benchmark's set-up.
-        .target(name: "StratusAdminClient", swiftSettings: swiftSettings),
         // Test servers over any backend (a store factory), for the HTTP, SDK and end-to-end tests.
         .target(
             name: "StratusTestSupport",
             dependencies: [
-                "StratusServer", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", "StratusStoreTesting", "StratusAdminClient",
+                "StratusServer", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", "StratusStoreTesting", adminClient,
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -152,20 +151,20 @@ let package = Package(
         // Moving data in and out: `stratus import cloudkit`.
         .target(
             name: "StratusTransfer",
-            dependencies: [model, "StratusAdminClient", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [model, adminClient, .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // Load generator behind `stratus bench`.
         .target(
             name: "StratusBench",
-            dependencies: [model, "StratusAdminClient"],
+            dependencies: [model, adminClient],
             swiftSettings: swiftSettings
         ),
         // The `stratus` executable: composition root and operator commands.
         .executableTarget(
             name: "stratus",
             dependencies: [
-                "StratusServer", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", model, "StratusBench", "StratusAdminClient", "StratusTransfer",
+                "StratusServer", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", model, "StratusBench", adminClient, "StratusTransfer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -176,7 +175,7 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         // Examples: run them against a local `stratus serve` (see the README).
-        .target(name: "StratusExampleSupport", dependencies: [kit, "StratusAdminClient"], path: "Examples/ExampleSupport", swiftSettings: swiftSettings),
+        .target(name: "StratusExampleSupport", dependencies: [kit, adminClient], path: "Examples/ExampleSupport", swiftSettings: swiftSettings),
         .executableTarget(
             name: "fatchat", dependencies: [kit, "StratusExampleSupport"], path: "Examples/fatchat", swiftSettings: swiftSettings
         ),
@@ -216,7 +215,7 @@ let package = Package(
             name: "StratusServerTests",
             dependencies: [
                 "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", model, "StratusStoreTesting",
-                "StratusTestSupport", "StratusAdminClient",
+                "StratusTestSupport", adminClient,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -233,8 +232,9 @@ let package = Package(
             name: "StratusKitTests",
             dependencies: [
                 kit, messagesKit, flagsKit, "StratusServer", "StratusStore", model,
-                "StratusTestSupport", "StratusStoreTesting", "StratusAdminClient",
+                "StratusTestSupport", "StratusStoreTesting", adminClient,
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -242,7 +242,7 @@ let package = Package(
             name: "StratusEndToEndTests",
             dependencies: [
                 "stratus", "fatchat", "messages", "flags", model, "StratusBlobs", "StratusStore", "StratusStoreTesting",
-                "StratusTestSupport", "StratusAdminClient",
+                "StratusTestSupport", adminClient,
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: swiftSettings

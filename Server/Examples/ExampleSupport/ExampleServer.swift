@@ -2,7 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import StratusAdminClient
+import StratusAdmin
 import StratusKit
 
 /// What the examples need beside StratusKit: a container on a local server, set up with the admin API.
@@ -43,10 +43,10 @@ public struct ExampleServer: Sendable {
         return container
     }
 
-    /// Replaces the container's development schema.
-    public func importSchema(_ text: String, containerID: String) async throws {
+    /// Adds a schema's record types (a kit's) to the container's development schema, keeping the types there.
+    public func installSchema(_ text: String, containerID: String) async throws {
         _ = try await apiToken(for: containerID)
-        try await admin.importSchema(text, container: containerID)
+        try await admin.installSchema(text, container: containerID)
     }
 
     /// Gives a user roles in the development environment.

@@ -8,7 +8,7 @@ import StratusKit
 await runExample {
     let containerID = "iCloud.com.example.Flags"
     let server = try ExampleServer()
-    try await server.importSchema(FlagsSchema.text, containerID: containerID)
+    try await server.installSchema(FlagsSchema.text, containerID: containerID)
 
     let admin = try await server.signedIn("admin@example.com", containerID: containerID)
     try await server.assign(["Admin"], to: admin)

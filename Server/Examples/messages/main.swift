@@ -8,7 +8,7 @@ import StratusMessages
 await runExample {
     let containerID = "iCloud.com.example.Messages"
     let server = try ExampleServer()
-    try await server.importSchema(MessageSchema.text, containerID: containerID)
+    try await server.installSchema(MessageSchema.text, containerID: containerID)
 
     let admin = try await server.signedIn("admin@example.com", containerID: containerID)
     try await server.assign(["Admin"], to: admin)

@@ -1,5 +1,5 @@
 import Foundation
-import StratusAdminClient
+import StratusAdmin
 
 /// A fresh container, user and zones created for one benchmark run.
 struct BenchSession: Sendable {

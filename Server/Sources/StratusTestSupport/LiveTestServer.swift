@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import StratusAdminClient
+import StratusAdmin
 import StratusBlobs
 import ServiceLifecycle
 import StratusServer

@@ -2,7 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
-import StratusAdminClient
+import StratusAdmin
 
 /// Admin requests through Hummingbird's test client (an in-process router, no sockets).
 public struct RouterTransport: AdminTransport {

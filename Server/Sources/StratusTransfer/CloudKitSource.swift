@@ -1,5 +1,5 @@
 import Foundation
-import StratusAdminClient
+import StratusAdmin
 import StratusModel
 
 /// The public database of a container on a CloudKit Web Services server (Apple's, or another Stratus), read

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import StratusAdminClient
+import StratusAdmin
 import StratusModel
 
 /// Writes a container of a running server into an archive folder (`stratus export`, docs/import-export.md): its

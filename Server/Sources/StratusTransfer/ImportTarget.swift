@@ -1,5 +1,5 @@
 import Foundation
-import StratusAdminClient
+import StratusAdmin
 import StratusModel
 
 /// The Stratus server an import writes to, through its admin key: the schema, the asset files, the records with

@@ -1,5 +1,5 @@
 import Foundation
-import StratusAdminClient
+import StratusAdmin
 import StratusModel
 
 /// A Stratus server reached with its admin key: the admin API, and every CloudKit endpoint as an operator (in a

@@ -1,5 +1,5 @@
 import Foundation
-import StratusAdminClient
+import StratusAdmin
 import StratusModel
 import Synchronization
 

@@ -3,13 +3,14 @@ import StratusStoreTesting
 import Testing
 
 /// The client package as an app meets it: a fresh package that depends on the repository's root package, as an
-/// app's `.package(url:from:)` would, resolves no other package and builds with StratusKit and both kits. One build
+/// app's `.package(url:from:)` would, resolves no other package and builds with StratusKit, both kits and the admin
+/// client. One build
 /// at a time, on one core: two builds of two jobs each would take the machine from the tests beside them for a minute.
 @Suite(.serialized) struct ClientPackageEndToEndTests {
     /// An app's manifest depending on the client package at `root`, with one program per name in `executables`,
-    /// each using StratusKit and both kits.
+    /// each using StratusKit, both kits and the admin client.
     static func manifest(root: String, executables: [String] = ["App"]) -> String {
-        let products = #"[.product(name: "StratusKit", package: "Stratus"), .product(name: "StratusMessages", package: "Stratus"), .product(name: "StratusFlags", package: "Stratus")]"#
+        let products = #"[.product(name: "StratusKit", package: "Stratus"), .product(name: "StratusMessages", package: "Stratus"), .product(name: "StratusFlags", package: "Stratus"), .product(name: "StratusAdmin", package: "Stratus")]"#
         return """
             // swift-tools-version:6.0
             import PackageDescription
@@ -27,6 +28,7 @@ import Testing
 
     static let main = """
         import Foundation
+        import StratusAdmin
         import StratusFlags
         import StratusKit
         import StratusMessages
@@ -35,7 +37,8 @@ import Testing
         var note = Record(recordType: "Note", recordID: Record.ID(recordName: "n1", zoneID: Zone.ID(zoneName: "Notes")))
         note["title"] = "Groceries"
         let editor = FeatureSwitch(identifier: "newEditor", isEnabledByDefault: true)
-        print(container.identifier, note["title"] as String? ?? "", editor.identifier, MessageSchema.text.contains("InAppMessage"))
+        _ = AdminClient(url: container.serverURL, adminKey: "key")
+        print(container.identifier, note["title"] as String? ?? "", editor.identifier, MessageSchema.text.contains("InAppMessage"), AdminClient.escaped("a/b"))
         """
 
     /// The packages a resolved package graph holds, from `swift package show-dependencies --format json`.
@@ -44,7 +47,7 @@ import Testing
         return children.flatMap { [($0["name"] as? String) ?? "?"] + packageNames($0) }
     }
 
-    @Test("an app depending on the client package resolves no other package, and builds and runs with StratusKit and both kits")
+    @Test("an app depending on the client package resolves no other package, and builds and runs with StratusKit, both kits and the admin client")
     func lightPackage() async throws {
         let folder = EndToEndTests.temporaryFolder()
         try FileManager.default.createDirectory(atPath: folder + "/Sources/App", withIntermediateDirectories: true)
@@ -64,7 +67,7 @@ import Testing
         try #require(built == 0, "\(log.suffix(3_000))")
         let (ran, output) = try await ChildProcess.run(folder + "/.build/debug/App", [], directory: folder)
         #expect(ran == 0)
-        #expect(output == "iCloud.com.example.App Groceries newEditor true\n")
+        #expect(output == "iCloud.com.example.App Groceries newEditor true a%2Fb\n")
     }
 
     /// The ```swift blocks of the README and of every page in `docs/`, each with where it comes from.

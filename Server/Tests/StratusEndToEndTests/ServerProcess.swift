@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import StratusStoreTesting
 import Synchronization
-import StratusAdminClient
+import StratusAdmin
 import StratusTestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking

@@ -1,6 +1,6 @@
 import Crypto
 import Foundation
-import StratusAdminClient
+import StratusAdmin
 import StratusTestSupport
 import Testing
 

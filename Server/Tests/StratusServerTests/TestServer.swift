@@ -7,7 +7,7 @@ import ServiceLifecycle
 import StratusBlobs
 import StratusModel
 import StratusServer
-import StratusAdminClient
+import StratusAdmin
 import StratusStore
 import StratusTestSupport
 import Testing

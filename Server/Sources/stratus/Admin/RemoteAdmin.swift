@@ -1,6 +1,6 @@
 import ArgumentParser
 import Foundation
-import StratusAdminClient
+import StratusAdmin
 import StratusModel
 import StratusServer
 #if canImport(FoundationNetworking)

@@ -1,14 +1,18 @@
 import Foundation
+import StratusModel
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 
-/// A client of a Stratus server's admin API (`/admin/1/...`), for tests, examples and tools that set a server up.
+/// A client of a Stratus server's admin API (`/admin/1/...`), for setup scripts, tools and tests: containers,
+/// schemas, deploys, users' roles and server-to-server keys. It sends the admin key, so it belongs on a developer's
+/// or an operator's machine, never in an app.
 ///
 /// ```swift
 /// let admin = AdminClient(url: URL(string: "http://127.0.0.1:8080")!, adminKey: key)
 /// let apiToken = try await admin.apiToken(for: "iCloud.com.example.App")
 /// try await admin.importSchema("DEFINE SCHEMA RECORD TYPE Note (title STRING QUERYABLE);", container: "iCloud.com.example.App")
+/// try await admin.installSchema(FlagsSchema.text, container: "iCloud.com.example.App")   // a kit's types beside the app's
 /// ```
 public struct AdminClient: Sendable {
     let transport: any AdminTransport
@@ -52,6 +56,36 @@ public struct AdminClient: Sendable {
         _ = try await expect(200, "PUT", path, body: Data(text.utf8))
     }
 
+    /// An environment's schema, in the schema language.
+    public func schema(container: String, environment: String = "development") async throws -> String {
+        let reply = try await expect(200, "GET", "/admin/1/\(Self.escaped(container))/\(environment)/schema")
+        return String(decoding: reply.body, as: UTF8.self)
+    }
+
+    /// Adds the record types and roles of `text` to an environment's schema, keeping the types already there: a
+    /// type of the same name is replaced by `text`'s (a kit's newer schema), the others stay. This is how a kit's
+    /// schema (`FlagsSchema.text`, `MessageSchema.text`) goes beside an app's own types.
+    /// - Throws: ``AdminError`` when `text` is not a schema (status 0) or the server refuses the result.
+    public func installSchema(_ text: String, container: String, environment: String = "development") async throws {
+        let added: Schema
+        do {
+            added = try SchemaLanguage.parse(text)
+        } catch {
+            throw AdminError(status: 0, description: "the schema to install cannot be read: \(error)")
+        }
+        var merged: Schema
+        do {
+            merged = try SchemaLanguage.parse(try await schema(container: container, environment: environment))
+        } catch let error as AdminError {
+            throw error
+        } catch {
+            throw AdminError(status: 0, description: "the server's schema cannot be read: \(error)")
+        }
+        merged.roles.formUnion(added.roles)
+        merged.recordTypes.merge(added.recordTypes) { _, new in new }
+        try await importSchema(SchemaLanguage.print(merged), container: container, environment: environment)
+    }
+
     /// Deploys the development schema to production.
     public func deploy(container: String) async throws {
         _ = try await expect(200, "POST", "/admin/1/\(Self.escaped(container))/deploy", json: [String: Any]())
@@ -60,6 +94,30 @@ public struct AdminClient: Sendable {
     /// Sets a user's roles in an environment.
     public func setRoles(_ roles: [String], of user: String, container: String, environment: String = "development") async throws {
         _ = try await expect(200, "PUT", "/admin/1/\(Self.escaped(container))/\(environment)/users/\(Self.escaped(user))/roles", json: ["roles": roles])
+    }
+
+    /// A user's roles in an environment.
+    public func roles(of user: String, container: String, environment: String = "development") async throws -> [String] {
+        let reply = try await expect(200, "GET", "/admin/1/\(Self.escaped(container))/\(environment)/users/\(Self.escaped(user))/roles")
+        return reply.json["roles"] as? [String] ?? []
+    }
+
+    /// A server-to-server key as the admin API lists it (its public key and secrets stay on the server).
+    public struct ServerKey: Sendable, Hashable {
+        public var keyID: String
+        /// The role its requests act with; `nil` for none beyond the key's own.
+        public var role: String?
+        /// When it was registered, in milliseconds since 1970.
+        public var created: Int64
+    }
+
+    /// The container's server-to-server keys that are not revoked.
+    public func keys(container: String) async throws -> [ServerKey] {
+        let reply = try await expect(200, "GET", "/admin/1/\(Self.escaped(container))/keys")
+        return (reply.json["keys"] as? [[String: Any]] ?? []).compactMap { key in
+            guard let id = key["keyID"] as? String else { return nil }
+            return ServerKey(keyID: id, role: key["role"] as? String, created: (key["created"] as? NSNumber)?.int64Value ?? 0)
+        }
     }
 
     /// Registers a server-to-server key (its public key in PEM) and answers its key ID.
@@ -130,6 +188,11 @@ public struct AdminReply: Sendable {
 public struct AdminError: Error, CustomStringConvertible {
     public var status: Int
     public var description: String
+
+    init(status: Int, description: String) {
+        self.status = status
+        self.description = description
+    }
 
     init(_ reply: AdminReply, _ problem: String? = nil) {
         status = reply.status
