@@ -70,6 +70,41 @@ import Testing
         #expect(output == "iCloud.com.example.App Groceries newEditor true a%2Fb\n")
     }
 
+    @Test("the dependency line docs/sdk.md shows resolves against a clone of the repository, and an app builds on it")
+    func documentedDependencyResolves() async throws {
+        let folder = EndToEndTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/App/Sources/App", withIntermediateDirectories: true)
+        // A clone as an app's resolver makes one, with the documented branch at what is committed here.
+        let (cloned, cloneLog) = try await ChildProcess.run("/usr/bin/env", ["git", "clone", "-q", Repository.root.path, folder + "/stratus"])
+        try #require(cloned == 0, "\(cloneLog)")
+        let (branched, branchLog) = try await ChildProcess.run("/usr/bin/env", ["git", "-C", folder + "/stratus", "checkout", "-q", "-B", "main"])
+        try #require(branched == 0, "\(branchLog)")
+
+        let page = try String(contentsOfFile: Repository.path("docs/sdk.md"), encoding: .utf8)
+        let block = try #require(
+            page.components(separatedBy: "```text\n").dropFirst().map { $0.components(separatedBy: "```").first ?? "" }.first { $0.contains(".package(url:") },
+            "docs/sdk.md shows no dependency line"
+        )
+        #expect(block.contains(#"branch: "main""#), "the documented line does not follow a branch or tag the repository has: \(block)")
+        let documentedURL = try #require(block.firstMatch(of: /url: "([^"]+)"/)?.1)
+        let local = block.replacingOccurrences(of: String(documentedURL), with: "file://\(folder)/stratus")
+        let manifest = """
+            // swift-tools-version:6.0
+            import PackageDescription
+
+            let package = Package(
+                name: "App",
+                platforms: [.macOS(.v14), .iOS(.v17)],
+            \(local)
+            )
+            """
+        try Data(manifest.utf8).write(to: URL(fileURLWithPath: folder + "/App/Package.swift"))
+        try Data("import StratusKit\npublic let zone = Zone(zoneName: \"Notes\")\n".utf8).write(to: URL(fileURLWithPath: folder + "/App/Sources/App/App.swift"))
+        let (built, log) = try await ChildProcess.run("/usr/bin/env", ["swift", "build", "-j", "1"], directory: folder + "/App")
+        #expect(built == 0, "the documented dependency does not resolve or build:\n\(manifest)\n\(log.suffix(3_000))")
+    }
+
     /// The ```swift blocks of the README and of every page in `docs/`, each with where it comes from.
     static func swiftExamples() throws -> [(source: String, code: String)] {
         let docs = try FileManager.default.contentsOfDirectory(atPath: Repository.path("docs")).filter { $0.hasSuffix(".md") }.sorted()
