@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "StratusMessages", targets: ["StratusMessages"]),
         .library(name: "StratusFlags", targets: ["StratusFlags"]),
         .library(name: "StratusAdmin", targets: ["StratusAdmin"]),
+        .library(name: "StratusKitTesting", targets: ["StratusKitTesting"]),
     ],
     targets: [
         // Wire format and domain values. No I/O.
@@ -26,6 +27,12 @@ let package = Package(
         .target(
             name: "StratusKit",
             dependencies: ["StratusModel"],
+            swiftSettings: swiftSettings
+        ),
+        // For an app's own tests: a transport that injects the network's and the server's failures.
+        .target(
+            name: "StratusKitTesting",
+            dependencies: ["StratusKit"],
             swiftSettings: swiftSettings
         ),
         // In-app messages published in the public database, shown once, in the user's language.

@@ -10,6 +10,7 @@ let kit = Target.Dependency.product(name: "StratusKit", package: "Stratus")
 let messagesKit = Target.Dependency.product(name: "StratusMessages", package: "Stratus")
 let flagsKit = Target.Dependency.product(name: "StratusFlags", package: "Stratus")
 let adminClient = Target.Dependency.product(name: "StratusAdmin", package: "Stratus")
+let kitTesting = Target.Dependency.product(name: "StratusKitTesting", package: "Stratus")
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -52,7 +53,7 @@ let package = Package(
         // The documentation's Swift examples, compiled as written (generated from README.md and docs/ by the plugin).
         .executableTarget(name: "SnippetExtractor", swiftSettings: swiftSettings),
         .plugin(name: "DocsSnippetsPlugin", capability: .buildTool(), dependencies: ["SnippetExtractor"]),
-        .target(name: "DocsSnippets", dependencies: [kit, messagesKit, flagsKit, adminClient], plugins: ["DocsSnippetsPlugin"]),
+        .target(name: "DocsSnippets", dependencies: [kit, messagesKit, flagsKit, adminClient, kitTesting], plugins: ["DocsSnippetsPlugin"]),
         // The storage contract every backend implements.
         .target(
             name: "StratusStore",
@@ -231,7 +232,7 @@ let package = Package(
         .testTarget(
             name: "StratusKitTests",
             dependencies: [
-                kit, messagesKit, flagsKit, "StratusServer", "StratusStore", model,
+                kit, messagesKit, flagsKit, kitTesting, "StratusServer", "StratusStore", model,
                 "StratusTestSupport", "StratusStoreTesting", adminClient,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),

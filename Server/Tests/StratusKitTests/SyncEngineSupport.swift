@@ -1,5 +1,6 @@
 import Foundation
 import StratusKit
+import StratusKitTesting
 import StratusStoreTesting
 import Synchronization
 
@@ -196,55 +197,5 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
         await SyncEngine.RecordZoneChangeBatch(pendingChanges: context.pendingChanges) { id in
             self.contents.withLock { $0.records[id] }
         }
-    }
-}
-
-/// A transport that can be taken offline, and that injects faults: requests dropped before they reach the
-/// server, answers lost after the server acted, delays, and `503` with a `retryAfter`.
-final class FaultyTransport: Transport {
-    struct Faults: Sendable {
-        var offline = false
-        /// Chances, out of 100, per request.
-        var dropBefore = 0
-        var loseAnswer = 0
-        var unavailable = 0
-        var delayMilliseconds = 0
-    }
-
-    let faults = Mutex(Faults())
-    private let base = URLSessionTransport()
-    private let random = Mutex(SeededGenerator(seed: 17))
-    /// Faults injected so far, by kind.
-    let injected = Mutex<[String: Int]>([:])
-
-    private func roll(_ chance: Int) -> Bool {
-        chance > 0 && random.withLock { Int($0.next() % 100) } < chance
-    }
-
-    func send(_ request: TransportRequest) async throws -> TransportResponse {
-        let faults = faults.withLock { $0 }
-        if faults.offline { throw StratusError(.networkUnavailable, "offline") }
-        if faults.delayMilliseconds > 0 { try await Task.sleep(for: .milliseconds(Int(random.withLock { $0.next() } % UInt64(faults.delayMilliseconds)))) }
-        if roll(faults.dropBefore) {
-            injected.withLock { $0["dropped", default: 0] += 1 }
-            throw StratusError(.networkFailure, "dropped before it reached the server")
-        }
-        if roll(faults.unavailable) {
-            injected.withLock { $0["unavailable", default: 0] += 1 }
-            return TransportResponse(status: 503, headers: ["Retry-After": "0"], body: Data(#"{"serverErrorCode":"TRY_AGAIN_LATER","reason":"injected","retryAfter":0}"#.utf8))
-        }
-        let response = try await base.send(request)
-        if roll(faults.loseAnswer) {
-            injected.withLock { $0["answer lost", default: 0] += 1 }
-            throw StratusError(.networkFailure, "the answer was lost after the server acted")
-        }
-        return response
-    }
-
-    func stream(_ request: TransportRequest) -> AsyncThrowingStream<Data, any Error> {
-        if faults.withLock({ $0.offline }) {
-            return AsyncThrowingStream { $0.finish(throwing: StratusError(.networkUnavailable, "offline")) }
-        }
-        return base.stream(request)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import StratusKit
+import StratusKitTesting
 import Synchronization
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
     static let password = "correct horse battery"
 
     /// A device of `email`'s user, signed in over `transport`.
-    static func device(_ server: KitTestServer, _ email: String, signUp: Bool = false, transport: FaultyTransport = FaultyTransport()) async throws -> NoteDevice {
+    static func device(_ server: KitTestServer, _ email: String, signUp: Bool = false, transport: FaultInjectingTransport = FaultInjectingTransport()) async throws -> NoteDevice {
         let device = NoteDevice(file: server.deviceFile()) { token in server.container(webAuthToken: token, transport: transport) }
         if signUp {
             _ = try await device.container.signUp(email: email, password: password)
@@ -48,8 +49,8 @@ import Testing
     @Test("two devices of one user edit offline, relaunch between steps, and converge; the conflict is merged by the app")
     func offlineDevicesConverge() async throws {
         try await KitTestServer.run { server in
-            let phoneNetwork = FaultyTransport()
-            let laptopNetwork = FaultyTransport()
+            let phoneNetwork = FaultInjectingTransport()
+            let laptopNetwork = FaultInjectingTransport()
             let phone = try await Self.device(server, "ann@example.com", signUp: true, transport: phoneNetwork)
             let laptop = try await Self.device(server, "ann@example.com", transport: laptopNetwork)
 
@@ -63,8 +64,8 @@ import Testing
             #expect(laptop.notes == ["n1: Groceries [\"home\"]", "n2: Trip []"])
 
             // Both offline: each edits n1, the phone deletes n2 and adds n3, the laptop adds n4.
-            phoneNetwork.faults.withLock { $0.offline = true }
-            laptopNetwork.faults.withLock { $0.offline = true }
+            phoneNetwork.update { $0.offline = true }
+            laptopNetwork.update { $0.offline = true }
             await phone.edit("n1", title: "Groceries and milk", tag: "urgent")
             await phone.delete("n2")
             await phone.edit("n3", title: "Phone note")
@@ -76,8 +77,8 @@ import Testing
             #expect(await phone.engine.state.pendingRecordZoneChanges.map(\.recordID.recordName) == ["n1", "n2", "n3"])
 
             // Online again: the phone sends first; the laptop's n1 conflicts, is merged and sent in a second pass.
-            phoneNetwork.faults.withLock { $0.offline = false }
-            laptopNetwork.faults.withLock { $0.offline = false }
+            phoneNetwork.update { $0.offline = false }
+            laptopNetwork.update { $0.offline = false }
             try await phone.engine.sendChanges()
             try await Self.relaunch(phone, laptop)
             try await laptop.engine.sendChanges()
@@ -98,13 +99,13 @@ import Testing
     @Test("a device relaunched from disk with edits pending sends them as edits of the server's records: no conflict")
     func pendingEditsSurviveARelaunch() async throws {
         try await KitTestServer.run { server in
-            let network = FaultyTransport()
+            let network = FaultInjectingTransport()
             let phone = try await Self.device(server, "cy@example.com", signUp: true, transport: network)
             await phone.engine.add(pendingDatabaseChanges: [.saveZone(NoteDevice.zoneID)])
             for name in ["n1", "n2", "n3"] { await phone.edit(name, title: "First \(name)") }
             try await phone.engine.sendChanges()
 
-            network.faults.withLock { $0.offline = true }
+            network.update { $0.offline = true }
             await phone.edit("n1", title: "Edited offline", tag: "later")
             await phone.edit("n2", title: "Edited offline too")
             await phone.delete("n3")
@@ -114,7 +115,7 @@ import Testing
             #expect(phone.notes == ["n1: Edited offline [\"later\"]", "n2: Edited offline too []"])
             #expect(await phone.engine.state.pendingRecordZoneChanges.map(\.recordID.recordName) == ["n1", "n2", "n3"])
 
-            network.faults.withLock { $0.offline = false }
+            network.update { $0.offline = false }
             try await phone.engine.sendChanges()
             #expect(phone.contents.withLock { $0.conflicts } == 0)
             #expect(phone.contents.withLock { $0.events }.isEmpty)
@@ -126,9 +127,9 @@ import Testing
     @Test("through a transport that drops, delays, fails and loses answers mid-batch, 250 notes and their edits arrive exactly")
     func faultyNetwork() async throws {
         try await KitTestServer.run { server in
-            let network = FaultyTransport()
+            let network = FaultInjectingTransport()
             let phone = try await Self.device(server, "ann@example.com", signUp: true, transport: network)
-            network.faults.withLock { $0 = FaultyTransport.Faults(dropBefore: 15, loseAnswer: 15, unavailable: 10, delayMilliseconds: 5) }
+            network.update { $0 = FaultInjectingTransport.Faults(dropBefore: 15, loseAnswer: 15, unavailable: 10, maximumDelay: .milliseconds(5)) }
 
             /// Sends until nothing is pending, relaunching after every attempt, as a flaky app would.
             func sendUntilDone() async throws {
@@ -152,11 +153,11 @@ import Testing
                 for index in stride(from: 1 + round * 50, to: round * 50 + 50, by: 7) { await phone.delete("n\(index)") }
                 try await sendUntilDone()
             }
-            let injected = network.injected.withLock { $0 }
-            #expect(["dropped", "answer lost", "unavailable"].allSatisfy { injected[$0, default: 0] > 0 }, "every kind of fault was injected: \(injected)")
+            let injected = network.injected
+            #expect([.dropped, .answerLost, .unavailable].allSatisfy { injected[$0, default: 0] > 0 }, "every kind of fault was injected: \(injected)")
 
             // A clean device fetches everything; it, the phone and the server agree record by record.
-            network.faults.withLock { $0 = FaultyTransport.Faults() }
+            network.update { $0 = FaultInjectingTransport.Faults() }
             let laptop = try await Self.device(server, "ann@example.com")
             try await laptop.engine.fetchChanges()
             let expected = phone.notes
