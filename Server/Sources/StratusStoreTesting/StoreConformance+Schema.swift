@@ -125,11 +125,12 @@ extension StoreConformance {
                 _ = try await Fixture.save(store, zone, Fixture.create("msg", type: "Message", ["room": reference("room", "DELETE_SELF")]))
                 _ = try await Fixture.save(store, zone, Fixture.create("reaction", type: "Reaction", ["message": reference("msg", "DELETE_SELF")]))
                 _ = try await Fixture.save(store, zone, Fixture.create("bookmark", type: "Bookmark", ["message": reference("msg", "NONE")]))
+                let before = try await store.zoneChanges(ZoneChangesQuery(zone: zone, syncToken: nil, limit: 200))
                 let results = try await Fixture.modify(store, zone, [RecordOperation(type: .forceDelete, recordName: "room")])
                 guard case .deleted = results[0] else { Issue.record("room not deleted: \(results)"); return }
                 let left = try await store.lookupRecords(["room", "msg", "reaction", "bookmark"], in: zone)
                 #expect(Set(left.keys) == ["bookmark"])
-                let changes = try await store.zoneChanges(ZoneChangesQuery(zone: zone, syncToken: nil, limit: 200))
+                let changes = try await store.zoneChanges(ZoneChangesQuery(zone: zone, syncToken: before.syncToken, limit: 200))
                 let deleted = changes.changes.compactMap { change -> String? in
                     if case .deleted(let deletion) = change { return deletion.recordName }
                     return nil

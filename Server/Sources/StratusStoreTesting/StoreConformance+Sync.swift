@@ -33,6 +33,30 @@ extension StoreConformance {
                 guard case .deleted(let deletion) = page.changes[1] else { Issue.record("r4 should be a deletion"); return }
                 #expect(deletion.recordType == "Note")
             },
+            ConformanceCase("a feed read from the start holds no deletions, however many there were, and its token still passes them") { store in
+                let zone = try await Fixture.createZone(store, "Compacted")
+                for index in 0..<30 { _ = try await Fixture.save(store, zone, Fixture.create("gone\(index)")) }
+                _ = try await Fixture.modify(store, zone, (0..<30).map { RecordOperation(type: .forceDelete, recordName: "gone\($0)") })
+                _ = try await Fixture.save(store, zone, Fixture.create("kept"))
+                var token: String?
+                var seen: [String] = []
+                repeat {
+                    let page = try await store.zoneChanges(ZoneChangesQuery(zone: zone, syncToken: token, limit: 7))
+                    seen += page.changes.map { change in
+                        if case .deleted = change { return "deleted \(change.recordName)" }
+                        return change.recordName
+                    }
+                    token = page.syncToken
+                    if !page.moreComing { break }
+                } while true
+                #expect(seen == ["kept"])
+                // From that token on, deletions come as before.
+                _ = try await Fixture.modify(store, zone, [RecordOperation(type: .forceDelete, recordName: "kept")])
+                let after = try await store.zoneChanges(ZoneChangesQuery(zone: zone, syncToken: token, limit: 200))
+                #expect(after.changes.count == 1)
+                guard case .deleted(let deletion)? = after.changes.first else { Issue.record("kept should come as a deletion: \(after.changes)"); return }
+                #expect(deletion.recordName == "kept")
+            },
             ConformanceCase("a zone's sync token is refused for another zone") { store in
                 let a = try await Fixture.createZone(store, "A")
                 let b = try await Fixture.createZone(store, "B")

@@ -83,6 +83,14 @@ public enum ChangeFeeds {
         return token.sequence
     }
 
+    /// Whether a zone's feed read after `since` reports deletions. A feed read from the start (no token, or the
+    /// token of a zone that was empty) holds no deletion: whoever reads it has none of the zone's records, so
+    /// deletions would only replay the zone's history (a fresh install syncing a zone of long-deleted records).
+    /// The token still moves past them.
+    public static func includesDeletions(after since: Int64) -> Bool {
+        since > 0
+    }
+
     /// How many rows one page may read: a page's worth, or, when only some record types are asked for, twenty
     /// times that (rows of other types advance the token without filling the page).
     public static func scanLimit(for query: ZoneChangesQuery) -> Int {

@@ -150,12 +150,19 @@ enum ChangeTables {
         }
     }
 
-    /// Up to `limit` changes of a zone after `since` and below `bound`, in order.
+    /// Up to `limit` changes of a zone after `since` and below `bound`, in order; from the start (`since` 0), only
+    /// live records (``ChangeFeeds/includesDeletions(after:)``).
     static func page(ofZone zoneID: Int64, after since: Int64, below bound: Int64, limit: Int) -> SQLFragment {
         """
         SELECT \(raw: StoredRecordRow.columns), r.seq FROM records r
-        WHERE r.zone_id = \(.integer(zoneID)) AND r.seq > \(.integer(since)) AND r.seq < \(.integer(bound)) ORDER BY r.seq LIMIT \(.integer(Int64(limit)))
+        WHERE r.zone_id = \(.integer(zoneID)) AND r.seq > \(.integer(since)) AND r.seq < \(.integer(bound))\(raw: liveOnly(after: since, table: "r"))
+        ORDER BY r.seq LIMIT \(.integer(Int64(limit)))
         """
+    }
+
+    /// The condition that leaves deletions out of a feed read from the start.
+    private static func liveOnly(after since: Int64, table: String) -> String {
+        ChangeFeeds.includesDeletions(after: since) ? "" : " AND NOT \(table).deleted"
     }
 
     /// ``figures(of:)`` and ``page(ofZone:after:below:limit:)`` in one statement: each row holds a change and the
@@ -170,7 +177,8 @@ enum ChangeTables {
         \(figuresExpressions(of: zone))
         SELECT \(raw: StoredRecordRow.columns), r.seq, s.zone_id, s.bound, s.last_settled, s.unsettled
         FROM s LEFT JOIN (
-            SELECT * FROM records WHERE zone_id = (SELECT id FROM z) AND seq > \(.integer(since)) ORDER BY seq LIMIT \(.integer(Int64(limit)))
+            SELECT * FROM records WHERE zone_id = (SELECT id FROM z) AND seq > \(.integer(since))\(raw: liveOnly(after: since, table: "records"))
+            ORDER BY seq LIMIT \(.integer(Int64(limit)))
         ) r ON r.seq < s.bound
         ORDER BY r.seq
         """
