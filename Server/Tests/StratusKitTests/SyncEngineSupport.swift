@@ -17,6 +17,10 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
         var events: [String] = []
         /// Zones being fetched again from the start in the current fetch.
         var refetching: Set<Zone.ID> = []
+        /// Every batch receipt, in order.
+        var receipts: [SyncEngine.BatchReceipt] = []
+        /// Zones fetched again from the start, by name, in order.
+        var refetchedZones: [String] = []
     }
 
     /// What the device keeps on disk: an app's table of notes, the engine's state and the session.
@@ -136,6 +140,13 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
         await engine.add(pendingRecordZoneChanges: [.deleteRecord(id)])
     }
 
+    /// Every record the device keeps as `zone/name (type)`, sorted.
+    var kept: [String] {
+        contents.withLock { contents in
+            contents.records.values.map { "\($0.recordID.zoneID.zoneName)/\($0.recordID.recordName) (\($0.recordType))" }.sorted()
+        }
+    }
+
     /// Every note as `name: title [tags]`, sorted.
     var notes: [String] {
         contents.withLock { contents in
@@ -161,6 +172,7 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
                 if refetched, !contents.refetching.contains(zoneID) {
                     contents.refetching.insert(zoneID)
                     contents.refetches += 1
+                    contents.refetchedZones.append(zoneID.zoneName)
                     contents.records = contents.records.filter { $0.key.zoneID != zoneID }
                 }
                 for record in modifications { contents.records[record.recordID] = record }
@@ -184,6 +196,12 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
                         contents.events.append("failed \(record.recordID.recordName): \(error.code)")
                     }
                 }
+            case .sentBatch(let receipt):
+                contents.receipts.append(receipt)
+            case .syncScopeNarrowed(let zones, let kept):
+                contents.records = contents.records.filter { id, record in
+                    !zones.contains(id.zoneID) && (kept?.contains(record.recordType) ?? true)
+                }
             default:
                 break
             }
@@ -194,7 +212,7 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
     }
 
     func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async -> SyncEngine.RecordZoneChangeBatch? {
-        await SyncEngine.RecordZoneChangeBatch(pendingChanges: context.pendingChanges) { id in
+        await SyncEngine.RecordZoneChangeBatch(pendingChanges: context.pendingChanges, label: "notes") { id in
             self.contents.withLock { $0.records[id] }
         }
     }

@@ -22,14 +22,20 @@ extension Database {
     }
 
     /// The records of a zone that changed since a token, in commit order (`CKFetchRecordZoneChangesOperation`).
+    /// Without a token, the zone's live records (no deletions). With `desiredRecordTypes`, only records of those
+    /// types; the token still moves past the others.
     public func recordZoneChanges(
-        inZoneWith zoneID: Zone.ID, since token: SyncToken?, desiredKeys: [String]? = nil, resultsLimit: Int = 200
+        inZoneWith zoneID: Zone.ID, since token: SyncToken?, desiredKeys: [String]? = nil, desiredRecordTypes: Set<String>? = nil,
+        resultsLimit: Int = 200
     ) async throws -> (
         modificationResultsByID: [Record.ID: Result<Record, any Error>], deletions: [(recordID: Record.ID, recordType: String)],
         changeToken: SyncToken, moreComing: Bool
     ) {
         let request = ZoneChangesRequest(zones: [
-            ZoneChangesRequest.Item(zoneID: zoneID.model, syncToken: token?.rawValue, resultsLimit: resultsLimit, desiredKeys: desiredKeys),
+            ZoneChangesRequest.Item(
+                zoneID: zoneID.model, syncToken: token?.rawValue, resultsLimit: resultsLimit, desiredKeys: desiredKeys,
+                desiredRecordTypes: desiredRecordTypes?.sorted()
+            ),
         ])
         let answer = try await container.post(databaseScope, "changes/zone", request, answer: ZoneChangesResponse.self)
         let zone: ZoneChangesEntry

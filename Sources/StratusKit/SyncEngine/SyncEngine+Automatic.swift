@@ -94,6 +94,7 @@ extension SyncEngine {
                     continue
                 }
                 let wait = error.retryAfter ?? backoff
+                record(TimelineEntry(kind: .retryScheduled(after: wait, error: error)))
                 backoff = min(backoff * 2, Self.longestBackoff)
                 try? await Task.sleep(nanoseconds: UInt64(wait * 1_000_000_000))
             }

@@ -39,9 +39,9 @@ extension SyncEngine {
         // A zone both deleted and changed was made again: the app drops the old one, and the new one is fetched whole.
         if !modified.isEmpty || !deleted.isEmpty {
             for zoneID in deleted { state.zoneTokens[zoneID] = nil }
-            await emit(.fetchedDatabaseChanges(modifications: modified, deletions: deleted))
+            await emit(.fetchedDatabaseChanges(modifications: modified.filter(state.scope.includes), deletions: deleted))
         }
-        for zoneID in modified {
+        for zoneID in modified where state.scope.includes(zoneID) {
             try await fetchZone(zoneID)
         }
         state.databaseToken = token
@@ -52,12 +52,15 @@ extension SyncEngine {
     /// Fetches one zone's changes, page by page, from its token.
     private func fetchZone(_ zoneID: Zone.ID) async throws {
         await emit(.willFetchRecordZoneChanges(zoneID: zoneID))
-        var refetched = false
+        // A zone whose token a widened scope dropped comes again from the start.
+        var refetched = refetchedByScope.remove(zoneID) != nil
         do {
             while true {
                 let page: (modificationResultsByID: [Record.ID: Result<Record, any Error>], deletions: [(recordID: Record.ID, recordType: String)], changeToken: SyncToken, moreComing: Bool)
                 do {
-                    page = try await database.recordZoneChanges(inZoneWith: zoneID, since: state.zoneTokens[zoneID])
+                    page = try await database.recordZoneChanges(
+                        inZoneWith: zoneID, since: state.zoneTokens[zoneID], desiredRecordTypes: state.scope.recordTypes
+                    )
                 } catch let error as StratusError where error.code == .changeTokenExpired && state.zoneTokens[zoneID] != nil {
                     state.zoneTokens[zoneID] = nil
                     refetched = true

@@ -90,24 +90,37 @@ extension SyncEngine {
             guard !sent.isEmpty else { continue }
             let versions = Dictionary(sent.map { ($0.recordID, state.versions[$0.recordID] ?? 0) }, uniquingKeysWith: { first, _ in first })
             for (id, version) in versions { attempted[id] = version }
-            let results = try await database.modifyRecords(
-                saving: batch.recordsToSave, deleting: batch.recordIDsToDelete, savePolicy: .ifServerRecordUnchanged, atomically: false
-            )
+            state.batchesSent += 1
+            var receipt = BatchReceipt(number: state.batchesSent, label: batch.label, sentAt: Date(), entries: [])
+            let results: (saveResults: [Record.ID: Result<Record, any Error>], deleteResults: [Record.ID: Result<Void, any Error>])
+            do {
+                results = try await database.modifyRecords(
+                    saving: batch.recordsToSave, deleting: batch.recordIDsToDelete, savePolicy: .ifServerRecordUnchanged, atomically: false
+                )
+            } catch {
+                let error = Self.stratusError(error)
+                receipt.entries = sent.map { BatchReceipt.Entry(change: $0, outcome: .pending(error)) }
+                await emit(.sentBatch(receipt))
+                await emit(.stateUpdate(state.serialization))
+                throw error
+            }
             var outcome = BatchOutcome()
+            let unanswered = StratusError(.networkFailure, "the server's answer named no result for it")
             for record in batch.recordsToSave {
                 switch results.saveResults[record.recordID] {
                 case .success(let saved)?: outcome.saved(saved)
                 case .failure(let error)?: outcome.failed(record, Self.stratusError(error))
-                case nil: continue
+                case nil: outcome.entries.append(BatchReceipt.Entry(change: .saveRecord(record.recordID), outcome: .pending(unanswered)))
                 }
             }
             for id in batch.recordIDsToDelete {
                 switch results.deleteResults[id] {
                 case .success?: outcome.deleted(id)
                 case .failure(let error)?: outcome.failedDelete(id, Self.stratusError(error))
-                case nil: continue
+                case nil: outcome.entries.append(BatchReceipt.Entry(change: .deleteRecord(id), outcome: .pending(unanswered)))
                 }
             }
+            receipt.entries = outcome.entries
             // Only what is still the change that was sent leaves the pending changes; a change the app added while
             // the batch was out stays.
             state.remove(outcome.finished.filter { state.versions[$0.recordID] == versions[$0.recordID] })
@@ -115,6 +128,7 @@ extension SyncEngine {
                 savedRecords: outcome.savedRecords, failedRecordSaves: outcome.failedSaves,
                 deletedRecordIDs: outcome.deletedIDs, failedRecordDeletes: outcome.failedDeletes
             ))
+            await emit(.sentBatch(receipt))
             await emit(.stateUpdate(state.serialization))
             if let retry = outcome.retry { throw retry }
             addedAgain = addedAgain || state.pendingRecordZoneChanges.contains { change in
@@ -134,28 +148,42 @@ extension SyncEngine {
         var finished: [PendingRecordZoneChange] = []
         /// A failure retrying fixes: those changes stay pending.
         var retry: StratusError?
+        /// Each change's outcome, for the batch's receipt.
+        var entries: [BatchReceipt.Entry] = []
 
         mutating func saved(_ record: Record) {
             savedRecords.append(record)
             finished.append(.saveRecord(record.recordID))
+            entries.append(BatchReceipt.Entry(change: .saveRecord(record.recordID), outcome: .saved(record)))
         }
 
         mutating func failed(_ record: Record, _ error: StratusError) {
-            if error.isWorthRetrying { retry = error; return }
+            if error.isWorthRetrying {
+                retry = error
+                entries.append(BatchReceipt.Entry(change: .saveRecord(record.recordID), outcome: .pending(error)))
+                return
+            }
             failedSaves.append((record, error))
             finished.append(.saveRecord(record.recordID))
+            entries.append(BatchReceipt.Entry(change: .saveRecord(record.recordID), outcome: .failed(error)))
         }
 
         mutating func deleted(_ id: Record.ID) {
             deletedIDs.append(id)
             finished.append(.deleteRecord(id))
+            entries.append(BatchReceipt.Entry(change: .deleteRecord(id), outcome: .deleted))
         }
 
         mutating func failedDelete(_ id: Record.ID, _ error: StratusError) {
             if error.code == .unknownItem { deleted(id); return }
-            if error.isWorthRetrying { retry = error; return }
+            if error.isWorthRetrying {
+                retry = error
+                entries.append(BatchReceipt.Entry(change: .deleteRecord(id), outcome: .pending(error)))
+                return
+            }
             failedDeletes[id] = error
             finished.append(.deleteRecord(id))
+            entries.append(BatchReceipt.Entry(change: .deleteRecord(id), outcome: .failed(error)))
         }
     }
 

@@ -57,6 +57,10 @@ public actor SyncEngine {
     var stopRunning: AsyncStream<Void>.Continuation?
     /// Set by ``stop()``: the engine syncs by itself no more.
     var stopped = false
+    /// Zones whose token a widened scope dropped: their next fetch is reported as `refetched`.
+    var refetchedByScope: Set<Zone.ID> = []
+    /// The most recent entries of what the engine did (``timeline``).
+    var timelineEntries: [TimelineEntry] = []
 
     /// The task an operation of this engine runs in, so that the delegate may call back into the engine
     /// (``add(pendingRecordZoneChanges:)`` from an event) without waiting for the operation it is part of.
@@ -130,6 +134,7 @@ public actor SyncEngine {
     }
 
     func emit(_ event: Event) async {
+        if let entry = TimelineEntry(event: event) { record(entry) }
         await delegate?.handleEvent(event, syncEngine: self)
     }
 

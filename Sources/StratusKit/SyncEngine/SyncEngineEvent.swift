@@ -30,6 +30,12 @@ extension SyncEngine {
         /// Failures that retrying fixes (the network, `requestRateLimited`, `serviceUnavailable`) are not reported:
         /// they stay pending and are sent again.
         case sentRecordZoneChanges(savedRecords: [Record], failedRecordSaves: [(record: Record, error: StratusError)], deletedRecordIDs: [Record.ID], failedRecordDeletes: [Record.ID: StratusError])
+        /// What became of each change of one sent batch (a Stratus addition), after ``sentRecordZoneChanges``;
+        /// also when the whole request failed, its changes then still pending.
+        case sentBatch(BatchReceipt)
+        /// The scope was narrowed (``SyncEngine/setScope(_:)``): drop what you keep of `removedZoneIDs`, and, when
+        /// `keptRecordTypes` is given, records of other types in every zone (a Stratus addition).
+        case syncScopeNarrowed(removedZoneIDs: [Zone.ID], keptRecordTypes: Set<String>?)
         case willFetchChanges
         case willFetchRecordZoneChanges(zoneID: Zone.ID)
         case didFetchRecordZoneChanges(zoneID: Zone.ID, error: StratusError?)
@@ -56,17 +62,20 @@ extension SyncEngine {
 
         public var recordsToSave: [Record]
         public var recordIDsToDelete: [Record.ID]
+        /// The app's name for the batch, handed back in its ``BatchReceipt`` (a Stratus addition).
+        public var label: String?
         /// Pending saves whose record the app no longer has: dropped from the pending changes.
         var droppedSaves: [PendingRecordZoneChange] = []
 
-        public init(recordsToSave: [Record], recordIDsToDelete: [Record.ID]) {
+        public init(recordsToSave: [Record], recordIDsToDelete: [Record.ID], label: String? = nil) {
             self.recordsToSave = Array(recordsToSave.prefix(Self.maximumSize))
             self.recordIDsToDelete = Array(recordIDsToDelete.prefix(Self.maximumSize - self.recordsToSave.count))
+            self.label = label
         }
 
         /// The first pending changes, up to ``maximumSize``, with each save's record asked of `recordProvider` now;
         /// a save whose record it answers `nil` for is dropped. `nil` when there is nothing to send.
-        public init?(pendingChanges: [PendingRecordZoneChange], recordProvider: (Record.ID) async -> Record?) async {
+        public init?(pendingChanges: [PendingRecordZoneChange], label: String? = nil, recordProvider: (Record.ID) async -> Record?) async {
             var saves: [Record] = []
             var deletes: [Record.ID] = []
             var dropped: [PendingRecordZoneChange] = []
@@ -79,7 +88,7 @@ extension SyncEngine {
                 }
             }
             guard !saves.isEmpty || !deletes.isEmpty || !dropped.isEmpty else { return nil }
-            self.init(recordsToSave: saves, recordIDsToDelete: deletes)
+            self.init(recordsToSave: saves, recordIDsToDelete: deletes, label: label)
             droppedSaves = dropped
         }
     }

@@ -38,6 +38,10 @@ extension SyncEngine {
         var zoneTokens: [Zone.ID: SyncToken] = [:]
         /// The signed-in user the tokens and changes belong to.
         var userRecordName: String?
+        /// What the engine fetches (``SyncEngine/setScope(_:)``).
+        var scope = SyncScope.everything
+        /// Record batches sent so far, across launches: the number of the last ``SyncEngine/BatchReceipt``.
+        var batchesSent = 0
         /// The number of each pending change, from a counter that only grows, so that a send that succeeds only
         /// removes what it sent, not a change the app added again meanwhile.
         var versions: [Record.ID: Int] = [:]
@@ -99,7 +103,9 @@ extension SyncEngine {
                 databaseToken: databaseToken?.rawValue,
                 zoneTokens: zoneTokens.map { Stored.ZoneToken(zone: Stored.ZoneID($0.key), token: $0.value.rawValue) }
                     .sorted { ($0.zone.name, $0.zone.owner) < ($1.zone.name, $1.zone.owner) },
-                user: userRecordName
+                user: userRecordName,
+                scope: scope == .everything ? nil : Stored.Scope(scope),
+                batchesSent: batchesSent
             )
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
@@ -119,6 +125,8 @@ extension SyncEngine {
             databaseToken = stored.databaseToken.map(SyncToken.init)
             zoneTokens = Dictionary(stored.zoneTokens.map { ($0.zone.id, SyncToken($0.token)) }, uniquingKeysWith: { _, last in last })
             userRecordName = stored.user
+            scope = stored.scope?.scope ?? .everything
+            batchesSent = stored.batchesSent ?? 0
         }
     }
 
@@ -148,10 +156,23 @@ extension SyncEngine {
             var zone: ZoneID
             var token: String
         }
+        /// A scope with its sets sorted, so that equal states serialize alike.
+        struct Scope: Codable {
+            var zones: [ZoneID]?
+            var recordTypes: [String]?
+            init(_ scope: SyncScope) {
+                zones = scope.zoneIDs.map { $0.sorted { ($0.zoneName, $0.ownerName) < ($1.zoneName, $1.ownerName) }.map(ZoneID.init) }
+                recordTypes = scope.recordTypes?.sorted()
+            }
+            var scope: SyncScope { SyncScope(zoneIDs: zones.map { Set($0.map(\.id)) }, recordTypes: recordTypes.map(Set.init)) }
+        }
         var pendingRecords: [RecordChange]
         var pendingZones: [ZoneChange]
         var databaseToken: String?
         var zoneTokens: [ZoneToken]
         var user: String?
+        /// Absent in states written before scopes and receipts.
+        var scope: Scope?
+        var batchesSent: Int?
     }
 }

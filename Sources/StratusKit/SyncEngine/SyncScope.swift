@@ -1,0 +1,81 @@
+import Foundation
+
+/// What a ``SyncEngine`` fetches (a Stratus addition to CKSyncEngine): every zone or chosen ones, records of every
+/// type or of chosen ones. An app syncs part of a user's data (the lists the user opened, not their archive) and
+/// widens or narrows that later with ``SyncEngine/setScope(_:)``.
+///
+/// ```swift
+/// await engine.setScope(SyncScope(zoneIDs: [work, personal], recordTypes: ["List", "Item"]))
+/// ```
+public struct SyncScope: Sendable, Hashable, Codable {
+    /// The zones fetched; `nil`: every zone of the database.
+    public var zoneIDs: Set<Zone.ID>?
+    /// The record types fetched; `nil`: every type.
+    public var recordTypes: Set<String>?
+
+    public init(zoneIDs: Set<Zone.ID>? = nil, recordTypes: Set<String>? = nil) {
+        self.zoneIDs = zoneIDs
+        self.recordTypes = recordTypes
+    }
+
+    /// Every zone and every record type.
+    public static let everything = SyncScope()
+
+    /// Whether the scope fetches a zone.
+    public func includes(_ zoneID: Zone.ID) -> Bool {
+        zoneIDs?.contains(zoneID) ?? true
+    }
+
+    /// Whether `other` fetches zones this scope does not.
+    func addsZones(_ other: SyncScope) -> Bool {
+        guard let zones = zoneIDs else { return false }
+        guard let others = other.zoneIDs else { return true }
+        return !others.isSubset(of: zones)
+    }
+
+    /// Whether `other` fetches record types this scope does not.
+    func addsRecordTypes(_ other: SyncScope) -> Bool {
+        guard let types = recordTypes else { return false }
+        guard let others = other.recordTypes else { return true }
+        return !others.isSubset(of: types)
+    }
+}
+
+extension SyncEngine {
+    /// Changes what the engine fetches from now on, and asks for a fetch.
+    ///
+    /// - Narrowing: zones and record types that leave the scope are no longer fetched; the engine forgets those
+    ///   zones' tokens and reports ``Event/syncScopeNarrowed(removedZoneIDs:keptRecordTypes:)`` so the app drops what
+    ///   it keeps of them.
+    /// - Widening: zones that enter the scope are fetched whole; record types that enter it make every zone in the
+    ///   scope fetched again from the start (reported with `refetched`), since the tokens held did not cover them.
+    ///
+    /// The scope is part of the engine's state, kept across launches.
+    public func setScope(_ scope: SyncScope) async {
+        await exclusively {
+            let old = state.scope
+            guard scope != old else { return }
+            let removedZones = state.zoneTokens.keys.filter { !scope.includes($0) }.sorted { $0.zoneName < $1.zoneName }
+            for zoneID in removedZones { state.zoneTokens[zoneID] = nil }
+            if old.addsRecordTypes(scope) {
+                refetchedByScope.formUnion(state.zoneTokens.keys)
+                state.zoneTokens = [:]
+                state.databaseToken = nil
+            } else if old.addsZones(scope) {
+                // The database's zones come again from the start; zones with a token go on from it.
+                state.databaseToken = nil
+            }
+            state.scope = scope
+            let typesNarrowed = scope.recordTypes != nil && (old.recordTypes == nil || !old.recordTypes!.isSubset(of: scope.recordTypes!))
+            if !removedZones.isEmpty || typesNarrowed {
+                await emit(.syncScopeNarrowed(removedZoneIDs: removedZones, keptRecordTypes: typesNarrowed ? scope.recordTypes : nil))
+            }
+            await emit(.stateUpdate(state.serialization))
+        }
+        fetchWanted = true
+        wake.yield()
+    }
+
+    /// What the engine fetches (``setScope(_:)``).
+    public var scope: SyncScope { state.scope }
+}
