@@ -57,6 +57,51 @@ import Testing
         }
     }
 
+    @Test("an atomic group larger than a batch is saved in one request; a conflict in a group saves none of it until the app merges and sends the group again")
+    func atomicGroups() async throws {
+        try await KitTestServer.run { server in
+            let phone = try await SyncEngineTests.device(server, "kim@example.com", signUp: true)
+            let laptop = try await SyncEngineTests.device(server, "kim@example.com")
+            await phone.engine.add(pendingDatabaseChanges: [.saveZone(NoteDevice.zoneID)])
+            try await phone.engine.sendChanges()
+            try await phone.edit(together: (0..<450).map { "big\($0)" }, title: "Together", group: "big")
+            try await phone.engine.sendChanges()
+            let receipt = try #require(phone.contents.withLock { $0.receipts.last })
+            #expect(receipt.entries.count == 450 && receipt.isComplete, "\(receipt.entries.count) entries")
+            #expect(try await SyncEngineTests.serverNotes(phone.container).count == 450)
+
+            // The laptop changes one note of the next group first: the phone's group conflicts and none of it is saved.
+            await phone.edit("shared", title: "First")
+            try await phone.engine.sendChanges()
+            try await laptop.engine.fetchChanges()
+            await laptop.edit("shared", title: "Laptop's")
+            try await laptop.engine.sendChanges()
+            let groupNames = ["shared", "item1", "item2"]
+            await #expect(throws: Never.self) {
+                try await phone.edit(together: groupNames, title: "Phone's list", group: "list")
+            }
+            // The first attempt fails whole; the app's merge adds the group again and it goes out in the same send.
+            try await phone.engine.sendChanges()
+            let attempts = phone.contents.withLock { $0.receipts.filter { $0.label == "notes" && Set($0.entries.map(\.change.recordID.recordName)) == Set(groupNames) } }
+            #expect(attempts.count == 2, "\(attempts.map(\.number))")
+            let failed = try #require(attempts.first)
+            #expect(!failed.isComplete)
+            for entry in failed.entries {
+                guard case .failed(let error) = entry.outcome else { Issue.record("\(entry.change) was not refused"); continue }
+                #expect(error.code == (entry.change.recordID.recordName == "shared" ? .serverRecordChanged : .batchRequestFailed))
+            }
+            #expect(attempts.last?.isComplete == true)
+            #expect(phone.contents.withLock { $0.conflicts } == 1)
+            let notes = try await SyncEngineTests.serverNotes(phone.container).filter { note in groupNames.contains { note.hasPrefix("\($0):") } }
+            #expect(notes == ["item1: Phone's list []", "item2: Phone's list []", "shared: Phone's list []"])
+
+            // Groups are one zone, and not the default zone.
+            await #expect { try await phone.engine.add(pendingRecordZoneChanges: [.saveRecord(Record.ID(recordName: "x"))], atomicGroup: "bad") } throws: { error in
+                (error as? StratusError)?.code == .invalidArguments
+            }
+        }
+    }
+
     @Test("the timeline lists fetches, batches and scheduled retries in order, readable as text")
     func timeline() async throws {
         try await KitTestServer.run { server in

@@ -21,6 +21,8 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
         var receipts: [SyncEngine.BatchReceipt] = []
         /// Zones fetched again from the start, by name, in order.
         var refetchedZones: [String] = []
+        /// The atomic group of notes edited together, as the app knows it.
+        var groups: [Record.ID: String] = [:]
     }
 
     /// What the device keeps on disk: an app's table of notes, the engine's state and the session.
@@ -133,6 +135,21 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
         await engine.add(pendingRecordZoneChanges: [.saveRecord(id)])
     }
 
+    /// The user edits several notes as one change (a list and its items): saved all together or not at all.
+    func edit(together names: [String], title: String, group: String) async throws {
+        let ids = names.map { Record.ID(recordName: $0, zoneID: Self.zoneID) }
+        contents.withLock { contents in
+            for id in ids {
+                var record = contents.records[id] ?? Record(recordType: "Note", recordID: id)
+                record["title"] = title
+                contents.records[id] = record
+                contents.groups[id] = group
+            }
+        }
+        persist()
+        try await engine.add(pendingRecordZoneChanges: ids.map { .saveRecord($0) }, atomicGroup: group)
+    }
+
     func delete(_ name: String) async {
         let id = Record.ID(recordName: name, zoneID: Self.zoneID)
         _ = contents.withLock { $0.records.removeValue(forKey: id) }
@@ -189,6 +206,9 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
                         merged["tags"] = tags.isEmpty ? nil : tags.sorted()
                         contents.records[record.recordID] = merged
                         readd.append(.saveRecord(record.recordID))
+                    case .batchRequestFailed:
+                        // Refused with its group: sent again with it.
+                        readd.append(.saveRecord(record.recordID))
                     case .zoneNotFound:
                         zones.append(.saveZone(record.recordID.zoneID))
                         readd.append(.saveRecord(record.recordID))
@@ -208,7 +228,17 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
         }
         persist()
         if !zones.isEmpty { await syncEngine.add(pendingDatabaseChanges: zones) }
-        if !readd.isEmpty { await syncEngine.add(pendingRecordZoneChanges: readd) }
+        let groups = contents.withLock { $0.groups }
+        let grouped = Dictionary(grouping: readd.filter { groups[$0.recordID] != nil }) { groups[$0.recordID]! }
+        for (group, changes) in grouped.sorted(by: { $0.key < $1.key }) {
+            do {
+                try await syncEngine.add(pendingRecordZoneChanges: changes, atomicGroup: group)
+            } catch {
+                contents.withLock { $0.events.append("group \(group) refused: \(error)") }
+            }
+        }
+        let ungrouped = readd.filter { groups[$0.recordID] == nil }
+        if !ungrouped.isEmpty { await syncEngine.add(pendingRecordZoneChanges: ungrouped) }
     }
 
     func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async -> SyncEngine.RecordZoneChangeBatch? {

@@ -73,7 +73,7 @@ import Testing
         }
     }
 
-    @Test("limits: 200 operations per request, and bodies over the limit are refused before they are read")
+    @Test("limits: 200 operations per request (2,000 atomic in a custom zone), and bodies over the limit are refused before they are read")
     func limits() async throws {
         try await TestServer.run(configure: { $0.maximumRequestBytes = 2 * 1024 * 1024 }) { client in
             let token = try await client.createContainer()
@@ -81,6 +81,19 @@ import Testing
             let operations = (0..<201).map { #"{"operationType":"create","record":{"recordName":"r\#($0)","recordType":"A"}}"# }
             let tooMany = try await alice.post("private", "records/modify", #"{"operations":[\#(operations.joined(separator: ","))]}"#)
             #expect(tooMany.status == 400 && tooMany.errorCode == "BAD_REQUEST")
+            // An atomic request in a custom zone may carry up to 2,000: an atomic group larger than a batch.
+            _ = try await alice.post("private", "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Lists"}}}]}"#)
+            func atomic(_ count: Int, zone: String) -> String {
+                let operations = (0..<count).map { #"{"operationType":"create","record":{"recordName":"g\#($0)","recordType":"A"}}"# }
+                return #"{"zoneID":{"zoneName":"\#(zone)"},"atomic":true,"operations":[\#(operations.joined(separator: ","))]}"#
+            }
+            let group = try await alice.post("private", "records/modify", atomic(2_000, zone: "Lists"))
+            #expect(group.status == 200)
+            if case .array(let records)? = group["records"] { #expect(records.count == 2_000) } else { Issue.record("no records: \(group.status)") }
+            let tooManyAtomic = try await alice.post("private", "records/modify", atomic(2_001, zone: "Lists"))
+            #expect(tooManyAtomic.status == 400 && tooManyAtomic.errorCode == "BAD_REQUEST")
+            let defaultZone = try await alice.post("private", "records/modify", atomic(201, zone: "_defaultZone"))
+            #expect(defaultZone.status == 400 && defaultZone.errorCode == "BAD_REQUEST")
             let big = String(repeating: "x", count: 3 * 1024 * 1024)
             let tooLarge = try await alice.post("private", "records/modify", #"{"operations":[{"operationType":"create","record":{"recordType":"A","fields":{"s":{"value":"\#(big)"}}}}]}"#)
             #expect(tooLarge.status == 400 && tooLarge.errorCode == "BAD_REQUEST")

@@ -16,6 +16,9 @@ extension SyncEngine {
         await emit(.willSendChanges)
         try await sendDatabaseChanges()
         for _ in 0..<3 {
+            guard try await sendAtomicGroups(reason: reason) else { break }
+        }
+        for _ in 0..<3 {
             guard try await sendRecordPass(reason: reason) else { break }
         }
         await emit(.didSendChanges)
@@ -75,67 +78,111 @@ extension SyncEngine {
         if let retry { throw retry }
     }
 
-    /// One pass over the pending record changes, batch by batch; whether another pass is worth making (a change
-    /// was added again during this one).
+    /// One pass over the pending record changes outside atomic groups, batch by batch; whether another pass is worth
+    /// making (a change was added again during this one).
     private func sendRecordPass(reason: SendChangesContext.Reason) async throws -> Bool {
         var attempted: [Record.ID: Int] = [:]
         var addedAgain = false
         while true {
-            let pending = state.pendingRecordZoneChanges.filter { attempted[$0.recordID] != state.versions[$0.recordID] }
+            let pending = state.pendingRecordZoneChanges.filter { attempted[$0.recordID] != state.versions[$0.recordID] && state.groups[$0.recordID] == nil }
             guard !pending.isEmpty, let delegate = currentDelegate,
                 let batch = await delegate.nextRecordZoneChangeBatch(SendChangesContext(reason: reason, pendingChanges: pending), syncEngine: self)
             else { break }
             state.remove(batch.droppedSaves)
             let sent = batch.recordsToSave.map { PendingRecordZoneChange.saveRecord($0.recordID) } + batch.recordIDsToDelete.map(PendingRecordZoneChange.deleteRecord)
             guard !sent.isEmpty else { continue }
-            let versions = Dictionary(sent.map { ($0.recordID, state.versions[$0.recordID] ?? 0) }, uniquingKeysWith: { first, _ in first })
+            let versions = try await sendBatch(saving: batch.recordsToSave, deleting: batch.recordIDsToDelete, label: batch.label, atomically: false)
             for (id, version) in versions { attempted[id] = version }
-            state.batchesSent += 1
-            var receipt = BatchReceipt(number: state.batchesSent, label: batch.label, sentAt: Date(), entries: [])
-            let results: (saveResults: [Record.ID: Result<Record, any Error>], deleteResults: [Record.ID: Result<Void, any Error>])
-            do {
-                results = try await database.modifyRecords(
-                    saving: batch.recordsToSave, deleting: batch.recordIDsToDelete, savePolicy: .ifServerRecordUnchanged, atomically: false
-                )
-            } catch {
-                let error = Self.stratusError(error)
-                receipt.entries = sent.map { BatchReceipt.Entry(change: $0, outcome: .pending(error)) }
-                await emit(.sentBatch(receipt))
-                await emit(.stateUpdate(state.serialization))
-                throw error
-            }
-            var outcome = BatchOutcome()
-            let unanswered = StratusError(.networkFailure, "the server's answer named no result for it")
-            for record in batch.recordsToSave {
-                switch results.saveResults[record.recordID] {
-                case .success(let saved)?: outcome.saved(saved)
-                case .failure(let error)?: outcome.failed(record, Self.stratusError(error))
-                case nil: outcome.entries.append(BatchReceipt.Entry(change: .saveRecord(record.recordID), outcome: .pending(unanswered)))
-                }
-            }
-            for id in batch.recordIDsToDelete {
-                switch results.deleteResults[id] {
-                case .success?: outcome.deleted(id)
-                case .failure(let error)?: outcome.failedDelete(id, Self.stratusError(error))
-                case nil: outcome.entries.append(BatchReceipt.Entry(change: .deleteRecord(id), outcome: .pending(unanswered)))
-                }
-            }
-            receipt.entries = outcome.entries
-            // Only what is still the change that was sent leaves the pending changes; a change the app added while
-            // the batch was out stays.
-            state.remove(outcome.finished.filter { state.versions[$0.recordID] == versions[$0.recordID] })
-            await emit(.sentRecordZoneChanges(
-                savedRecords: outcome.savedRecords, failedRecordSaves: outcome.failedSaves,
-                deletedRecordIDs: outcome.deletedIDs, failedRecordDeletes: outcome.failedDeletes
-            ))
-            await emit(.sentBatch(receipt))
-            await emit(.stateUpdate(state.serialization))
-            if let retry = outcome.retry { throw retry }
             addedAgain = addedAgain || state.pendingRecordZoneChanges.contains { change in
                 versions[change.recordID].map { state.versions[change.recordID] != $0 } ?? false
             }
         }
         return addedAgain && !state.pendingRecordZoneChanges.isEmpty
+    }
+
+    /// Sends each atomic group whose records the delegate hands over whole, as one atomic request; whether a change
+    /// of a group was added again meanwhile (a merged conflict), so that the groups are worth another pass.
+    private func sendAtomicGroups(reason: SendChangesContext.Reason) async throws -> Bool {
+        var sentVersions: [Record.ID: Int] = [:]
+        var groups: [String] = []
+        for change in state.pendingRecordZoneChanges {
+            if let group = state.groups[change.recordID], !groups.contains(group) { groups.append(group) }
+        }
+        for group in groups {
+            guard let delegate = currentDelegate else { return false }
+            var remaining = state.pendingRecordZoneChanges.filter { state.groups[$0.recordID] == group }
+            var saves: [Record] = []
+            var deletes: [Record.ID] = []
+            var label: String?
+            // The delegate hands records over at most a batch at a time: ask until the group is whole.
+            while !remaining.isEmpty {
+                let context = SendChangesContext(reason: reason, pendingChanges: remaining, atomicGroup: group)
+                guard let batch = await delegate.nextRecordZoneChangeBatch(context, syncEngine: self) else { break }
+                state.remove(batch.droppedSaves)
+                saves += batch.recordsToSave
+                deletes += batch.recordIDsToDelete
+                label = label ?? batch.label
+                let handed = Set(batch.recordsToSave.map(\.recordID) + batch.recordIDsToDelete + batch.droppedSaves.map(\.recordID))
+                let before = remaining.count
+                remaining.removeAll { handed.contains($0.recordID) }
+                if remaining.count == before { break }
+            }
+            // A group the delegate did not hand over whole waits: sending part of it would break it.
+            guard remaining.isEmpty, !saves.isEmpty || !deletes.isEmpty else { continue }
+            let versions = try await sendBatch(saving: saves, deleting: deletes, label: label ?? group, atomically: true)
+            sentVersions.merge(versions) { _, new in new }
+        }
+        return state.pendingRecordZoneChanges.contains { change in
+            state.groups[change.recordID] != nil && sentVersions[change.recordID].map { state.versions[change.recordID] != $0 } ?? false
+        }
+    }
+
+    /// Sends one batch, reports it (``Event/sentRecordZoneChanges`` and its ``BatchReceipt``), and takes what is
+    /// settled out of the pending changes; answers the version of each change sent.
+    /// - Throws: ``StratusError`` when the request failed whole, or a change failed in a way retrying fixes.
+    private func sendBatch(saving saves: [Record], deleting deletes: [Record.ID], label: String?, atomically: Bool) async throws -> [Record.ID: Int] {
+        let sent = saves.map { PendingRecordZoneChange.saveRecord($0.recordID) } + deletes.map(PendingRecordZoneChange.deleteRecord)
+        let versions = Dictionary(sent.map { ($0.recordID, state.versions[$0.recordID] ?? 0) }, uniquingKeysWith: { first, _ in first })
+        state.batchesSent += 1
+        var receipt = BatchReceipt(number: state.batchesSent, label: label, sentAt: Date(), entries: [])
+        let results: (saveResults: [Record.ID: Result<Record, any Error>], deleteResults: [Record.ID: Result<Void, any Error>])
+        do {
+            results = try await database.modifyRecords(saving: saves, deleting: deletes, savePolicy: .ifServerRecordUnchanged, atomically: atomically)
+        } catch {
+            let error = Self.stratusError(error)
+            receipt.entries = sent.map { BatchReceipt.Entry(change: $0, outcome: .pending(error)) }
+            await emit(.sentBatch(receipt))
+            await emit(.stateUpdate(state.serialization))
+            throw error
+        }
+        var outcome = BatchOutcome()
+        let unanswered = StratusError(.networkFailure, "the server's answer named no result for it")
+        for record in saves {
+            switch results.saveResults[record.recordID] {
+            case .success(let saved)?: outcome.saved(saved)
+            case .failure(let error)?: outcome.failed(record, Self.stratusError(error))
+            case nil: outcome.entries.append(BatchReceipt.Entry(change: .saveRecord(record.recordID), outcome: .pending(unanswered)))
+            }
+        }
+        for id in deletes {
+            switch results.deleteResults[id] {
+            case .success?: outcome.deleted(id)
+            case .failure(let error)?: outcome.failedDelete(id, Self.stratusError(error))
+            case nil: outcome.entries.append(BatchReceipt.Entry(change: .deleteRecord(id), outcome: .pending(unanswered)))
+            }
+        }
+        receipt.entries = outcome.entries
+        // Only what is still the change that was sent leaves the pending changes; a change the app added while
+        // the batch was out stays.
+        state.remove(outcome.finished.filter { state.versions[$0.recordID] == versions[$0.recordID] })
+        await emit(.sentRecordZoneChanges(
+            savedRecords: outcome.savedRecords, failedRecordSaves: outcome.failedSaves,
+            deletedRecordIDs: outcome.deletedIDs, failedRecordDeletes: outcome.failedDeletes
+        ))
+        await emit(.sentBatch(receipt))
+        await emit(.stateUpdate(state.serialization))
+        if let retry = outcome.retry { throw retry }
+        return versions
     }
 
     /// What one batch's results come to.

@@ -92,6 +92,33 @@ public actor SyncEngine {
         await stateChanged()
     }
 
+    /// Records to save or delete together, at the next send: the server applies all of them or none (a Stratus
+    /// addition). They are sent as one atomic request, even when they are more than a batch (up to
+    /// ``maximumAtomicGroupSize``), once the delegate has handed every record of the group over. When the server
+    /// refuses one change (a conflict), it applies none: every change of the group is reported failed (that one with
+    /// its error, the others with `batchRequestFailed`) and leaves the pending changes, and the app adds the group
+    /// again, merged, with this method; a group added again during the send goes out in the same send.
+    /// - Throws: ``StratusError`` `invalidArguments` when the changes are not all in one custom zone, or are too many.
+    public func add(pendingRecordZoneChanges changes: [PendingRecordZoneChange], atomicGroup group: String) async throws {
+        let zones = Set(changes.map(\.recordID.zoneID))
+        guard zones.count <= 1, zones.first?.zoneName != Zone.ID.defaultZoneName else {
+            throw StratusError(.invalidArguments, "an atomic group's records must all be in one custom zone, not \(zones.map(\.description).sorted())")
+        }
+        let members = Set(state.groups.filter { $0.value == group }.keys).union(changes.map(\.recordID))
+        guard members.count <= Self.maximumAtomicGroupSize else {
+            throw StratusError(.limitExceeded, "an atomic group holds at most \(Self.maximumAtomicGroupSize) records, not \(members.count)")
+        }
+        if let other = state.groups.first(where: { $0.value == group })?.key.zoneID, let zone = zones.first, other != zone {
+            throw StratusError(.invalidArguments, "the atomic group \(group) is in \(other), not \(zone)")
+        }
+        state.add(changes)
+        for change in changes { state.groups[change.recordID] = group }
+        await stateChanged()
+    }
+
+    /// The most records an atomic group holds: the most operations the server applies in one atomic request.
+    public static let maximumAtomicGroupSize = 2_000
+
     public func remove(pendingRecordZoneChanges changes: [PendingRecordZoneChange]) async {
         state.remove(changes)
         await stateChanged(send: false)

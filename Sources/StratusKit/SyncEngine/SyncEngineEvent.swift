@@ -53,6 +53,15 @@ extension SyncEngine {
         public var reason: Reason
         /// The record changes waiting, oldest first, not counting those already in this send's earlier batches.
         public var pendingChanges: [PendingRecordZoneChange]
+        /// The atomic group the changes belong to, when the engine is gathering one
+        /// (``SyncEngine/add(pendingRecordZoneChanges:atomicGroup:)``): hand over every record asked for.
+        public var atomicGroup: String?
+
+        init(reason: Reason, pendingChanges: [PendingRecordZoneChange], atomicGroup: String? = nil) {
+            self.reason = reason
+            self.pendingChanges = pendingChanges
+            self.atomicGroup = atomicGroup
+        }
     }
 
     /// Record changes to send together (`CKSyncEngine.RecordZoneChangeBatch`), at most ``maximumSize``.

@@ -42,6 +42,8 @@ extension SyncEngine {
         var scope = SyncScope.everything
         /// Record batches sent so far, across launches: the number of the last ``SyncEngine/BatchReceipt``.
         var batchesSent = 0
+        /// The atomic group of each pending change that is in one (``SyncEngine/add(pendingRecordZoneChanges:atomicGroup:)``).
+        var groups: [Record.ID: String] = [:]
         /// The number of each pending change, from a counter that only grows, so that a send that succeeds only
         /// removes what it sent, not a change the app added again meanwhile.
         var versions: [Record.ID: Int] = [:]
@@ -62,6 +64,7 @@ extension SyncEngine {
             pendingRecordZoneChanges.removeAll { removed.contains($0) }
             for change in changes where !pendingRecordZoneChanges.contains(where: { $0.recordID == change.recordID }) {
                 versions[change.recordID] = nil
+                groups[change.recordID] = nil
             }
         }
 
@@ -105,7 +108,9 @@ extension SyncEngine {
                     .sorted { ($0.zone.name, $0.zone.owner) < ($1.zone.name, $1.zone.owner) },
                 user: userRecordName,
                 scope: scope == .everything ? nil : Stored.Scope(scope),
-                batchesSent: batchesSent
+                batchesSent: batchesSent,
+                groups: groups.isEmpty ? nil : groups.map { Stored.GroupMember(record: Stored.RecordID($0.key), group: $0.value) }
+                    .sorted { ($0.group, $0.record.name) < ($1.group, $1.record.name) }
             )
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
@@ -127,6 +132,7 @@ extension SyncEngine {
             userRecordName = stored.user
             scope = stored.scope?.scope ?? .everything
             batchesSent = stored.batchesSent ?? 0
+            groups = Dictionary((stored.groups ?? []).map { ($0.record.id, $0.group) }, uniquingKeysWith: { _, last in last })
         }
     }
 
@@ -171,8 +177,13 @@ extension SyncEngine {
         var databaseToken: String?
         var zoneTokens: [ZoneToken]
         var user: String?
-        /// Absent in states written before scopes and receipts.
+        struct GroupMember: Codable {
+            var record: RecordID
+            var group: String
+        }
+        /// Absent in states written before scopes, receipts and groups.
         var scope: Scope?
         var batchesSent: Int?
+        var groups: [GroupMember]?
     }
 }

@@ -18,8 +18,9 @@ struct RecordsController {
     @Sendable func modify(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let call = try await DatabaseCall.resolve(request, context, using: server)
         let body = try await call.decode(ModifyRecordsRequest.self, from: request)
-        guard body.operations.count <= RecordLimits.maximumOperations else {
-            throw APIError.badRequest("a request may have at most \(RecordLimits.maximumOperations) operations, not \(body.operations.count)")
+        let limit = RecordLimits.maximumOperations(atomic: body.atomic, zoneName: body.zoneID?.zoneName)
+        guard body.operations.count <= limit else {
+            throw APIError.badRequest("a request may have at most \(limit) operations, not \(body.operations.count)")
         }
         _ = try call.requireUser()
         var caller = call.caller
