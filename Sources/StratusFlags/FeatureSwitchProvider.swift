@@ -35,12 +35,20 @@ public struct StubFeatureSwitchProvider: FeatureSwitchProvider {
 
 /// The switches' rules from a Stratus public database, evaluated on the device, kept in a file so that a cold
 /// start without network answers with the last known state, and overridable locally for internal builds.
+///
+/// ``refresh()`` reads the public database's change feed (a Stratus addition: CloudKit's public database can only
+/// be queried again whole), so a refresh brings only the switches saved or deleted since the last one.
 public final class StratusFeatureSwitchProvider: FeatureSwitchProvider, @unchecked Sendable {
     private let database: Database
     private let cacheFile: URL?
     private let lock = NSLock()
     private var context: FlagContext
+    /// The rules by the name of their record (deletions in the feed name records).
+    private var switches: [String: SwitchRule]
+    /// The rules by switch identifier, for ``isEnabled(_:)``.
     private var rules: [String: SwitchRule]
+    /// Where the public database's feed was read up to.
+    private var syncToken: SyncToken?
     private var overrides: [String: Bool] = [:]
 
     /// A provider whose last known state and overrides are kept in ``defaultCacheFile(for:)``, a file of the
@@ -58,8 +66,15 @@ public final class StratusFeatureSwitchProvider: FeatureSwitchProvider, @uncheck
         self.context = context
         self.cacheFile = cacheFile
         let cached = cacheFile.flatMap { try? Data(contentsOf: $0) }.flatMap { try? JSONDecoder().decode(CachedState.self, from: $0) }
-        rules = Dictionary((cached?.rules ?? []).map { ($0.identifier, $0) }, uniquingKeysWith: { _, last in last })
+        // A cache written before the feed keeps rules by identifier: they answer until a refresh reads everything.
+        switches = cached?.switches ?? Dictionary((cached?.rules ?? []).map { ($0.identifier, $0) }, uniquingKeysWith: { _, last in last })
+        rules = Self.byIdentifier(switches)
+        syncToken = cached?.switches == nil ? nil : cached?.syncToken.map(SyncToken.init)
         overrides = cached?.overrides ?? [:]
+    }
+
+    private static func byIdentifier(_ switches: [String: SwitchRule]) -> [String: SwitchRule] {
+        Dictionary(switches.values.map { ($0.identifier, $0) }, uniquingKeysWith: { first, last in first.identifier <= last.identifier ? last : first })
     }
 
     /// `<caches>/StratusFlags/<container identifier>/<environment>/switches.json`: one file per container and
@@ -79,13 +94,32 @@ public final class StratusFeatureSwitchProvider: FeatureSwitchProvider, @uncheck
         return rules[feature.identifier]?.isOn(for: context) ?? feature.isEnabledByDefault
     }
 
-    /// Fetches every switch's rule and keeps them.
+    /// Brings the rules up to date from the public database's change feed: every switch the first time, then only
+    /// the switches saved or deleted since the last refresh (one request when nothing changed), and keeps them.
+    /// - Throws: ``StratusError``; the last known rules stay.
     public func refresh() async throws {
-        var fetched: [String: SwitchRule] = [:]
-        for try await record in database.allRecords(matching: Query(recordType: SwitchRule.recordType)) {
-            if let rule = SwitchRule(record: record) { fetched[rule.identifier] = rule }
+        var (token, updated) = lock.withLock { (syncToken, switches) }
+        if token == nil { updated = [:] }
+        while true {
+            let page: (modificationResultsByID: [Record.ID: Result<Record, any Error>], deletions: [(recordID: Record.ID, recordType: String)], changeToken: SyncToken, moreComing: Bool)
+            do {
+                page = try await database.recordZoneChanges(inZoneWith: .default, since: token, desiredRecordTypes: [SwitchRule.recordType])
+            } catch let error as StratusError where error.code == .changeTokenExpired && token != nil {
+                (token, updated) = (nil, [:])
+                continue
+            }
+            for case .success(let record) in page.modificationResultsByID.values {
+                updated[record.recordID.recordName] = SwitchRule(record: record)
+            }
+            for deletion in page.deletions { updated[deletion.recordID.recordName] = nil }
+            token = page.changeToken
+            if !page.moreComing { break }
         }
-        lock.withLock { rules = fetched }
+        lock.withLock {
+            switches = updated
+            rules = Self.byIdentifier(updated)
+            syncToken = token
+        }
         persist()
     }
 
@@ -105,14 +139,18 @@ public final class StratusFeatureSwitchProvider: FeatureSwitchProvider, @uncheck
     }
 
     private struct CachedState: Codable {
-        var rules: [SwitchRule]
+        /// Rules by identifier, as caches before the feed kept them.
+        var rules: [SwitchRule]?
+        /// Rules by record name, and where the feed was read up to.
+        var switches: [String: SwitchRule]?
+        var syncToken: String?
         var overrides: [String: Bool]
     }
 
     private func persist() {
         guard let cacheFile else { return }
         lock.lock()
-        let state = CachedState(rules: rules.values.sorted { $0.identifier < $1.identifier }, overrides: overrides)
+        let state = CachedState(switches: switches, syncToken: syncToken?.rawValue, overrides: overrides)
         lock.unlock()
         guard let data = try? JSONEncoder().encode(state) else { return }
         try? FileManager.default.createDirectory(at: cacheFile.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -138,6 +176,11 @@ public struct FeatureSwitchPublisher: Sendable {
             throw StratusError(.internalError, "the saved switch cannot be read back")
         }
         return saved
+    }
+
+    /// Deletes a switch: apps fall back to its ``FeatureSwitch/isEnabledByDefault`` at their next refresh.
+    public func delete(identifier: String) async throws {
+        try await database.deleteRecord(withID: Record.ID(recordName: identifier))
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import StratusFlags
 import StratusKit
+import StratusKitTesting
 import Testing
 
 @Suite struct FlagsTests {
@@ -75,6 +76,44 @@ import Testing
             coldStart.setOverride(nil, for: spanishOnly)
             #expect(coldStart.isEnabled(spanishOnly))
             #expect(StubFeatureSwitchProvider(values: ["newEditor": true]).isEnabled(newEditor))
+        }
+    }
+
+    @Test("a refresh reads the public database's change feed: all switches the first time, then only what changed, deletions included")
+    func refreshReadsTheFeed() async throws {
+        try await KitTestServer.run { server in
+            try await server.importSchema(FlagsSchema.text)
+            let admin = try await server.signedUpAdmin("admin@example.com")
+            let switches = (0..<250).map { index in
+                var record = Record(recordType: SwitchRule.recordType, recordID: Record.ID(recordName: "s\(index)"))
+                record["identifier"] = "s\(index)"
+                record["isEnabled"] = true
+                return record
+            }
+            _ = try await admin.publicCloudDatabase.save(Array(switches.prefix(200)))
+            _ = try await admin.publicCloudDatabase.save(Array(switches.dropFirst(200)))
+
+            let network = FaultInjectingTransport()
+            let cache = URL(fileURLWithPath: server.deviceFolder.path).appendingPathComponent("switches.json")
+            let reader = server.container(transport: network)
+            let flags = StratusFeatureSwitchProvider(database: reader.publicCloudDatabase, context: Self.context(), cacheFile: cache)
+            try await flags.refresh()
+            #expect(flags.isEnabled(FeatureSwitch(identifier: "s0")) && flags.isEnabled(FeatureSwitch(identifier: "s249")))
+            #expect(network.requests == 2, "a first refresh of 250 switches takes two pages")
+
+            let publisher = FeatureSwitchPublisher(database: admin.publicCloudDatabase)
+            try await publisher.save(SwitchRule(identifier: "s1", isEnabled: false))
+            try await publisher.delete(identifier: "s2")
+            // A relaunch goes on from the token the cache kept.
+            let relaunched = StratusFeatureSwitchProvider(database: reader.publicCloudDatabase, context: Self.context(), cacheFile: cache)
+            try await relaunched.refresh()
+            #expect(network.requests == 3, "a later refresh reads one page of changes")
+            #expect(!relaunched.isEnabled(FeatureSwitch(identifier: "s1")))
+            #expect(!relaunched.isEnabled(FeatureSwitch(identifier: "s2")))
+            #expect(relaunched.isEnabled(FeatureSwitch(identifier: "s2", isEnabledByDefault: true)))
+            #expect(relaunched.isEnabled(FeatureSwitch(identifier: "s3")))
+            try await relaunched.refresh()
+            #expect(network.requests == 4 && relaunched.isEnabled(FeatureSwitch(identifier: "s249")))
         }
     }
 
