@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "StratusFlags", targets: ["StratusFlags"]),
         .library(name: "StratusAdmin", targets: ["StratusAdmin"]),
         .library(name: "StratusKitTesting", targets: ["StratusKitTesting"]),
+        .library(name: "StratusLocalStore", targets: ["StratusLocalStore"]),
     ],
     targets: [
         // Wire format and domain values. No I/O.
@@ -27,6 +28,19 @@ let package = Package(
         .target(
             name: "StratusKit",
             dependencies: ["StratusModel"],
+            swiftSettings: swiftSettings
+        ),
+        // The system's SQLite library (no package: Debian's libsqlite3-dev, or the Apple SDK's).
+        .systemLibrary(
+            name: "CStratusSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite3"])]
+        ),
+        // An app's local database, kept in sync by the sync engine: records, pending changes and the engine's
+        // state in one SQLite file, queries over them, and change notifications for the UI.
+        .target(
+            name: "StratusLocalStore",
+            dependencies: ["StratusKit", "CStratusSQLite"],
             swiftSettings: swiftSettings
         ),
         // For an app's own tests: a transport that injects the network's and the server's failures.

@@ -11,6 +11,7 @@ let messagesKit = Target.Dependency.product(name: "StratusMessages", package: "S
 let flagsKit = Target.Dependency.product(name: "StratusFlags", package: "Stratus")
 let adminClient = Target.Dependency.product(name: "StratusAdmin", package: "Stratus")
 let kitTesting = Target.Dependency.product(name: "StratusKitTesting", package: "Stratus")
+let localStore = Target.Dependency.product(name: "StratusLocalStore", package: "Stratus")
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -232,7 +233,7 @@ let package = Package(
         .testTarget(
             name: "StratusKitTests",
             dependencies: [
-                kit, messagesKit, flagsKit, kitTesting, "StratusServer", "StratusStore", model,
+                kit, messagesKit, flagsKit, kitTesting, localStore, "StratusServer", "StratusStore", model,
                 "StratusTestSupport", "StratusStoreTesting", adminClient,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),

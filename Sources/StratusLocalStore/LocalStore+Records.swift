@@ -1,0 +1,147 @@
+import Foundation
+import StratusKit
+
+/// The app's edits and reads.
+extension LocalStore {
+    /// Keeps a record (new, or read from the store and edited) and the change to send, in one transaction; the
+    /// engine sends it soon after. Edits accumulate in the record's ``Record/changedKeys`` until the server has them.
+    public func save(_ record: Record) async throws {
+        let number = try write { file, number in
+            try Self.put(record, into: file)
+            try Self.markUnsent(record.recordID.zoneID, name: record.recordID.recordName, kind: "save", number: number, in: file)
+        }
+        notify(.local, saved: [record.recordID])
+        await engine.add(pendingRecordZoneChanges: [.saveRecord(record.recordID)])
+        acknowledged = max(acknowledged, number)
+    }
+
+    /// Deletes a record here and, soon after, on the server.
+    public func delete(_ recordID: Record.ID) async throws {
+        let number = try write { file, number in
+            try file.run("DELETE FROM records WHERE zone = ? AND owner = ? AND name = ?", Self.key(recordID))
+            try Self.markUnsent(recordID.zoneID, name: recordID.recordName, kind: "delete", number: number, in: file)
+        }
+        notify(.local, deleted: [recordID])
+        await engine.add(pendingRecordZoneChanges: [.deleteRecord(recordID)])
+        acknowledged = max(acknowledged, number)
+    }
+
+    /// Creates a zone on the server at the next send (records of a custom zone need it there first).
+    public func saveZone(_ zoneID: Zone.ID) async throws {
+        let number = try write { file, number in
+            try Self.markUnsent(zoneID, name: "", kind: "saveZone", number: number, in: file)
+        }
+        await engine.add(pendingDatabaseChanges: [.saveZone(zoneID)])
+        acknowledged = max(acknowledged, number)
+    }
+
+    /// Deletes a zone and its records, here at once and on the server at the next send.
+    public func deleteZone(_ zoneID: Zone.ID) async throws {
+        var deleted: [Record.ID] = []
+        let number = try write { file, number in
+            deleted = try Self.recordIDs(inZone: zoneID, of: file)
+            try file.run("DELETE FROM records WHERE zone = ? AND owner = ?", [.text(zoneID.zoneName), .text(zoneID.ownerName)])
+            try Self.markUnsent(zoneID, name: "", kind: "deleteZone", number: number, in: file)
+        }
+        notify(.local, deleted: deleted)
+        await engine.add(pendingDatabaseChanges: [.deleteZone(zoneID)])
+        acknowledged = max(acknowledged, number)
+    }
+
+    /// The record with this ID, as kept here (with the edits not sent yet).
+    public func record(for recordID: Record.ID) throws -> Record? {
+        try Self.record(recordID, in: file)
+    }
+
+    /// The records of a type (in one zone, or all), those `filter` keeps, in `order` (else by zone and name), at
+    /// most `limit`.
+    public func records(
+        ofType recordType: String, inZone zoneID: Zone.ID? = nil, limit: Int? = nil,
+        order: ((Record, Record) -> Bool)? = nil, where filter: (Record) -> Bool = { _ in true }
+    ) throws -> [Record] {
+        var found: [Record] = []
+        let decoder = JSONDecoder()
+        var sql = "SELECT body FROM records WHERE type = ?"
+        var values: [SQLiteFile.Value] = [.text(recordType)]
+        if let zoneID {
+            sql += " AND zone = ? AND owner = ?"
+            values += [.text(zoneID.zoneName), .text(zoneID.ownerName)]
+        }
+        try file.query(sql + " ORDER BY zone, owner, name", values) { row in
+            let record = try Self.decode(row.blob(0), with: decoder)
+            if filter(record) { found.append(record) }
+        }
+        if let order { found.sort(by: order) }
+        if let limit { found = Array(found.prefix(limit)) }
+        return found
+    }
+
+    /// How many records of a type the store keeps (in one zone, or all).
+    public func count(ofType recordType: String, inZone zoneID: Zone.ID? = nil) throws -> Int {
+        var count = 0
+        if let zoneID {
+            try file.query("SELECT count(*) FROM records WHERE type = ? AND zone = ? AND owner = ?", [.text(recordType), .text(zoneID.zoneName), .text(zoneID.ownerName)]) {
+                count = Int($0.integer(0))
+            }
+        } else {
+            try file.query("SELECT count(*) FROM records WHERE type = ?", [.text(recordType)]) { count = Int($0.integer(0)) }
+        }
+        return count
+    }
+
+    // MARK: - Rows
+
+    /// Runs `body` in a transaction with the next change number.
+    func write(_ body: (SQLiteFile, Int64) throws -> Void) throws -> Int64 {
+        lastChangeNumber += 1
+        let number = lastChangeNumber
+        try file.transaction { try body(file, number) }
+        return number
+    }
+
+    static func key(_ id: Record.ID) -> [SQLiteFile.Value] {
+        [.text(id.zoneID.zoneName), .text(id.zoneID.ownerName), .text(id.recordName)]
+    }
+
+    static func put(_ record: Record, into file: SQLiteFile, encoder: JSONEncoder = JSONEncoder()) throws {
+        let body: Data
+        do {
+            body = try encoder.encode(record)
+        } catch {
+            throw LocalStoreError("record \(record.recordID) cannot be kept: \(error)")
+        }
+        try file.run(
+            "INSERT OR REPLACE INTO records (zone, owner, name, type, body) VALUES (?, ?, ?, ?, ?)",
+            key(record.recordID) + [.text(record.recordType), .blob(body)]
+        )
+    }
+
+    static func record(_ id: Record.ID, in file: SQLiteFile) throws -> Record? {
+        var found: Record?
+        try file.query("SELECT body FROM records WHERE zone = ? AND owner = ? AND name = ?", key(id)) { found = try decode($0.blob(0)) }
+        return found
+    }
+
+    static func decode(_ body: Data, with decoder: JSONDecoder = JSONDecoder()) throws -> Record {
+        do {
+            return try decoder.decode(Record.self, from: body)
+        } catch {
+            throw LocalStoreError("a kept record cannot be read: \(error)")
+        }
+    }
+
+    static func recordIDs(inZone zoneID: Zone.ID, of file: SQLiteFile) throws -> [Record.ID] {
+        var ids: [Record.ID] = []
+        try file.query("SELECT name FROM records WHERE zone = ? AND owner = ?", [.text(zoneID.zoneName), .text(zoneID.ownerName)]) {
+            ids.append(Record.ID(recordName: $0.text(0), zoneID: zoneID))
+        }
+        return ids
+    }
+
+    static func markUnsent(_ zoneID: Zone.ID, name: String, kind: String, number: Int64, in file: SQLiteFile) throws {
+        try file.run(
+            "INSERT OR REPLACE INTO unsent (zone, owner, name, kind, number) VALUES (?, ?, ?, ?, ?)",
+            [.text(zoneID.zoneName), .text(zoneID.ownerName), .text(name), .text(kind), .integer(number)]
+        )
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import StratusKit
+
+/// What the store does for its engine: keeps the engine's state, applies fetched pages, settles sent changes and
+/// merges conflicts.
+extension LocalStore {
+    /// Hands the engine the changes written here that its saved state may not hold (a crash between the two
+    /// writes); the engine keeps one change per record, so those it had are not doubled.
+    func handUnsentChangesToEngine() async throws {
+        var records: [PendingRecordZoneChange] = []
+        var zones: [PendingDatabaseChange] = []
+        try file.query("SELECT zone, owner, name, kind FROM unsent ORDER BY number") { row in
+            let zoneID = Zone.ID(zoneName: row.text(0), ownerName: row.text(1))
+            let id = Record.ID(recordName: row.text(2), zoneID: zoneID)
+            switch row.text(3) {
+            case "save": records.append(.saveRecord(id))
+            case "delete": records.append(.deleteRecord(id))
+            case "saveZone": zones.append(.saveZone(zoneID))
+            default: zones.append(.deleteZone(zoneID))
+            }
+        }
+        let state = await engine.state
+        let knownRecords = Set(state.pendingRecordZoneChanges)
+        let knownZones = Set(state.pendingDatabaseChanges)
+        let missingZones = zones.filter { !knownZones.contains($0) }
+        let missingRecords = records.filter { !knownRecords.contains($0) }
+        if !missingZones.isEmpty { await engine.add(pendingDatabaseChanges: missingZones) }
+        if !missingRecords.isEmpty { await engine.add(pendingRecordZoneChanges: missingRecords) }
+        acknowledged = lastChangeNumber
+    }
+
+    func nextBatch(_ context: SyncEngine.SendChangesContext) async -> SyncEngine.RecordZoneChangeBatch? {
+        // The records of the changes a batch can hold, read here; a record no longer kept is dropped from the send.
+        var records: [Record.ID: Record] = [:]
+        for case .saveRecord(let id) in context.pendingChanges.prefix(SyncEngine.RecordZoneChangeBatch.maximumSize) {
+            records[id] = try? Self.record(id, in: file)
+        }
+        return await SyncEngine.RecordZoneChangeBatch(pendingChanges: context.pendingChanges) { [records] id in records[id] }
+    }
+
+    func handle(_ event: SyncEngine.Event, from engine: SyncEngine) async {
+        do {
+            switch event {
+            case .stateUpdate(let state):
+                try keep(state, pending: await engine.state)
+            case .fetchedRecordZoneChanges(let zoneID, let modifications, let deletions, let refetched):
+                try await apply(zoneID: zoneID, modifications: modifications, deletions: deletions.map(\.recordID), refetched: refetched)
+            case .didFetchChanges:
+                refetching = []
+            case .fetchedDatabaseChanges(_, let deletions):
+                try dropZones(deletions)
+            case .sentRecordZoneChanges(let saved, let failed, _, _):
+                try await settle(saved: saved, failed: failed)
+            case .syncScopeNarrowed(let zones, let keptTypes):
+                try dropZones(zones)
+                if let keptTypes { try dropTypes(other: keptTypes) }
+            case .accountChange:
+                var deleted: [Record.ID] = []
+                try file.transaction {
+                    try file.query("SELECT zone, owner, name FROM records") { row in
+                        deleted.append(Record.ID(recordName: row.text(2), zoneID: Zone.ID(zoneName: row.text(0), ownerName: row.text(1))))
+                    }
+                    try file.execute("DELETE FROM records; DELETE FROM unsent")
+                }
+                notify(.server, deleted: deleted)
+            default:
+                break
+            }
+        } catch {
+            // The file could not be written: the engine's state is not moved on without the records it covers, so
+            // the next fetch brings them again.
+            await self.engine.stop()
+        }
+    }
+
+    /// Keeps the engine's state, and forgets the unsent changes it holds or has settled.
+    private func keep(_ state: SyncEngine.State.Serialization, pending: SyncEngine.State) throws {
+        let pendingRecords = Set(pending.pendingRecordZoneChanges.map(\.recordID))
+        let pendingZones = Set(pending.pendingDatabaseChanges.map(\.zoneID))
+        try file.transaction {
+            try file.run("INSERT OR REPLACE INTO engine (id, state) VALUES (1, ?)", [.blob(state.data)])
+            var settled: [[SQLiteFile.Value]] = []
+            try file.query("SELECT zone, owner, name FROM unsent WHERE number <= ?", [.integer(acknowledged)]) { row in
+                let zoneID = Zone.ID(zoneName: row.text(0), ownerName: row.text(1))
+                let name = row.text(2)
+                let stillPending = name.isEmpty ? pendingZones.contains(zoneID) : pendingRecords.contains(Record.ID(recordName: name, zoneID: zoneID))
+                if !stillPending { settled.append([.text(zoneID.zoneName), .text(zoneID.ownerName), .text(name)]) }
+            }
+            for key in settled { try file.run("DELETE FROM unsent WHERE zone = ? AND owner = ? AND name = ?", key) }
+        }
+    }
+
+    /// A fetched page, in one transaction: records saved on the server replace the kept ones, merged with the edits
+    /// not sent yet; records deleted there are deleted here, edits and all.
+    private func apply(zoneID: Zone.ID, modifications: [Record], deletions: [Record.ID], refetched: Bool) async throws {
+        let pending = Set(await engine.state.pendingRecordZoneChanges.map(\.recordID))
+        var dropped: [Record.ID] = []
+        var cancelled: [PendingRecordZoneChange] = []
+        let encoder = JSONEncoder()
+        try file.transaction {
+            if refetched, !refetching.contains(zoneID) {
+                refetching.insert(zoneID)
+                for id in try Self.recordIDs(inZone: zoneID, of: file) where !pending.contains(id) {
+                    try file.run("DELETE FROM records WHERE zone = ? AND owner = ? AND name = ?", Self.key(id))
+                    dropped.append(id)
+                }
+            }
+            for record in modifications {
+                if pending.contains(record.recordID), let local = try Self.record(record.recordID, in: file) {
+                    try Self.put(merged(local, record), into: file, encoder: encoder)
+                } else {
+                    try Self.put(record, into: file, encoder: encoder)
+                }
+            }
+            for id in deletions {
+                try file.run("DELETE FROM records WHERE zone = ? AND owner = ? AND name = ?", Self.key(id))
+                try file.run("DELETE FROM unsent WHERE zone = ? AND owner = ? AND name = ?", Self.key(id))
+                if pending.contains(id) { cancelled += [.saveRecord(id), .deleteRecord(id)] }
+            }
+        }
+        notify(.server, saved: modifications.map(\.recordID), deleted: dropped + deletions)
+        if !cancelled.isEmpty { await engine.remove(pendingRecordZoneChanges: cancelled) }
+    }
+
+    /// The server's answer to a batch: saved records take the server's version (with any edit made meanwhile on
+    /// top); conflicts are merged and sent again; a missing zone is made again first.
+    private func settle(saved: [Record], failed: [(record: Record, error: StratusError)]) async throws {
+        let pending = Set(await engine.state.pendingRecordZoneChanges.map(\.recordID))
+        var resend: [PendingRecordZoneChange] = []
+        var zones: [PendingDatabaseChange] = []
+        var refused: [Record.ID: StratusError] = [:]
+        try file.transaction {
+            for record in saved {
+                if pending.contains(record.recordID), let local = try Self.record(record.recordID, in: file) {
+                    try Self.put(merged(local, record), into: file)
+                } else if try Self.record(record.recordID, in: file) != nil {
+                    try Self.put(record, into: file)
+                }
+            }
+            for (sent, error) in failed {
+                switch error.code {
+                case .serverRecordChanged:
+                    guard let server = error.serverRecord else { refused[sent.recordID] = error; continue }
+                    let local = try Self.record(sent.recordID, in: file) ?? sent
+                    try Self.put(merged(local, server), into: file)
+                    resend.append(.saveRecord(sent.recordID))
+                case .zoneNotFound:
+                    zones.append(.saveZone(sent.recordID.zoneID))
+                    resend.append(.saveRecord(sent.recordID))
+                case .batchRequestFailed:
+                    resend.append(.saveRecord(sent.recordID))
+                default:
+                    refused[sent.recordID] = error
+                }
+            }
+        }
+        notify(.server, saved: saved.map(\.recordID) + resend.map(\.recordID), refused: refused)
+        if !zones.isEmpty { await engine.add(pendingDatabaseChanges: zones) }
+        if !resend.isEmpty { await engine.add(pendingRecordZoneChanges: resend) }
+    }
+
+    /// The server's version with the local edits merged in, still marked as edited so that they are sent.
+    private func merged(_ local: Record, _ server: Record) -> Record {
+        var merged = resolveConflict(local, server)
+        for key in local.changedKeys { merged[key] = merged.values[key] }
+        return merged
+    }
+
+    private func dropZones(_ zoneIDs: [Zone.ID]) throws {
+        guard !zoneIDs.isEmpty else { return }
+        var deleted: [Record.ID] = []
+        try file.transaction {
+            for zoneID in zoneIDs {
+                deleted += try Self.recordIDs(inZone: zoneID, of: file)
+                try file.run("DELETE FROM records WHERE zone = ? AND owner = ?", [.text(zoneID.zoneName), .text(zoneID.ownerName)])
+            }
+        }
+        notify(.server, deleted: deleted)
+    }
+
+    private func dropTypes(other kept: Set<String>) throws {
+        var deleted: [Record.ID] = []
+        try file.transaction {
+            try file.query("SELECT zone, owner, name, type FROM records") { row in
+                if !kept.contains(row.text(3)) {
+                    deleted.append(Record.ID(recordName: row.text(2), zoneID: Zone.ID(zoneName: row.text(0), ownerName: row.text(1))))
+                }
+            }
+            for id in deleted { try file.run("DELETE FROM records WHERE zone = ? AND owner = ? AND name = ?", Self.key(id)) }
+        }
+        notify(.server, deleted: deleted)
+    }
+}
