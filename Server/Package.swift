@@ -159,7 +159,7 @@ let package = Package(
         // Load generator behind `stratus bench`.
         .target(
             name: "StratusBench",
-            dependencies: [model, adminClient],
+            dependencies: [model, adminClient, kit, localStore],
             swiftSettings: swiftSettings
         ),
         // The `stratus` executable: composition root and operator commands.

@@ -5,6 +5,9 @@ import StratusAdmin
 struct BenchSession: Sendable {
     var containerID: String
     var query: String
+    /// The tokens in `query`, for clients that make their own URLs (StratusKit).
+    var apiToken: String
+    var webAuthToken: String
 
     func path(_ database: String, _ operation: String) -> String {
         "/database/1/\(containerID)/development/\(database)/\(operation)?\(query)"
@@ -32,7 +35,9 @@ struct BenchSession: Sendable {
                 throw BenchError("could not sign up (status \(signedUp.status))")
             }
             let encoded = webToken.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? webToken
-            let session = BenchSession(containerID: containerID, query: "ckAPIToken=\(apiToken)&ckWebAuthToken=\(encoded)")
+            let session = BenchSession(
+                containerID: containerID, query: "ckAPIToken=\(apiToken)&ckWebAuthToken=\(encoded)", apiToken: apiToken, webAuthToken: webToken
+            )
             let zones = try connection.send(
                 "POST", session.path("private", "zones/modify"),
                 body: #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"Creates"}}},{"operationType":"create","zone":{"zoneID":{"zoneName":"Dataset"}}}]}"#
@@ -61,6 +66,13 @@ struct BenchSession: Sendable {
 /// one reading at the end covers the whole run.
 struct MemorySampler: Sendable {
     let pid: Int32?
+
+    /// Starts the high-water mark again from the current resident memory (Linux's `clear_refs`), so that the
+    /// next ``peakBytes`` is the peak of what runs in between.
+    func resetPeak() {
+        guard let pid else { return }
+        try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/\(pid)/clear_refs"))
+    }
 
     /// The process's high-water mark of resident memory so far, in bytes.
     var peakBytes: Int? {

@@ -23,6 +23,8 @@ public struct Benchmark: Sendable {
         public var listenPort: Int?
         /// Only the `/healthz` baseline and the notification scenarios.
         public var notificationsOnly = false
+        /// Only the `/healthz` baseline, the seeding of the dataset, its full sync and its first sync into a local store.
+        public var syncOnly = false
 
         public init(host: String, port: Int, adminKey: String, seconds: Double = 5, datasetSize: Int = 100_000, serverPID: Int32? = nil) {
             self.host = host
@@ -58,7 +60,7 @@ public struct Benchmark: Sendable {
             results += try await NotificationLatency(options: options, session: session).run(log: log)
             return BenchmarkReport(results: results, peakServerMemoryBytes: memory.peakBytes)
         }
-        for clients in [1, 16] {
+        for clients in [1, 16] where !options.syncOnly {
             log("single-record creates (\(clients) client\(clients == 1 ? "" : "s"))...")
             results.append(try await timed("create 1 record (\(clients) client\(clients == 1 ? "" : "s"))", clients: clients) { counter in
                 let body = #"{"zoneID":{"zoneName":"Creates"},"operations":[{"operationType":"create","record":{"recordType":"Event","fields":{"seq":{"value":\#(counter)},"title":{"value":"event \#(counter)"}}}}]}"#
@@ -76,6 +78,8 @@ public struct Benchmark: Sendable {
             let body = #"{"zoneID":{"zoneName":"Dataset"},"operations":[\#(operations.joined(separator: ","))]}"#
             return RequestBytes.make("POST", zonePath, host: host, body: body)
         })
+
+        if options.syncOnly { return try await syncs(session, results: results, memory: memory) }
 
         log("lookups by name (16 clients)...")
         let lookupPath = session.path("private", "records/lookup")
@@ -99,10 +103,20 @@ public struct Benchmark: Sendable {
             return RequestBytes.make("POST", queryPath, host: host, body: body)
         })
 
+        var report = try await syncs(session, results: results, memory: memory)
+        report.results += try await NotificationLatency(options: options, session: session).run(log: log)
+        return report
+    }
+
+    /// The full `changes/zone` sync of the dataset, then a fresh install's first sync of it into a local store.
+    private func syncs(_ session: BenchSession, results: [LatencySummary], memory: MemorySampler) async throws -> BenchmarkReport {
         log("full changes/zone sync of \(options.datasetSize) records (1 client)...")
-        results.append(try await fullSync(session))
-        results += try await NotificationLatency(options: options, session: session).run(log: log)
-        return BenchmarkReport(results: results, peakServerMemoryBytes: memory.peakBytes)
+        let sync = try await fullSync(session)
+        log("first sync of \(options.datasetSize) records into a local store (StratusKit's sync engine, SQLite)...")
+        let local = try await LocalStoreSync(options: options, session: session).run()
+        var report = BenchmarkReport(results: results + [sync, local.summary], peakServerMemoryBytes: memory.peakBytes)
+        report.localStoreSync = .init(fullSyncSeconds: sync.seconds, localStoreSeconds: local.summary.seconds, peakMemoryBytes: local.peakMemoryBytes)
+        return report
     }
 
     /// How much work a scenario does.

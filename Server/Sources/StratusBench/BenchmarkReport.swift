@@ -4,6 +4,21 @@ import Foundation
 public struct BenchmarkReport: Sendable {
     public var results: [LatencySummary]
     public var peakServerMemoryBytes: Int?
+    /// The local store's first sync beside the raw full sync of the same records.
+    public var localStoreSync: LocalStoreFigures?
+
+    /// A fresh install's first sync into a local store, against the server's own full sync.
+    public struct LocalStoreFigures: Sendable {
+        public var fullSyncSeconds: Double
+        public var localStoreSeconds: Double
+        /// The benchmark process's peak resident memory during the local store's sync (the app's side).
+        public var peakMemoryBytes: Int?
+    }
+
+    public init(results: [LatencySummary], peakServerMemoryBytes: Int?) {
+        self.results = results
+        self.peakServerMemoryBytes = peakServerMemoryBytes
+    }
 
     /// A Markdown table: throughput, latency and each figure's ratio to the baseline's throughput.
     public var table: String {
@@ -20,9 +35,17 @@ public struct BenchmarkReport: Sendable {
                     + "| \(String(format: "%.3f", ratio)) | \(result.errors) |"
             )
         }
-        if let sync = results.last, sync.name.hasPrefix("full changes/zone sync") {
+        if let sync = results.first(where: { $0.name.hasPrefix("full changes/zone sync") }) {
             lines.append("")
             lines.append("Full sync took \(String(format: "%.2f", sync.seconds)) s.")
+        }
+        if let local = localStoreSync {
+            let ratio = local.fullSyncSeconds > 0 ? local.localStoreSeconds / local.fullSyncSeconds : 0
+            lines.append(
+                "First sync into a local store took \(String(format: "%.2f", local.localStoreSeconds)) s, "
+                    + "\(String(format: "%.2f", ratio))x the full sync (aim: at most 2x)"
+                    + (local.peakMemoryBytes.map { "; the app's peak resident memory \($0 / (1024 * 1024)) MB (aim: under 200 MB)" } ?? "") + "."
+            )
         }
         if let peak = peakServerMemoryBytes {
             lines.append("Server peak resident memory: \(peak / (1024 * 1024)) MB.")

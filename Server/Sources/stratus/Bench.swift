@@ -9,7 +9,7 @@ struct Bench: AsyncParsableCommand {
         discussion: """
             Creates a fresh container on the server, then measures /healthz (the baseline), single-record creates \
             at 1 and 16 clients, 200-record batches, lookups by name, an indexed query returning 50 records, a filtered query sorted newest first (50 records), and a \
-            full changes/zone sync. Figures are printed with their ratio to the baseline of the same run.
+            full changes/zone sync and a fresh install's first sync of the same records into StratusKit's local store. Figures are printed with their ratio to the baseline of the same run.
 
             With --database, the command starts a server of its own on that PostgreSQL database (which must be empty \
             or hold only earlier benchmark data), benchmarks it, and stops it.
@@ -39,6 +39,9 @@ struct Bench: AsyncParsableCommand {
 
     @Flag(help: "Run only the /healthz baseline and the notification scenarios.")
     var notificationsOnly = false
+
+    @Flag(help: "Run only the /healthz baseline, the seeding, the full sync and the first sync into a local store.")
+    var syncOnly = false
 
     @Option(help: "Start a server on this PostgreSQL database (postgres://...) and benchmark it, instead of --url.")
     var database: String?
@@ -70,6 +73,7 @@ struct Bench: AsyncParsableCommand {
             options.listenPort = listen.port ?? 80
         }
         options.notificationsOnly = notificationsOnly
+        options.syncOnly = syncOnly
         let benchmark = Benchmark(
             options: options,
             log: { message in FileHandle.standardError.write(Data((message + "\n").utf8)) }
