@@ -60,7 +60,6 @@ extension LocalStore {
         order: ((Record, Record) -> Bool)? = nil, where filter: (Record) -> Bool = { _ in true }
     ) throws -> [Record] {
         var found: [Record] = []
-        let decoder = JSONDecoder()
         var sql = "SELECT body FROM records WHERE type = ?"
         var values: [SQLiteFile.Value] = [.text(recordType)]
         if let zoneID {
@@ -68,7 +67,7 @@ extension LocalStore {
             values += [.text(zoneID.zoneName), .text(zoneID.ownerName)]
         }
         try file.query(sql + " ORDER BY zone, owner, name", values) { row in
-            let record = try Self.decode(row.blob(0), with: decoder)
+            let record = try Self.decode(row.blob(0))
             if filter(record) { found.append(record) }
         }
         if let order { found.sort(by: order) }
@@ -103,13 +102,8 @@ extension LocalStore {
         [.text(id.zoneID.zoneName), .text(id.zoneID.ownerName), .text(id.recordName)]
     }
 
-    static func put(_ record: Record, into file: SQLiteFile, encoder: JSONEncoder = JSONEncoder()) throws {
-        let body: Data
-        do {
-            body = try encoder.encode(record)
-        } catch {
-            throw LocalStoreError("record \(record.recordID) cannot be kept: \(error)")
-        }
+    static func put(_ record: Record, into file: SQLiteFile) throws {
+        let body = record.storageData()
         try file.run(
             "INSERT OR REPLACE INTO records (zone, owner, name, type, body) VALUES (?, ?, ?, ?, ?)",
             key(record.recordID) + [.text(record.recordType), .blob(body)]
@@ -122,9 +116,9 @@ extension LocalStore {
         return found
     }
 
-    static func decode(_ body: Data, with decoder: JSONDecoder = JSONDecoder()) throws -> Record {
+    static func decode(_ body: Data) throws -> Record {
         do {
-            return try decoder.decode(Record.self, from: body)
+            return try Record(storageData: body)
         } catch {
             throw LocalStoreError("a kept record cannot be read: \(error)")
         }

@@ -96,7 +96,6 @@ extension LocalStore {
         let pending = Set(await engine.state.pendingRecordZoneChanges.map(\.recordID))
         var dropped: [Record.ID] = []
         var cancelled: [PendingRecordZoneChange] = []
-        let encoder = JSONEncoder()
         try file.transaction {
             if refetched, !refetching.contains(zoneID) {
                 refetching.insert(zoneID)
@@ -107,9 +106,9 @@ extension LocalStore {
             }
             for record in modifications {
                 if pending.contains(record.recordID), let local = try Self.record(record.recordID, in: file) {
-                    try Self.put(merged(local, record), into: file, encoder: encoder)
+                    try Self.put(merged(local, record), into: file)
                 } else {
-                    try Self.put(record, into: file, encoder: encoder)
+                    try Self.put(record, into: file)
                 }
             }
             for id in deletions {

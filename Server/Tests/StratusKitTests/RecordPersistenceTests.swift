@@ -56,6 +56,28 @@ import Testing
         }
     }
 
+    @Test("the storage form of records reads back equal: fetched ones, edited ones, and ones with an asset not uploaded yet or an empty list")
+    func storageForm() async throws {
+        try await KitTestServer.run { server in
+            let database = try await server.signedUp("ann@example.com").privateCloudDatabase
+            let fetched = try await Self.savedRecord(database)
+            #expect(try Record(storageData: fetched.storageData()) == fetched)
+            #expect(fetched.storageData().first == UInt8(ascii: "W"))
+            var edited = fetched
+            edited["text"] = "edited"
+            edited["count"] = nil
+            edited.parent = nil
+            #expect(try Record(storageData: edited.storageData()) == edited)
+            var withFile = Record(recordType: "Photo", recordID: Record.ID(recordName: "p1", zoneID: Zone.ID(zoneName: "Kept", ownerName: "_other")))
+            withFile["image"] = Asset(fileURL: URL(fileURLWithPath: "/tmp/photo.jpg"))
+            withFile["tags"] = [String]()
+            let restored = try Record(storageData: withFile.storageData())
+            #expect(restored == withFile)
+            #expect((restored["image"] as Asset?)?.fileURL?.path == "/tmp/photo.jpg")
+            #expect(throws: StratusError.self) { try Record(storageData: Data("Wnot json".utf8)) }
+        }
+    }
+
     @Test("a record rebuilt from its system fields saves as an edit of the server's record, and a stale copy still conflicts")
     func systemFieldsSaveAsEdits() async throws {
         try await KitTestServer.run { server in

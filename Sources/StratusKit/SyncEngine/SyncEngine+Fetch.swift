@@ -66,8 +66,13 @@ extension SyncEngine {
                     refetched = true
                     continue
                 }
-                let records = page.modificationResultsByID.values.compactMap { try? $0.get() }
-                    .sorted { ($0.modificationDate ?? .distantPast, $0.recordID.recordName) < ($1.modificationDate ?? .distantPast, $1.recordID.recordName) }
+                // In commit order (by modification, then name); the order is found on keys, not by moving records.
+                let fetched = page.modificationResultsByID.values.compactMap { try? $0.get() }
+                let order = fetched.indices.sorted { left, right in
+                    (fetched[left].modificationDate ?? .distantPast, fetched[left].recordID.recordName)
+                        < (fetched[right].modificationDate ?? .distantPast, fetched[right].recordID.recordName)
+                }
+                let records = order.map { fetched[$0] }
                 await emit(.fetchedRecordZoneChanges(zoneID: zoneID, modifications: records, deletions: page.deletions, refetched: refetched))
                 state.zoneTokens[zoneID] = page.changeToken
                 await emit(.stateUpdate(state.serialization))

@@ -49,11 +49,16 @@ public struct EncodedFields: Sendable, Hashable {
     /// Decodes the stored text back into values.
     /// - Throws: ``ModelError`` when the text is not canonical field JSON.
     public func decode() throws -> [String: FieldValue] {
-        let stored = try JSONDecoder().decode([String: StoredField].self, from: Data(json.utf8))
+        guard case .object(let stored) = try JSONParser.parse(json.utf8) else {
+            throw ModelError(.invalidValue, "stored fields are not a JSON object")
+        }
         var fields: [String: FieldValue] = [:]
         fields.reserveCapacity(stored.count)
         for (name, field) in stored {
-            fields[name] = try FieldValue(json: field.value, as: field.type)
+            guard case .object(let parts) = field, case .string(let typeName)? = parts["type"], let type = FieldType(wireName: typeName) else {
+                throw ModelError(.invalidValue, "stored field \(name) has no known type")
+            }
+            fields[name] = try FieldValue(json: parts["value"] ?? .null, as: type)
         }
         return fields
     }
@@ -66,10 +71,5 @@ public struct EncodedFields: Sendable, Hashable {
             fields[name]!.writeField(to: &writer, numbersAsStrings: numbersAsStrings)
         }
         writer.endObject()
-    }
-
-    private struct StoredField: Decodable {
-        var type: FieldType
-        var value: JSONValue
     }
 }

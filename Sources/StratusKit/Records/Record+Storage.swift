@@ -1,0 +1,138 @@
+import Foundation
+internal import StratusModel
+
+/// Records as bytes for a local database (``StratusLocalStore`` keeps them so): everything the `Codable` form
+/// keeps, written with StratusKit's own JSON writer and read with its parser, several times faster than
+/// `JSONEncoder` and `JSONDecoder` on Linux. Fields are written in the wire's `{type, value}` shape. A record
+/// holding what that shape does not carry (an asset not uploaded yet, an empty list) or a share's details is kept
+/// in its `Codable` form instead; the first byte says which.
+extension Record {
+    /// The record as bytes to keep; ``init(storageData:)`` reads them back.
+    public func storageData() -> Data {
+        guard shareState == nil, let fields = Self.wireFields(values), let fetched = fetchedValues.map(Self.wireFields) ?? .some(nil) else {
+            return Data([Self.codableTag]) + ((try? JSONEncoder().encode(self)) ?? Data())
+        }
+        var writer = JSONWriter(capacity: 256)
+        writer.beginObject()
+        writer.key("recordName")
+        writer.string(recordID.recordName)
+        writer.key("zoneName")
+        writer.string(recordID.zoneID.zoneName)
+        if recordID.zoneID.ownerName != Zone.ID.currentUser { Self.member("ownerName", recordID.zoneID.ownerName, &writer) }
+        Self.member("recordType", recordType, &writer)
+        Self.member("recordChangeTag", recordChangeTag, &writer)
+        Self.member("created", creationDate?.milliseconds, &writer)
+        Self.member("creator", creatorUserRecordID?.recordName, &writer)
+        Self.member("modified", modificationDate?.milliseconds, &writer)
+        Self.member("lastModifiedBy", lastModifiedUserRecordID?.recordName, &writer)
+        Self.member("parent", parent?.recordID.recordName, &writer)
+        Self.member("share", share?.recordID.recordName, &writer)
+        Self.member("fetchedParent", fetchedParent, &writer)
+        writer.key("fields")
+        EncodedFields.write(fields, to: &writer, numbersAsStrings: false)
+        if let fetched {
+            writer.key("fetchedFields")
+            EncodedFields.write(fetched, to: &writer, numbersAsStrings: false)
+        }
+        if !changedKeys.isEmpty {
+            writer.array("changedKeys", changedKeys.sorted()) { writer, key in writer.string(key) }
+        }
+        writer.endObject()
+        return Data([Self.wireTag]) + Data(writer.bytes)
+    }
+
+    /// A record from ``storageData()``.
+    /// - Throws: ``StratusError`` `invalidArguments` when the bytes are not a kept record.
+    public init(storageData data: Data) throws {
+        guard let tag = data.first else { throw StratusError(.invalidArguments, "no bytes to read a record from") }
+        if tag == Self.codableTag {
+            do {
+                self = try JSONDecoder().decode(Record.self, from: data.dropFirst())
+            } catch {
+                throw StratusError(.invalidArguments, "a kept record cannot be read: \(error)")
+            }
+            return
+        }
+        guard tag == Self.wireTag, case .object(let object)? = try? JSONParser.parse(data.dropFirst()) else {
+            throw StratusError(.invalidArguments, "the bytes are not a kept record")
+        }
+        guard case .string(let name)? = object["recordName"], case .string(let zoneName)? = object["zoneName"],
+            case .string(let type)? = object["recordType"]
+        else { throw StratusError(.invalidArguments, "a kept record has no name, zone or type") }
+        let zoneID = Zone.ID(zoneName: zoneName, ownerName: Self.text(object["ownerName"]) ?? Zone.ID.currentUser)
+        self.init(recordType: type, recordID: ID(recordName: name, zoneID: zoneID))
+        recordChangeTag = Self.text(object["recordChangeTag"])
+        creationDate = Self.number(object["created"]).map(Date.init(milliseconds:))
+        creatorUserRecordID = Self.text(object["creator"]).map { ID(recordName: $0) }
+        modificationDate = Self.number(object["modified"]).map(Date.init(milliseconds:))
+        lastModifiedUserRecordID = Self.text(object["lastModifiedBy"]).map { ID(recordName: $0) }
+        parent = Self.text(object["parent"]).map { Reference(recordID: ID(recordName: $0, zoneID: zoneID)) }
+        share = Self.text(object["share"]).map { Reference(recordID: ID(recordName: $0, zoneID: zoneID)) }
+        fetchedParent = Self.text(object["fetchedParent"])
+        values = try Self.fields(object["fields"])
+        fetchedValues = try object["fetchedFields"].map { try Self.fields($0) }
+        if case .array(let keys)? = object["changedKeys"] {
+            changedKeys = Set(keys.compactMap { Self.text($0) })
+        }
+    }
+
+    private static let codableTag = UInt8(ascii: "C")
+    private static let wireTag = UInt8(ascii: "W")
+
+    /// The wire form of fields, or `nil` when one of them has none (an asset, an empty list).
+    private static func wireFields(_ values: [String: FieldValue]) -> [String: StratusModel.FieldValue]? {
+        var fields: [String: StratusModel.FieldValue] = [:]
+        fields.reserveCapacity(values.count)
+        for (name, value) in values {
+            guard !value.holdsAsset, let model = value.model else { return nil }
+            fields[name] = model
+        }
+        return fields
+    }
+
+    private static func fields(_ json: JSONValue?) throws -> [String: FieldValue] {
+        guard case .object(let stored)? = json else { return [:] }
+        var values: [String: FieldValue] = [:]
+        values.reserveCapacity(stored.count)
+        for (name, field) in stored {
+            guard case .object(let parts) = field, let typeName = text(parts["type"]), let type = FieldType(wireName: typeName),
+                let model = try? StratusModel.FieldValue(json: parts["value"] ?? .null, as: type)
+            else { throw StratusError(.invalidArguments, "the kept field \(name) cannot be read") }
+            values[name] = FieldValue(model: model, currentUser: nil)
+        }
+        return values
+    }
+
+    private static func member(_ key: String, _ value: String?, _ writer: inout JSONWriter) {
+        guard let value else { return }
+        writer.key(key)
+        writer.string(value)
+    }
+
+    private static func member(_ key: String, _ value: Int64?, _ writer: inout JSONWriter) {
+        guard let value else { return }
+        writer.key(key)
+        writer.integer(value)
+    }
+
+    private static func text(_ json: JSONValue?) -> String? {
+        if case .string(let text)? = json { return text }
+        return nil
+    }
+
+    private static func number(_ json: JSONValue?) -> Int64? {
+        if case .integer(let number)? = json { return number }
+        return nil
+    }
+}
+
+extension FieldValue {
+    /// Whether the value is, or holds, an asset.
+    var holdsAsset: Bool {
+        switch self {
+        case .asset: true
+        case .list(let values): values.contains(where: \.holdsAsset)
+        default: false
+        }
+    }
+}
