@@ -55,16 +55,27 @@ extension SyncEngine {
         // A zone whose token a widened scope dropped comes again from the start.
         var refetched = refetchedByScope.remove(zoneID) != nil
         do {
+            // The next page is asked for while the app handles this one, so the network, the server and the decoding
+            // overlap with the app's writes.
+            var nextPage: Task<ZonePage, any Error>?
+            defer { nextPage?.cancel() }
             while true {
-                let page: (modificationResultsByID: [Record.ID: Result<Record, any Error>], deletions: [(recordID: Record.ID, recordType: String)], changeToken: SyncToken, moreComing: Bool)
+                let page: ZonePage
                 do {
-                    page = try await database.recordZoneChanges(
-                        inZoneWith: zoneID, since: state.zoneTokens[zoneID], desiredRecordTypes: state.scope.recordTypes
-                    )
+                    if let prefetched = nextPage {
+                        nextPage = nil
+                        page = try await prefetched.value
+                    } else {
+                        page = try await zonePage(zoneID, since: state.zoneTokens[zoneID])
+                    }
                 } catch let error as StratusError where error.code == .changeTokenExpired && state.zoneTokens[zoneID] != nil {
                     state.zoneTokens[zoneID] = nil
                     refetched = true
                     continue
+                }
+                if page.moreComing {
+                    let (database, token, types) = (database, page.changeToken, state.scope.recordTypes)
+                    nextPage = Task { try await Self.zonePage(database, zoneID, since: token, recordTypes: types) }
                 }
                 // In commit order (by modification, then name); the order is found on keys, not by moving records.
                 let fetched = page.modificationResultsByID.values.compactMap { try? $0.get() }
@@ -88,6 +99,20 @@ extension SyncEngine {
             await emit(.didFetchRecordZoneChanges(zoneID: zoneID, error: error))
             throw error
         }
+    }
+
+    /// One page of a zone's changes.
+    typealias ZonePage = (
+        modificationResultsByID: [Record.ID: Result<Record, any Error>], deletions: [(recordID: Record.ID, recordType: String)],
+        changeToken: SyncToken, moreComing: Bool
+    )
+
+    private func zonePage(_ zoneID: Zone.ID, since token: SyncToken?) async throws -> ZonePage {
+        try await Self.zonePage(database, zoneID, since: token, recordTypes: state.scope.recordTypes)
+    }
+
+    private static func zonePage(_ database: Database, _ zoneID: Zone.ID, since token: SyncToken?, recordTypes: Set<String>?) async throws -> ZonePage {
+        try await database.recordZoneChanges(inZoneWith: zoneID, since: token, desiredRecordTypes: recordTypes)
     }
 
     /// Once per engine: when another user is signed in than the state's, the state is the previous user's and is

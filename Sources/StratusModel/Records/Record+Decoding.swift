@@ -34,7 +34,7 @@ extension Record: Decodable, JSONWritable {
         self.init(
             recordName: recordName, recordType: recordType,
             recordChangeTag: try container.decodeIfPresent(String.self, forKey: .recordChangeTag) ?? "",
-            fields: EncodedFields(values),
+            fields: EncodedFields(keeping: values),
             created: try container.decodeIfPresent(RecordStamp.self, forKey: .created) ?? RecordStamp.unknown,
             modified: try container.decodeIfPresent(RecordStamp.self, forKey: .modified) ?? RecordStamp.unknown,
             zoneID: zoneID,

@@ -7,10 +7,27 @@ import Foundation
 /// written, not every time it is read.
 public struct EncodedFields: Sendable, Hashable {
     /// The JSON text of the `fields` dictionary.
-    public var json: String
+    public private(set) var json: String
+    /// The values the text was written from, when kept (a record a client decoded from an answer), so that
+    /// ``decode()`` does not parse again what was just written.
+    private var values: [String: FieldValue]?
 
     public init(json: String) {
         self.json = json
+    }
+
+    /// Encodes field values canonically and keeps them, for ``decode()`` to answer without parsing.
+    public init(keeping fields: [String: FieldValue]) {
+        self.init(fields)
+        values = fields
+    }
+
+    public static func == (lhs: EncodedFields, rhs: EncodedFields) -> Bool {
+        lhs.json == rhs.json
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(json)
     }
 
     /// Encodes field values canonically.
@@ -49,6 +66,7 @@ public struct EncodedFields: Sendable, Hashable {
     /// Decodes the stored text back into values.
     /// - Throws: ``ModelError`` when the text is not canonical field JSON.
     public func decode() throws -> [String: FieldValue] {
+        if let values { return values }
         guard case .object(let stored) = try JSONParser.parse(json.utf8) else {
             throw ModelError(.invalidValue, "stored fields are not a JSON object")
         }
