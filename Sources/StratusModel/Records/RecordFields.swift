@@ -6,19 +6,20 @@ import Foundation
 /// Stores keep this text as it is and responses splice it in, so a record is encoded once when it is
 /// written, not every time it is read.
 public struct EncodedFields: Sendable, Hashable {
-    /// The JSON text of the `fields` dictionary.
-    public private(set) var json: String
-    /// The values the text was written from, when kept (a record a client decoded from an answer), so that
-    /// ``decode()`` does not parse again what was just written.
+    /// The JSON text of the `fields` dictionary (written when first asked for, for fields made with
+    /// ``init(keeping:)``).
+    public var json: String { text ?? Self.text(of: values ?? [:]) }
+    private var text: String?
+    /// The values, when kept (a record a client decoded from an answer), so that ``decode()`` does not parse
+    /// again what was just read, and nothing is written that nobody reads.
     private var values: [String: FieldValue]?
 
     public init(json: String) {
-        self.json = json
+        text = json
     }
 
-    /// Encodes field values canonically and keeps them, for ``decode()`` to answer without parsing.
+    /// Keeps decoded field values as they are: ``decode()`` answers them, ``json`` writes them when asked.
     public init(keeping fields: [String: FieldValue]) {
-        self.init(fields)
         values = fields
     }
 
@@ -32,9 +33,13 @@ public struct EncodedFields: Sendable, Hashable {
 
     /// Encodes field values canonically.
     public init(_ fields: [String: FieldValue]) {
+        text = Self.text(of: fields)
+    }
+
+    private static func text(of fields: [String: FieldValue]) -> String {
         var writer = JSONWriter(capacity: 64 * max(1, fields.count))
-        Self.write(fields, to: &writer, numbersAsStrings: false)
-        json = writer.text
+        write(fields, to: &writer, numbersAsStrings: false)
+        return writer.text
     }
 
     /// The byte size of the encoded fields, which the record size limit counts.
