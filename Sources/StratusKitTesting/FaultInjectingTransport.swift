@@ -1,8 +1,8 @@
 import Foundation
 import StratusKit
 
-/// A ``Transport`` for an app's own tests: it passes requests to a real transport (a test server, or a stub of the
-/// app's), and injects what the field does to an app: no network, requests dropped before they reach the server,
+/// A ``Transport`` for an app's own tests: it passes requests to a real transport (a test server, or the app's
+/// own test double), and injects what the field does to an app: no network, requests dropped before they reach the server,
 /// answers lost after the server acted, `503` and `429` with a `retryAfter`, an ended session, slow answers and
 /// event streams cut off. Chances are drawn from a seeded generator, so a failing test fails the same way again.
 ///

@@ -93,7 +93,9 @@ extension LocalStore {
     /// A fetched page, in one transaction: records saved on the server replace the kept ones, merged with the edits
     /// not sent yet; records deleted there are deleted here, edits and all.
     private func apply(zoneID: Zone.ID, modifications: [Record], deletions: [Record.ID], refetched: Bool) async throws {
-        let pending = Set(await engine.state.pendingRecordZoneChanges.map(\.recordID))
+        let changes = await engine.state.pendingRecordZoneChanges
+        let pending = Set(changes.map(\.recordID))
+        let deletedHere = Set(changes.compactMap { if case .deleteRecord(let id) = $0 { id } else { nil } })
         var dropped: [Record.ID] = []
         var cancelled: [PendingRecordZoneChange] = []
         try file.transaction {
@@ -104,7 +106,8 @@ extension LocalStore {
                     dropped.append(id)
                 }
             }
-            for record in modifications {
+            // A record deleted here and not sent yet stays deleted: the deletion goes out at the next send.
+            for record in modifications where !deletedHere.contains(record.recordID) {
                 if pending.contains(record.recordID), let local = try Self.record(record.recordID, in: file) {
                     try Self.put(merged(local, record), into: file)
                 } else {
@@ -117,7 +120,7 @@ extension LocalStore {
                 if pending.contains(id) { cancelled += [.saveRecord(id), .deleteRecord(id)] }
             }
         }
-        notify(.server, saved: modifications.map(\.recordID), deleted: dropped + deletions)
+        notify(.server, saved: modifications.map(\.recordID).filter { !deletedHere.contains($0) }, deleted: dropped + deletions)
         if !cancelled.isEmpty { await engine.remove(pendingRecordZoneChanges: cancelled) }
     }
 

@@ -98,6 +98,31 @@ import Testing
         }
     }
 
+    @Test("a record deleted here and changed on the server before the deletion was sent stays deleted, and the deletion wins")
+    func deletionNotSentYet() async throws {
+        try await KitTestServer.run { server in
+            let phone = Device(server, "oda@example.com")
+            let laptop = Device(server, "oda@example.com")
+            try await phone.launch(signUp: true)
+            try await laptop.launch()
+            try await phone.store.saveZone(Self.notes)
+            try await phone.edit("n1") { $0["title"] = "First" }
+            try await phone.sync()
+            try await laptop.sync()
+            laptop.network.update { $0.offline = true }
+            try await laptop.store.delete(laptop.note("n1"))
+            try await phone.edit("n1") { $0["title"] = "Changed on the phone" }
+            try await phone.sync()
+            laptop.network.update { $0.offline = false }
+            try await laptop.store.engine.fetchChanges()
+            #expect(try await laptop.notes().isEmpty, "a fetched change brought back a record deleted here")
+            try await laptop.sync()
+            try await phone.sync()
+            #expect(try await phone.notes().isEmpty)
+            #expect(try await laptop.notes().isEmpty)
+        }
+    }
+
     @Test("records and edits not sent yet survive a relaunch from the file, and are sent after it")
     func relaunchFromTheFile() async throws {
         try await KitTestServer.run { server in
