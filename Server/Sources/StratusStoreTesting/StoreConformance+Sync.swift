@@ -57,6 +57,28 @@ extension StoreConformance {
                 guard case .deleted(let deletion)? = after.changes.first else { Issue.record("kept should come as a deletion: \(after.changes)"); return }
                 #expect(deletion.recordName == "kept")
             },
+            ConformanceCase("a feed through a query holds the matching records; one that stops matching comes as a deletion") { store in
+                let zone = try await Fixture.createZone(store, "Filtered")
+                for (name, list) in [("a", "groceries"), ("b", "work"), ("c", "groceries")] {
+                    _ = try await Fixture.save(store, zone, Fixture.create(name, type: "Item", ["list": Fixture.field(.string(list))]))
+                }
+                _ = try await Fixture.save(store, zone, Fixture.create("n", type: "Note", ["list": Fixture.field(.string("groceries"))]))
+                let groceries = QueryInput(recordType: "Item", filterBy: [
+                    FilterInput(comparator: "EQUALS", fieldName: "list", systemFieldName: nil, fieldValue: FieldInput(value: .string("groceries")), distance: nil),
+                ])
+                let first = try await store.zoneChanges(ZoneChangesQuery(zone: zone, syncToken: nil, limit: 200, matching: groceries))
+                #expect(first.changes.map(\.recordName) == ["a", "c"])
+                // c moves to another list and a new grocery item appears: c comes as a deletion, d as a record.
+                let c = try #require(try await store.lookupRecords(["c"], in: zone)["c"])
+                _ = try await Fixture.save(store, zone, RecordOperation(type: .update, recordName: "c", recordChangeTag: c.recordChangeTag, fields: ["list": Fixture.field(.string("work"))]))
+                _ = try await Fixture.save(store, zone, Fixture.create("d", type: "Item", ["list": Fixture.field(.string("groceries"))]))
+                let next = try await store.zoneChanges(ZoneChangesQuery(zone: zone, syncToken: first.syncToken, limit: 200, matching: groceries))
+                let seen = next.changes.map { change -> String in
+                    if case .deleted = change { return "deleted \(change.recordName)" }
+                    return change.recordName
+                }
+                #expect(seen == ["deleted c", "d"])
+            },
             ConformanceCase("a zone's sync token is refused for another zone") { store in
                 let a = try await Fixture.createZone(store, "A")
                 let b = try await Fixture.createZone(store, "B")

@@ -175,6 +175,38 @@ import Testing
         }
     }
 
+    @Test("a scope of the records a query matches: a record that stops matching leaves the device, and dropping the query fetches the rest")
+    func partialSyncByQuery() async throws {
+        try await KitTestServer.run { server in
+            let writer = try await server.signedUp("pat@example.com")
+            let lists = Zone.ID(zoneName: "Lists")
+            _ = try await writer.privateCloudDatabase.save(Zone(zoneID: lists))
+            let items = [("milk", "groceries"), ("eggs", "groceries"), ("report", "work")].map { name, list in
+                var record = Record(recordType: "Item", recordID: Record.ID(recordName: name, zoneID: lists))
+                record["list"] = list
+                return record
+            }
+            _ = try await writer.privateCloudDatabase.save(items)
+            let device = try await SyncEngineTests.device(server, "pat@example.com")
+            let groceries = Query(recordType: "Item", filter: .field("list") == "groceries")
+            await device.engine.setScope(SyncScope(zoneIDs: [lists], query: groceries))
+            try await device.engine.fetchChanges()
+            #expect(device.kept == ["Lists/eggs (Item)", "Lists/milk (Item)"])
+
+            var eggs = try await writer.privateCloudDatabase.record(for: Record.ID(recordName: "eggs", zoneID: lists))
+            eggs["list"] = "work"
+            try await writer.privateCloudDatabase.save(eggs)
+            try await device.engine.fetchChanges()
+            #expect(device.kept == ["Lists/milk (Item)"])
+
+            await device.engine.setScope(SyncScope(zoneIDs: [lists]))
+            try await device.engine.fetchChanges()
+            #expect(device.kept == ["Lists/eggs (Item)", "Lists/milk (Item)", "Lists/report (Item)"])
+            try await SyncEngineTests.relaunch(device)
+            #expect(await device.engine.scope == SyncScope(zoneIDs: [lists]))
+        }
+    }
+
     @Test("a fresh install fetches a zone's live records and none of the deletions before it")
     func freshInstallSkipsOldDeletions() async throws {
         try await KitTestServer.run { server in

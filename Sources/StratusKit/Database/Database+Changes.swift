@@ -23,10 +23,11 @@ extension Database {
 
     /// The records of a zone that changed since a token, in commit order (`CKFetchRecordZoneChangesOperation`).
     /// Without a token, the zone's live records (no deletions). With `desiredRecordTypes`, only records of those
-    /// types; the token still moves past the others.
+    /// types; the token still moves past the others. With `matching` (a Stratus addition), only records the query
+    /// matches: one that stops matching comes as a deletion.
     public func recordZoneChanges(
         inZoneWith zoneID: Zone.ID, since token: SyncToken?, desiredKeys: [String]? = nil, desiredRecordTypes: Set<String>? = nil,
-        resultsLimit: Int = 200
+        matching query: Query? = nil, resultsLimit: Int = 200
     ) async throws -> (
         modificationResultsByID: [Record.ID: Result<Record, any Error>], deletions: [(recordID: Record.ID, recordType: String)],
         changeToken: SyncToken, moreComing: Bool
@@ -34,7 +35,7 @@ extension Database {
         let request = ZoneChangesRequest(zones: [
             ZoneChangesRequest.Item(
                 zoneID: zoneID.model, syncToken: token?.rawValue, resultsLimit: resultsLimit, desiredKeys: desiredKeys,
-                desiredRecordTypes: desiredRecordTypes?.sorted()
+                desiredRecordTypes: desiredRecordTypes?.sorted(), query: query?.model
             ),
         ])
         let answer = try await container.post(databaseScope, "changes/zone", request, answer: ZoneChangesResponse.self)

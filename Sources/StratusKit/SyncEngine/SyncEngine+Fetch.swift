@@ -74,8 +74,8 @@ extension SyncEngine {
                     continue
                 }
                 if page.moreComing {
-                    let (database, token, types) = (database, page.changeToken, state.scope.recordTypes)
-                    nextPage = Task { try await Self.zonePage(database, zoneID, since: token, recordTypes: types) }
+                    let (database, token, scope) = (database, page.changeToken, state.scope)
+                    nextPage = Task { try await Self.zonePage(database, zoneID, since: token, scope: scope) }
                 }
                 // In commit order (by modification, then name); the order is found on keys, not by moving records.
                 let fetched = page.modificationResultsByID.values.compactMap { try? $0.get() }
@@ -108,11 +108,11 @@ extension SyncEngine {
     )
 
     private func zonePage(_ zoneID: Zone.ID, since token: SyncToken?) async throws -> ZonePage {
-        try await Self.zonePage(database, zoneID, since: token, recordTypes: state.scope.recordTypes)
+        try await Self.zonePage(database, zoneID, since: token, scope: state.scope)
     }
 
-    private static func zonePage(_ database: Database, _ zoneID: Zone.ID, since token: SyncToken?, recordTypes: Set<String>?) async throws -> ZonePage {
-        try await database.recordZoneChanges(inZoneWith: zoneID, since: token, desiredRecordTypes: recordTypes)
+    private static func zonePage(_ database: Database, _ zoneID: Zone.ID, since token: SyncToken?, scope: SyncScope) async throws -> ZonePage {
+        try await database.recordZoneChanges(inZoneWith: zoneID, since: token, desiredRecordTypes: scope.recordTypes, matching: scope.query)
     }
 
     /// Once per engine: when another user is signed in than the state's, the state is the previous user's and is

@@ -166,11 +166,13 @@ extension SyncEngine {
         struct Scope: Codable {
             var zones: [ZoneID]?
             var recordTypes: [String]?
+            var query: Query?
             init(_ scope: SyncScope) {
                 zones = scope.zoneIDs.map { $0.sorted { ($0.zoneName, $0.ownerName) < ($1.zoneName, $1.ownerName) }.map(ZoneID.init) }
                 recordTypes = scope.recordTypes?.sorted()
+                query = scope.query
             }
-            var scope: SyncScope { SyncScope(zoneIDs: zones.map { Set($0.map(\.id)) }, recordTypes: recordTypes.map(Set.init)) }
+            var scope: SyncScope { SyncScope(zoneIDs: zones.map { Set($0.map(\.id)) }, recordTypes: recordTypes.map(Set.init), query: query) }
         }
         var pendingRecords: [RecordChange]
         var pendingZones: [ZoneChange]

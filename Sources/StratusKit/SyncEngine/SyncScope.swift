@@ -1,7 +1,7 @@
 import Foundation
 
 /// What a ``SyncEngine`` fetches (a Stratus addition to CKSyncEngine): every zone or chosen ones, records of every
-/// type or of chosen ones. An app syncs part of a user's data (the lists the user opened, not their archive) and
+/// type or of chosen ones, or only the records a query matches. An app syncs part of a user's data (the lists the user opened, not their archive) and
 /// widens or narrows that later with ``SyncEngine/setScope(_:)``.
 ///
 /// ```swift
@@ -12,10 +12,14 @@ public struct SyncScope: Sendable, Hashable, Codable {
     public var zoneIDs: Set<Zone.ID>?
     /// The record types fetched; `nil`: every type.
     public var recordTypes: Set<String>?
+    /// Only the records this query matches, in every zone of the scope (the server filters; a record that stops
+    /// matching comes as a deletion); its record type is the only one fetched.
+    public var query: Query?
 
-    public init(zoneIDs: Set<Zone.ID>? = nil, recordTypes: Set<String>? = nil) {
+    public init(zoneIDs: Set<Zone.ID>? = nil, recordTypes: Set<String>? = nil, query: Query? = nil) {
         self.zoneIDs = zoneIDs
         self.recordTypes = recordTypes
+        self.query = query
     }
 
     /// Every zone and every record type.
@@ -57,7 +61,7 @@ extension SyncEngine {
             guard scope != old else { return }
             let removedZones = state.zoneTokens.keys.filter { !scope.includes($0) }.sorted { $0.zoneName < $1.zoneName }
             for zoneID in removedZones { state.zoneTokens[zoneID] = nil }
-            if old.addsRecordTypes(scope) {
+            if old.addsRecordTypes(scope) || old.query != scope.query {
                 refetchedByScope.formUnion(state.zoneTokens.keys)
                 state.zoneTokens = [:]
                 state.databaseToken = nil

@@ -62,13 +62,19 @@ public struct ZoneChangesRequest: Sendable, Hashable, Codable {
         public var resultsLimit: Int?
         public var desiredKeys: [String]?
         public var desiredRecordTypes: [String]?
+        /// Only records matching this query (a Stratus addition); records that no longer match come as deletions.
+        public var query: QueryInput?
 
-        public init(zoneID: ZoneID, syncToken: String? = nil, resultsLimit: Int? = nil, desiredKeys: [String]? = nil, desiredRecordTypes: [String]? = nil) {
+        public init(
+            zoneID: ZoneID, syncToken: String? = nil, resultsLimit: Int? = nil, desiredKeys: [String]? = nil, desiredRecordTypes: [String]? = nil,
+            query: QueryInput? = nil
+        ) {
             self.zoneID = zoneID
             self.syncToken = syncToken
             self.resultsLimit = resultsLimit
             self.desiredKeys = desiredKeys
             self.desiredRecordTypes = desiredRecordTypes
+            self.query = query
         }
     }
     public var zones: [Item]

@@ -59,7 +59,7 @@ struct ChangesController {
                 let target = try await call.target(item.zoneID, store: server.store)
                 var changes = try await server.store.zoneChanges(ZoneChangesQuery(
                     zone: target.zone, syncToken: item.syncToken,
-                    limit: Self.limit(item.resultsLimit ?? body.resultsLimit), recordTypes: recordTypes
+                    limit: Self.limit(item.resultsLimit ?? body.resultsLimit), recordTypes: recordTypes, matching: item.query
                 ))
                 changes.changes = try await target.visible(changes.changes.filter(access.shows), store: server.store)
                 let rendering = call.rendering(

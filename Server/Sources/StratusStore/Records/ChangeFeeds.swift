@@ -91,6 +91,17 @@ public enum ChangeFeeds {
         since > 0
     }
 
+    /// A page of a feed read through a query: records that do not match come as deletions, since they may have
+    /// left the set the reader holds, or not at all in a feed read from the start; `query` `nil` (a record type
+    /// no record has yet) matches nothing. Deletions stay.
+    public static func keeping(_ changes: [RecordChange], matching query: Query?, fromStart: Bool) throws -> [RecordChange] {
+        try changes.compactMap { change in
+            guard case .saved(let record) = change else { return change }
+            if let query, RecordMatcher(record: record, fields: try record.fields.decode()).matches(query) { return change }
+            return fromStart ? nil : .deleted(DeletedRecord(recordName: record.recordName, recordType: record.recordType, zoneID: record.zoneID))
+        }
+    }
+
     /// How many rows one page may read: a page's worth, or, when only some record types are asked for, twenty
     /// times that (rows of other types advance the token without filling the page).
     public static func scanLimit(for query: ZoneChangesQuery) -> Int {

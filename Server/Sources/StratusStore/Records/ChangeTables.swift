@@ -31,7 +31,17 @@ extension RecordStore where Self: SQLTables {
     /// Reads the zone's figures (its id, the settled bound, its last settled change) before the page below that
     /// bound, so that the token never passes a change the page did not see: in one statement where each is a round
     /// trip (PostgreSQL), in two where statements run in-process (SQLite, where the one statement costs more).
-    public func zoneChanges(_ query: ZoneChangesQuery) async throws -> ZoneChanges {
+    public func zoneChanges(_ request: ZoneChangesQuery) async throws -> ZoneChanges {
+        var request = request
+        // A feed through a query reads its record type only, and keeps what matches.
+        var typedMatch: Query?
+        if let matching = request.matching {
+            let database = request.zone.database
+            let schema = try await schema(containerID: database.containerID, environment: database.environment)
+            typedMatch = try QueryTyper.typedQuery(matching, schema: schema, environment: database.environment)
+            request.recordTypes = (request.recordTypes ?? [matching.recordType]).intersection([matching.recordType])
+        }
+        let query = request
         let token = try query.syncToken.map { token throws(StorageError) in try ZoneSyncToken.read(token) }
         // The token's position, checked against the zone found (``ChangeFeeds/start(after:inZone:)``).
         let since = token.map { $0.zone == 0 ? 0 : $0.sequence } ?? 0
@@ -55,7 +65,11 @@ extension RecordStore where Self: SQLTables {
             }
             return try ChangeTables.changes(in: rows, figures: figures, since: since, token: token, query: query)
         }
-        return try await readSettled { reading in try await reading.read(changes) }
+        var page = try await readSettled { reading in try await reading.read(changes) }
+        if query.matching != nil {
+            page.changes = try ChangeFeeds.keeping(page.changes, matching: typedMatch, fromStart: !ChangeFeeds.includesDeletions(after: since))
+        }
+        return page
     }
 }
 

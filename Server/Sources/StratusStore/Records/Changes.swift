@@ -79,12 +79,15 @@ public struct ZoneChangesQuery: Sendable, Hashable {
     public var limit: Int
     /// Only records of these types; `nil` for all.
     public var recordTypes: Set<String>?
+    /// Only records matching this query (``ChangeFeeds/keeping(_:matching:fromStart:)``); `nil` for all.
+    public var matching: QueryInput?
 
-    public init(zone: ZoneRef, syncToken: String?, limit: Int, recordTypes: Set<String>? = nil) {
+    public init(zone: ZoneRef, syncToken: String?, limit: Int, recordTypes: Set<String>? = nil, matching: QueryInput? = nil) {
         self.zone = zone
         self.syncToken = syncToken
         self.limit = limit
         self.recordTypes = recordTypes
+        self.matching = matching
     }
 }
 
