@@ -56,6 +56,36 @@ import Testing
         }
     }
 
+    @Test("records read from a zone's change feed equal the same records looked up, for every field type")
+    func feedReadsLikeLookups() async throws {
+        try await KitTestServer.run { server in
+            let database = try await server.signedUp("ann@example.com").privateCloudDatabase
+            let zone = try await database.save(Zone(zoneName: "Feed"))
+            let folder = try await database.save(Record(recordType: "Folder", recordID: Record.ID(recordName: "folder", zoneID: zone.zoneID)))
+            var record = Record(recordType: "Everything", recordID: Record.ID(recordName: "all", zoneID: zone.zoneID))
+            record["text"] = "hello"
+            record["count"] = 42
+            record["ratio"] = 2.0
+            record["flag"] = false
+            record["when"] = Date(timeIntervalSince1970: 1_700_000_000.123)
+            record["blob"] = Data([0, 1, 2, 255])
+            record["place"] = Location(latitude: 48.8566, longitude: 2.3522, horizontalAccuracy: 5)
+            record["link"] = Record.Reference(record: folder, action: .deleteSelf)
+            record["greeting"] = LocalizedString(["en": "Hello", "es": "Hola"])
+            record["tags"] = ["a", "b"]
+            record["days"] = [Date(timeIntervalSince1970: 1_700_000_000), Date(timeIntervalSince1970: 1_700_086_400)]
+            record.parent = Record.Reference(record: folder)
+            _ = try await database.save(record)
+            let changes = try await database.recordZoneChanges(inZoneWith: zone.zoneID, since: nil)
+            let looked = try await database.records(for: [record.recordID, folder.recordID])
+            for id in [record.recordID, folder.recordID] {
+                let fromFeed = try #require(try changes.modificationResultsByID[id]?.get())
+                let fromLookup = try #require(try looked[id]?.get())
+                #expect(fromFeed == fromLookup, "\(id)")
+            }
+        }
+    }
+
     @Test("the storage form of records reads back equal: fetched ones, edited ones, and ones with an asset not uploaded yet or an empty list")
     func storageForm() async throws {
         try await KitTestServer.run { server in

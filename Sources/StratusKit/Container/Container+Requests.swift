@@ -32,10 +32,20 @@ extension Container {
     /// Sends raw bytes (an asset upload) and reads the answer as `answer`.
     func send<Answer: Decodable>(_ method: String, _ url: URL, rawBody: Data, contentType: String, answer: Answer.Type) async throws -> Answer {
         let data = try await exchange(method, url, rawBody: rawBody, contentType: contentType)
+        return try Self.decode(data, as: answer, path: url.path)
+    }
+
+    /// Posts a request to a database endpoint and answers the body of its answer, for a caller that reads it itself.
+    func postForBody(_ scope: Database.Scope, _ operation: String, _ body: some Encodable) async throws -> Data {
+        try await exchange("POST", databaseURL(scope, operation), rawBody: try Self.encode(body), contentType: "application/json")
+    }
+
+    /// An answer's body read as `answer` (StratusModel's wire types).
+    static func decode<Answer: Decodable>(_ data: Data, as answer: Answer.Type, path: String) throws -> Answer {
         do {
             return try JSONValueDecoder().decode(Answer.self, from: data)
         } catch {
-            throw StratusError(.internalError, "the server's answer to \(url.path) cannot be read: \(error)")
+            throw StratusError(.internalError, "the server's answer to \(path) cannot be read: \(error)")
         }
     }
 

@@ -38,7 +38,11 @@ extension Database {
                 desiredRecordTypes: desiredRecordTypes?.sorted(), query: query?.model
             ),
         ])
-        let answer = try await container.post(databaseScope, "changes/zone", request, answer: ZoneChangesResponse.self)
+        let body = try await container.postForBody(databaseScope, "changes/zone", request)
+        if let page = ZoneChangesPage(body, zoneID: zoneID, currentUser: container.currentUserRecordName) {
+            return (page.modifications, page.deletions, page.changeToken, page.moreComing)
+        }
+        let answer = try Container.decode(body, as: ZoneChangesResponse.self, path: "changes/zone")
         let zone: ZoneChangesEntry
         switch answer.zones.first {
         case .changes(let changes)?:
