@@ -39,6 +39,7 @@ extension LocalStore {
     }
 
     func handle(_ event: SyncEngine.Event, from engine: SyncEngine) async {
+        guard !writeFailed else { return }
         do {
             switch event {
             case .stateUpdate(let state):
@@ -67,9 +68,11 @@ extension LocalStore {
                 break
             }
         } catch {
-            // The file could not be written: the engine's state is not moved on without the records it covers, so
-            // the next fetch brings them again.
+            // The file could not be written: the engine stops, so that its saved state is not moved on past records
+            // that were not kept; a later launch fetches them again.
+            writeFailed = true
             await self.engine.stop()
+            notify(.server, writeFailure: error as? LocalStoreError ?? LocalStoreError("\(error)"))
         }
     }
 

@@ -37,6 +37,9 @@ public actor LocalStore {
         /// Saves the server refused for a reason merging does not fix (a permission, a constraint); the records
         /// stay here as the app left them.
         public var refused: [Record.ID: StratusError]
+        /// What the server sent could not be written here (a full disk): the engine stopped syncing by itself, and
+        /// its saved state still points before what was lost; open the store again once the cause is gone.
+        public var writeFailure: LocalStoreError?
     }
 
     /// Merges a record edited here (`local`, with its ``Record/changedKeys``) with the server's newer version.
@@ -61,6 +64,9 @@ public actor LocalStore {
     var acknowledged: Int64 = 0
     /// Zones being fetched again from the start in the current fetch.
     var refetching: Set<Zone.ID> = []
+    /// Set when what the server sent could not be written: from then on the engine's state is not kept, so the
+    /// file's state never passes what the file lacks.
+    var writeFailed = false
 
     /// Opens the store in `file` (making it the first time) for a private or shared database, and hands the engine
     /// any change written here that its saved state did not hold yet (a crash between the two).
@@ -120,9 +126,12 @@ public actor LocalStore {
         observers[id] = nil
     }
 
-    func notify(_ origin: Change.Origin, saved: [Record.ID] = [], deleted: [Record.ID] = [], refused: [Record.ID: StratusError] = [:]) {
-        guard !saved.isEmpty || !deleted.isEmpty || !refused.isEmpty else { return }
-        let change = Change(origin: origin, saved: saved, deleted: deleted, refused: refused)
+    func notify(
+        _ origin: Change.Origin, saved: [Record.ID] = [], deleted: [Record.ID] = [], refused: [Record.ID: StratusError] = [:],
+        writeFailure: LocalStoreError? = nil
+    ) {
+        guard !saved.isEmpty || !deleted.isEmpty || !refused.isEmpty || writeFailure != nil else { return }
+        let change = Change(origin: origin, saved: saved, deleted: deleted, refused: refused, writeFailure: writeFailure)
         for observer in observers.values { observer.yield(change) }
     }
 }
