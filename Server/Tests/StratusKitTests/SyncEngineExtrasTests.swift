@@ -187,10 +187,14 @@ import Testing
                 record["list"] = list
                 return record
             }
-            _ = try await writer.privateCloudDatabase.save(items)
+            _ = try await writer.privateCloudDatabase.save(items + [Record(recordType: "Note", recordID: Record.ID(recordName: "memo", zoneID: lists))])
             let device = try await SyncEngineTests.device(server, "pat@example.com")
+            try await device.engine.fetchChanges()
+            #expect(device.kept == ["Lists/eggs (Item)", "Lists/memo (Note)", "Lists/milk (Item)", "Lists/report (Item)"])
+            // Narrowed to a query: records of other types leave at once, the zone comes again through the query.
             let groceries = Query(recordType: "Item", filter: .field("list") == "groceries")
             await device.engine.setScope(SyncScope(zoneIDs: [lists], query: groceries))
+            #expect(!device.kept.contains("Lists/memo (Note)"))
             try await device.engine.fetchChanges()
             #expect(device.kept == ["Lists/eggs (Item)", "Lists/milk (Item)"])
 
@@ -202,7 +206,7 @@ import Testing
 
             await device.engine.setScope(SyncScope(zoneIDs: [lists]))
             try await device.engine.fetchChanges()
-            #expect(device.kept == ["Lists/eggs (Item)", "Lists/milk (Item)", "Lists/report (Item)"])
+            #expect(device.kept == ["Lists/eggs (Item)", "Lists/memo (Note)", "Lists/milk (Item)", "Lists/report (Item)"])
             try await SyncEngineTests.relaunch(device)
             #expect(await device.engine.scope == SyncScope(zoneIDs: [lists]))
         }

@@ -9,7 +9,9 @@ internal import StratusModel
 extension Record {
     /// The record as bytes to keep; ``init(storageData:)`` reads them back.
     public func storageData() -> Data {
-        guard shareState == nil, let fields = Self.wireFields(values), let fetched = fetchedValues.map(Self.wireFields) ?? .some(nil) else {
+        let fetched = fetchedValues.map(Self.wireFields)
+        // A record whose fields, or fields as fetched, hold what the wire shape does not carry keeps its Codable form.
+        guard shareState == nil, let fields = Self.wireFields(values), fetched.map({ $0 != nil }) ?? true else {
             return Data([Self.codableTag]) + ((try? JSONEncoder().encode(self)) ?? Data())
         }
         var writer = JSONWriter(capacity: 256)
@@ -30,7 +32,7 @@ extension Record {
         Self.member("fetchedParent", fetchedParent, &writer)
         writer.key("fields")
         EncodedFields.write(fields, to: &writer, numbersAsStrings: false)
-        if let fetched {
+        if case .some(.some(let fetched)) = fetched {
             writer.key("fetchedFields")
             EncodedFields.write(fetched, to: &writer, numbersAsStrings: false)
         }

@@ -25,6 +25,12 @@ public struct SyncScope: Sendable, Hashable, Codable {
     /// Every zone and every record type.
     public static let everything = SyncScope()
 
+    /// The record types fetched, the query's included; `nil`: every type.
+    var fetchedRecordTypes: Set<String>? {
+        guard let query else { return recordTypes }
+        return (recordTypes ?? [query.recordType]).intersection([query.recordType])
+    }
+
     /// Whether the scope fetches a zone.
     public func includes(_ zoneID: Zone.ID) -> Bool {
         zoneIDs?.contains(zoneID) ?? true
@@ -39,8 +45,8 @@ public struct SyncScope: Sendable, Hashable, Codable {
 
     /// Whether `other` fetches record types this scope does not.
     func addsRecordTypes(_ other: SyncScope) -> Bool {
-        guard let types = recordTypes else { return false }
-        guard let others = other.recordTypes else { return true }
+        guard let types = fetchedRecordTypes else { return false }
+        guard let others = other.fetchedRecordTypes else { return true }
         return !others.isSubset(of: types)
     }
 }
@@ -70,9 +76,10 @@ extension SyncEngine {
                 state.databaseToken = nil
             }
             state.scope = scope
-            let typesNarrowed = scope.recordTypes != nil && (old.recordTypes == nil || !old.recordTypes!.isSubset(of: scope.recordTypes!))
+            let (oldTypes, newTypes) = (old.fetchedRecordTypes, scope.fetchedRecordTypes)
+            let typesNarrowed = newTypes != nil && (oldTypes == nil || !oldTypes!.isSubset(of: newTypes!))
             if !removedZones.isEmpty || typesNarrowed {
-                await emit(.syncScopeNarrowed(removedZoneIDs: removedZones, keptRecordTypes: typesNarrowed ? scope.recordTypes : nil))
+                await emit(.syncScopeNarrowed(removedZoneIDs: removedZones, keptRecordTypes: typesNarrowed ? newTypes : nil))
             }
             await emit(.stateUpdate(state.serialization))
         }
