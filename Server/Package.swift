@@ -187,6 +187,9 @@ let package = Package(
         .executableTarget(
             name: "flags", dependencies: [flagsKit, "StratusExampleSupport"], path: "Examples/flags", swiftSettings: swiftSettings
         ),
+        .executableTarget(
+            name: "notes", dependencies: [localStore, "StratusExampleSupport"], path: "Examples/notes", swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "StratusModelTests",
             dependencies: [model, "StratusStoreTesting"],

@@ -57,7 +57,7 @@ extension LocalStore {
     /// most `limit`.
     public func records(
         ofType recordType: String, inZone zoneID: Zone.ID? = nil, limit: Int? = nil,
-        order: ((Record, Record) -> Bool)? = nil, where filter: (Record) -> Bool = { _ in true }
+        order: (@Sendable (Record, Record) -> Bool)? = nil, where filter: @Sendable (Record) -> Bool = { _ in true }
     ) throws -> [Record] {
         var found: [Record] = []
         var sql = "SELECT body FROM records WHERE type = ?"

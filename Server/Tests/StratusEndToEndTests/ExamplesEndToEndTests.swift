@@ -1,4 +1,5 @@
 import Foundation
+import StratusStoreTesting
 import Testing
 
 /// The examples, run as the README says: against a `stratus serve` process, set up with its admin key.
@@ -8,6 +9,45 @@ import Testing
         try await EndToEndTests.run(
             arguments, executable: name, environment: ["STRATUS_URL": server.baseURL, "STRATUS_ADMIN_KEY": ServerProcess.adminKey]
         )
+    }
+
+    @Test("notes: kept at once, a sync killed with SIGKILL part way, synced again: every note reaches the server once, and another device")
+    func notesSurviveAKilledSync() async throws {
+        let folder = EndToEndTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = ServerProcess(dataFolder: folder + "/server", arguments: ["--quiet"])
+        try await server.start()
+        defer { server.stop() }
+        let environment = ["STRATUS_URL": server.baseURL, "STRATUS_ADMIN_KEY": ServerProcess.adminKey]
+        let notes = ServerProcess.executable.deletingLastPathComponent().appendingPathComponent("notes").path
+        func run(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+            try await ChildProcess.run(notes, arguments, environment: environment, directory: folder)
+        }
+
+        let first = try await run(["ann@example.com", "add", "first"])
+        #expect(first.status == 0 && first.output.contains("kept 1 note"), "\(first.output)")
+        let titles = (1...300).map { "note \($0)" }
+        let many = try await run(["ann@example.com", "add"] + titles)
+        #expect(many.output.contains("kept 300 notes"), "\(many.output)")
+
+        // A sync killed as it starts sending, wherever it got to.
+        let killed = try ChildProcess(notes, ["ann@example.com", "sync"], environment: environment, directory: folder, output: .pipe, errors: .output)
+        let started = try await ChildProcess.offload { () -> String in
+            var seen = ""
+            while !seen.contains("syncing"), let chunk = killed.output?.availableData, !chunk.isEmpty { seen += String(decoding: chunk, as: UTF8.self) }
+            return seen
+        }
+        kill(killed.identifier, SIGKILL)
+        await killed.exit()
+        #expect(started.contains("syncing 301 changes"), "\(started)")
+
+        let again = try await run(["ann@example.com", "sync"])
+        #expect(again.output.contains("synced: 301 notes, 0 waiting"), "\(again.output)")
+        let tablet = try await run(["ann@example.com", "--device", "tablet", "sync"])
+        #expect(tablet.output.contains("synced: 301 notes, 0 waiting"), "\(tablet.output)")
+        let listed = try await run(["ann@example.com", "--device", "tablet", "list"])
+        let lines = listed.output.split(separator: "\n").map(String.init)
+        #expect(Set(lines) == Set(["first"] + titles) && lines.count == 301, "\(lines.count) notes: \(lines.prefix(5))")
     }
 
     @Test("fatchat, messages and flags run against a real server and print what the README shows")
