@@ -64,7 +64,7 @@ let package = Package(
         // One conformance suite that every backend runs.
         .target(
             name: "StratusStoreTesting",
-            dependencies: ["StratusStore", model],
+            dependencies: ["StratusStore", model, kitTesting],
             swiftSettings: swiftSettings
         ),
         // The embedded default backend.

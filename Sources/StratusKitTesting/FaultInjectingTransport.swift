@@ -61,7 +61,7 @@ public final class FaultInjectingTransport: Transport, @unchecked Sendable {
     private let base: any Transport
     private let lock = NSLock()
     private var currentFaults = Faults()
-    private var generator: SplitMix
+    private var generator: SeededGenerator
     private var counts: [Fault: Int] = [:]
     private var requestCount = 0
 
@@ -70,7 +70,7 @@ public final class FaultInjectingTransport: Transport, @unchecked Sendable {
     ///   - seed: the seed of the chances; the same seed and requests inject the same faults.
     public init(wrapping base: any Transport = URLSessionTransport(), seed: UInt64 = 17) {
         self.base = base
-        generator = SplitMix(state: seed)
+        generator = SeededGenerator(seed: seed)
     }
 
     /// The faults injected from now on.
@@ -190,11 +190,16 @@ public final class FaultInjectingTransport: Transport, @unchecked Sendable {
     }
 }
 
-/// A small seeded generator (SplitMix64): the same seed gives the same draws on every platform.
-struct SplitMix {
-    var state: UInt64
+/// A small seeded generator (SplitMix64): the same seed gives the same draws on every platform, so a test that
+/// draws from it fails the same way again.
+public struct SeededGenerator: RandomNumberGenerator, Sendable {
+    private var state: UInt64
 
-    mutating func next() -> UInt64 {
+    public init(seed: UInt64) {
+        state = seed
+    }
+
+    public mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

@@ -22,17 +22,12 @@ struct ZoneChangesPage {
         for entry in records {
             guard case .object(let fields) = entry, case .string(let name)? = fields["recordName"], fields["serverErrorCode"] == nil else { return nil }
             if fields["deleted"] == .bool(true) {
-                deletions.append((Record.ID(recordName: name, zoneID: zoneID), Self.text(fields["recordType"]) ?? ""))
+                deletions.append((Record.ID(recordName: name, zoneID: zoneID), fields["recordType"]?.stringValue ?? ""))
                 continue
             }
             guard let record = Record(wire: fields, name: name, currentUser: currentUser) else { return nil }
             modifications[Record.ID(recordName: name, zoneID: zoneID)] = .success(record)
         }
-    }
-
-    static func text(_ json: JSONValue?) -> String? {
-        if case .string(let text)? = json { return text }
-        return nil
     }
 }
 
@@ -40,16 +35,16 @@ extension Record {
     /// A record from its answer's JSON object, as ``init(model:currentUser:)`` makes it; `nil` for what that path
     /// handles alone (share records) or for a shape it would refuse.
     init?(wire object: [String: JSONValue], name: String, currentUser: String?) {
-        let type = ZoneChangesPage.text(object["recordType"]) ?? ""
+        let type = object["recordType"]?.stringValue ?? ""
         guard type != ShareRecords.recordType else { return nil }
         var zone = ZoneID()
         if case .object(let zoneObject)? = object["zoneID"] {
-            zone.zoneName = ZoneChangesPage.text(zoneObject["zoneName"]) ?? ZoneID.defaultZoneName
-            zone.ownerRecordName = ZoneChangesPage.text(zoneObject["ownerRecordName"])
+            zone.zoneName = zoneObject["zoneName"]?.stringValue ?? ZoneID.defaultZoneName
+            zone.ownerRecordName = zoneObject["ownerRecordName"]?.stringValue
         }
         let zoneID = Zone.ID(model: zone, currentUser: currentUser)
         self.init(recordType: type, recordID: ID(recordName: name, zoneID: zoneID))
-        recordChangeTag = ZoneChangesPage.text(object["recordChangeTag"]) ?? ""
+        recordChangeTag = object["recordChangeTag"]?.stringValue ?? ""
         if let (date, user) = Self.stamp(object["created"]) {
             creationDate = date
             creatorUserRecordID = ID(recordName: user)
@@ -58,27 +53,16 @@ extension Record {
             modificationDate = date
             lastModifiedUserRecordID = ID(recordName: user)
         }
-        if case .object(let parentObject)? = object["parent"], let parentName = ZoneChangesPage.text(parentObject["recordName"]) {
+        if case .object(let parentObject)? = object["parent"], let parentName = parentObject["recordName"]?.stringValue {
             parent = Reference(recordID: ID(recordName: parentName, zoneID: zoneID))
             fetchedParent = parentName
         }
-        if case .object(let shareObject)? = object["share"], let shareName = ZoneChangesPage.text(shareObject["recordName"]) {
+        if case .object(let shareObject)? = object["share"], let shareName = shareObject["recordName"]?.stringValue {
             share = Reference(recordID: ID(recordName: shareName, zoneID: zoneID))
         }
-        if case .object(let stored)? = object["fields"] {
-            var decoded: [String: FieldValue] = [:]
-            decoded.reserveCapacity(stored.count)
-            for (field, input) in stored {
-                guard case .object(let parts) = input else { return nil }
-                let value = parts["value"] ?? .null
-                if value == .null { continue }
-                let declared = ZoneChangesPage.text(parts["type"])
-                guard let fieldType = declared.map({ FieldType(wireName: $0) }) ?? StratusModel.FieldValue.inferredType(of: value),
-                    let model = try? StratusModel.FieldValue(json: value, as: fieldType)
-                else { return nil }
-                decoded[field] = FieldValue(model: model, currentUser: currentUser)
-            }
-            values = decoded
+        if let stored = object["fields"]?.objectValue {
+            guard let decoded = try? EncodedFields.decodeAnswer(stored) else { return nil }
+            values = decoded.mapValues { FieldValue(model: $0, currentUser: currentUser) }
         }
         fetchedValues = values
     }
@@ -86,9 +70,8 @@ extension Record {
     /// A `created` or `modified` stamp's date and user, when it names either.
     private static func stamp(_ json: JSONValue?) -> (Date, String)? {
         guard case .object(let stamp)? = json else { return nil }
-        var timestamp: Int64 = 0
-        if case .integer(let value)? = stamp["timestamp"] { timestamp = value }
-        let user = ZoneChangesPage.text(stamp["userRecordName"]) ?? ""
+        let timestamp = stamp["timestamp"]?.integerValue ?? 0
+        let user = stamp["userRecordName"]?.stringValue ?? ""
         guard timestamp > 0 || !user.isEmpty else { return nil }
         return (Date(milliseconds: timestamp), user)
     }

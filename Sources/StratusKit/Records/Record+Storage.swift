@@ -61,20 +61,20 @@ extension Record {
         guard case .string(let name)? = object["recordName"], case .string(let zoneName)? = object["zoneName"],
             case .string(let type)? = object["recordType"]
         else { throw StratusError(.invalidArguments, "a kept record has no name, zone or type") }
-        let zoneID = Zone.ID(zoneName: zoneName, ownerName: Self.text(object["ownerName"]) ?? Zone.ID.currentUser)
+        let zoneID = Zone.ID(zoneName: zoneName, ownerName: object["ownerName"]?.stringValue ?? Zone.ID.currentUser)
         self.init(recordType: type, recordID: ID(recordName: name, zoneID: zoneID))
-        recordChangeTag = Self.text(object["recordChangeTag"])
-        creationDate = Self.number(object["created"]).map(Date.init(milliseconds:))
-        creatorUserRecordID = Self.text(object["creator"]).map { ID(recordName: $0) }
-        modificationDate = Self.number(object["modified"]).map(Date.init(milliseconds:))
-        lastModifiedUserRecordID = Self.text(object["lastModifiedBy"]).map { ID(recordName: $0) }
-        parent = Self.text(object["parent"]).map { Reference(recordID: ID(recordName: $0, zoneID: zoneID)) }
-        share = Self.text(object["share"]).map { Reference(recordID: ID(recordName: $0, zoneID: zoneID)) }
-        fetchedParent = Self.text(object["fetchedParent"])
+        recordChangeTag = object["recordChangeTag"]?.stringValue
+        creationDate = object["created"]?.integerValue.map(Date.init(milliseconds:))
+        creatorUserRecordID = object["creator"]?.stringValue.map { ID(recordName: $0) }
+        modificationDate = object["modified"]?.integerValue.map(Date.init(milliseconds:))
+        lastModifiedUserRecordID = object["lastModifiedBy"]?.stringValue.map { ID(recordName: $0) }
+        parent = object["parent"]?.stringValue.map { Reference(recordID: ID(recordName: $0, zoneID: zoneID)) }
+        share = object["share"]?.stringValue.map { Reference(recordID: ID(recordName: $0, zoneID: zoneID)) }
+        fetchedParent = object["fetchedParent"]?.stringValue
         values = try Self.fields(object["fields"])
         fetchedValues = try object["fetchedFields"].map { try Self.fields($0) }
         if case .array(let keys)? = object["changedKeys"] {
-            changedKeys = Set(keys.compactMap { Self.text($0) })
+            changedKeys = Set(keys.compactMap(\.stringValue))
         }
     }
 
@@ -93,16 +93,12 @@ extension Record {
     }
 
     private static func fields(_ json: JSONValue?) throws -> [String: FieldValue] {
-        guard case .object(let stored)? = json else { return [:] }
-        var values: [String: FieldValue] = [:]
-        values.reserveCapacity(stored.count)
-        for (name, field) in stored {
-            guard case .object(let parts) = field, let typeName = text(parts["type"]), let type = FieldType(wireName: typeName),
-                let model = try? StratusModel.FieldValue(json: parts["value"] ?? .null, as: type)
-            else { throw StratusError(.invalidArguments, "the kept field \(name) cannot be read") }
-            values[name] = FieldValue(model: model, currentUser: nil)
+        guard let stored = json?.objectValue else { return [:] }
+        do {
+            return try EncodedFields.decode(stored).mapValues { FieldValue(model: $0, currentUser: nil) }
+        } catch {
+            throw StratusError(.invalidArguments, "a kept field cannot be read: \(error)")
         }
-        return values
     }
 
     private static func member(_ key: String, _ value: String?, _ writer: inout JSONWriter) {
@@ -117,15 +113,6 @@ extension Record {
         writer.integer(value)
     }
 
-    private static func text(_ json: JSONValue?) -> String? {
-        if case .string(let text)? = json { return text }
-        return nil
-    }
-
-    private static func number(_ json: JSONValue?) -> Int64? {
-        if case .integer(let number)? = json { return number }
-        return nil
-    }
 }
 
 extension FieldValue {

@@ -18,6 +18,18 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    /// The value as a string, when it is one.
+    public var stringValue: String? {
+        if case .string(let text) = self { return text }
+        return nil
+    }
+
+    /// The value as a whole number, when it is one.
+    public var integerValue: Int64? {
+        if case .integer(let number) = self { return number }
+        return nil
+    }
+
     /// A short name for the JSON kind, used in error messages.
     public var kindName: String { kind.name }
 

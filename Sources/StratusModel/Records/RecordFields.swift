@@ -75,15 +75,40 @@ public struct EncodedFields: Sendable, Hashable {
         guard case .object(let stored) = try JSONParser.parse(json.utf8) else {
             throw ModelError(.invalidValue, "stored fields are not a JSON object")
         }
+        return try Self.decode(stored)
+    }
+
+    /// Fields in the canonical shape (``write(_:to:numbersAsStrings:)``), parsed already: every field with its type.
+    /// - Throws: ``ModelError`` naming a field without a known type, or whose value does not fit it.
+    public static func decode(_ stored: [String: JSONValue]) throws -> [String: FieldValue] {
         var fields: [String: FieldValue] = [:]
         fields.reserveCapacity(stored.count)
         for (name, field) in stored {
-            guard case .object(let parts) = field, case .string(let typeName)? = parts["type"], let type = FieldType(wireName: typeName) else {
+            guard let type = field.objectValue?["type"]?.stringValue.flatMap(FieldType.init(wireName:)) else {
                 throw ModelError(.invalidValue, "stored field \(name) has no known type")
             }
-            fields[name] = try FieldValue(json: parts["value"] ?? .null, as: type)
+            fields[name] = try FieldValue(json: field.objectValue?["value"] ?? .null, as: type)
         }
         return fields
+    }
+
+    /// Fields as an answer writes them, parsed already: a `null` value is no field, and a missing type is the one
+    /// the value's shape shows (as ``Record``'s decoding reads them).
+    /// - Throws: ``ModelError`` naming a field whose type cannot be told or whose value does not fit it.
+    public static func decodeAnswer(_ fields: [String: JSONValue]) throws -> [String: FieldValue] {
+        var values: [String: FieldValue] = [:]
+        values.reserveCapacity(fields.count)
+        for (name, field) in fields {
+            guard let parts = field.objectValue else { throw ModelError(.invalidValue, "field \(name) is not an object") }
+            let value = parts["value"] ?? .null
+            if value == .null { continue }
+            let declared = parts["type"]?.stringValue
+            guard let type = declared.map({ FieldType(wireName: $0) }) ?? FieldValue.inferredType(of: value) else {
+                throw ModelError(.invalidValue, "field \(name) has no known type")
+            }
+            values[name] = try FieldValue(json: value, as: type)
+        }
+        return values
     }
 
     /// Writes `fields` as a `fields` dictionary, keys sorted.
