@@ -25,6 +25,7 @@ enum PostgresMigrations {
         Migration(version: 2, name: "settled-bound", sql: settledBoundFunction),
         Migration(version: 3, name: "sign-in-failures", sql: signInFailures),
         Migration(version: 4, name: "transfers", sql: transfers),
+        Migration(version: 5, name: "account-lifecycle", sql: accountLifecycle),
     ]
 
     /// The newest version this build knows.
@@ -435,6 +436,63 @@ enum PostgresMigrations {
             body TEXT NOT NULL,
             updated_at BIGINT NOT NULL,
             PRIMARY KEY (container_id, id)
+        );
+        """
+
+    /// Version 5: account settings per container, verified and disabled accounts, sessions' devices and last use,
+    /// single-use codes (as keyed hashes), the mail queue and containers' mail templates.
+    static let accountLifecycle = """
+        ALTER TABLE containers ADD COLUMN account_settings TEXT NOT NULL DEFAULT '{}';
+        ALTER TABLE accounts ADD COLUMN email_verified BOOLEAN NOT NULL DEFAULT FALSE;
+        ALTER TABLE accounts ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT FALSE;
+        ALTER TABLE sessions ADD COLUMN device_name TEXT;
+        ALTER TABLE sessions ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0;
+        CREATE INDEX sessions_account ON sessions (container_id, user_record_name);
+        CREATE TABLE account_codes (
+            id TEXT PRIMARY KEY,
+            container_id TEXT NOT NULL,
+            user_record_name TEXT NOT NULL,
+            purpose TEXT NOT NULL,
+            code_hash TEXT NOT NULL,
+            link_hash TEXT NOT NULL UNIQUE,
+            new_email TEXT,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL,
+            failed_attempts BIGINT NOT NULL DEFAULT 0
+        );
+        CREATE INDEX account_codes_account ON account_codes (container_id, user_record_name, purpose);
+        CREATE INDEX account_codes_expiry ON account_codes (expires_at);
+        CREATE TABLE mail_queue (
+            id BIGSERIAL PRIMARY KEY,
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            language TEXT NOT NULL,
+            recipient TEXT NOT NULL,
+            sender_address TEXT NOT NULL,
+            sender_name TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            text_body TEXT NOT NULL,
+            html_body TEXT,
+            status TEXT NOT NULL,
+            attempts BIGINT NOT NULL DEFAULT 0,
+            queued_at BIGINT NOT NULL,
+            next_attempt_at BIGINT NOT NULL,
+            sent_at BIGINT,
+            last_error TEXT
+        );
+        CREATE INDEX mail_queue_due ON mail_queue (status, next_attempt_at);
+        CREATE INDEX mail_queue_container ON mail_queue (container_id, id);
+        CREATE TABLE mail_templates (
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            language TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            text_body TEXT NOT NULL,
+            html_body TEXT,
+            updated_at BIGINT NOT NULL,
+            PRIMARY KEY (container_id, environment, kind, language)
         );
         """
 }

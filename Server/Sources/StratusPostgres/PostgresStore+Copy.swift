@@ -90,7 +90,7 @@ extension PostgresStore: CopyableStore {
         // New positions are (transaction id + offset) << 20 + counter (ChangePosition): above every copied one.
         let offset = max(positionOffset, (highestPosition >> ChangePosition.counterBits) + 1)
         try await write { write in
-            for (table, column) in [("zones", "id"), ("records", "id"), ("share_participants", "ordinal")] {
+            for (table, column) in [("zones", "id"), ("records", "id"), ("share_participants", "ordinal"), ("mail_queue", "id")] {
                 try await write.connection.run(
                     PostgresQuery(
                         unsafeSQL: """

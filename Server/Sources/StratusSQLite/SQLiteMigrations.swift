@@ -401,6 +401,66 @@ enum SQLiteMigrations {
                 ON CONFLICT (key) DO UPDATE SET value = excluded.value;
                 """)
         }
+        migrator.registerMigration("v17-account-lifecycle") { db in
+            try db.execute(sql: """
+                -- Each container's AccountSettings (JSON).
+                ALTER TABLE containers ADD COLUMN account_settings TEXT NOT NULL DEFAULT '{}';
+                ALTER TABLE accounts ADD COLUMN email_verified INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE accounts ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE sessions ADD COLUMN device_name TEXT;
+                ALTER TABLE sessions ADD COLUMN last_used_at INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX sessions_account ON sessions (container_id, user_record_name);
+                -- Single-use codes and links mailed to account owners, as keyed hashes (AccountCode).
+                CREATE TABLE account_codes (
+                    id TEXT PRIMARY KEY,
+                    container_id TEXT NOT NULL,
+                    user_record_name TEXT NOT NULL,
+                    purpose TEXT NOT NULL,
+                    code_hash TEXT NOT NULL,
+                    link_hash TEXT NOT NULL UNIQUE,
+                    new_email TEXT,
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL,
+                    failed_attempts INTEGER NOT NULL DEFAULT 0
+                ) WITHOUT ROWID;
+                CREATE INDEX account_codes_account ON account_codes (container_id, user_record_name, purpose);
+                CREATE INDEX account_codes_expiry ON account_codes (expires_at);
+                -- Mail waiting to be sent, and a record of what was sent (bodies erased once sent).
+                CREATE TABLE mail_queue (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    language TEXT NOT NULL,
+                    recipient TEXT NOT NULL,
+                    sender_address TEXT NOT NULL,
+                    sender_name TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    text_body TEXT NOT NULL,
+                    html_body TEXT,
+                    status TEXT NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    queued_at INTEGER NOT NULL,
+                    next_attempt_at INTEGER NOT NULL,
+                    sent_at INTEGER,
+                    last_error TEXT
+                );
+                CREATE INDEX mail_queue_due ON mail_queue (status, next_attempt_at);
+                CREATE INDEX mail_queue_container ON mail_queue (container_id, id);
+                -- Containers' own mail wording per kind and language (MailTemplate).
+                CREATE TABLE mail_templates (
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    language TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    text_body TEXT NOT NULL,
+                    html_body TEXT,
+                    updated_at INTEGER NOT NULL,
+                    PRIMARY KEY (container_id, environment, kind, language)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -10,10 +10,10 @@ extension AccountStore where Self: SQLTables {
         try await transaction { transaction in
             let inserted = try await transaction.rows("""
                 INSERT INTO accounts (container_id, user_record_name, email, password_hash, given_name, family_name, phone_number,
-                    discoverable, created_at)
+                    discoverable, email_verified, disabled, created_at)
                 VALUES (\(.text(account.containerID)), \(.text(account.userRecordName)), \(.text(account.emailAddress)), \
                 \(.text(account.passwordHash)), \(SQLValue(account.givenName)), \(SQLValue(account.familyName)), \(SQLValue(account.phoneNumber)), \
-                \(.bool(account.isDiscoverable)), \(.integer(account.createdAt)))
+                \(.bool(account.isDiscoverable)), \(.bool(account.isEmailVerified)), \(.bool(account.isDisabled)), \(.integer(account.createdAt)))
                 ON CONFLICT (container_id, email) DO NOTHING
                 RETURNING user_record_name
                 """)
@@ -39,8 +39,9 @@ extension AccountStore where Self: SQLTables {
         try await transaction(
             [
                 """
-                INSERT INTO containers (id, api_token, created_at) VALUES (\(.text(container.id)), \(.text(container.apiToken)), \
-                \(.integer(container.createdAt))) ON CONFLICT (id) DO NOTHING RETURNING 1 AS inserted
+                INSERT INTO containers (id, api_token, created_at, account_settings) VALUES (\(.text(container.id)), \
+                \(.text(container.apiToken)), \(.integer(container.createdAt)), \(.text(container.accountSettings.encoded)))
+                ON CONFLICT (id) DO NOTHING RETURNING 1 AS inserted
                 """,
             ],
             then: { results in
@@ -51,15 +52,18 @@ extension AccountStore where Self: SQLTables {
     }
 
     public func container(id: String) async throws -> ContainerInfo? {
-        try await rows("SELECT id, api_token, created_at FROM containers WHERE id = \(.text(id))").map(Self.container(from:)).first
+        try await rows("SELECT id, api_token, created_at, account_settings FROM containers WHERE id = \(.text(id))").map(Self.container(from:)).first
     }
 
     public func containers() async throws -> [ContainerInfo] {
-        try await rows("SELECT id, api_token, created_at FROM containers ORDER BY id").map(Self.container(from:))
+        try await rows("SELECT id, api_token, created_at, account_settings FROM containers ORDER BY id").map(Self.container(from:))
     }
 
     private static func container(from row: SQLRow) throws -> ContainerInfo {
-        ContainerInfo(id: try row.text("id"), apiToken: try row.text("api_token"), createdAt: try row.integer("created_at"))
+        ContainerInfo(
+            id: try row.text("id"), apiToken: try row.text("api_token"), createdAt: try row.integer("created_at"),
+            accountSettings: AccountSettings(encoded: try row.text("account_settings"))
+        )
     }
 
     public func setAPIToken(_ apiToken: String, containerID: String) async throws {
@@ -108,17 +112,25 @@ extension AccountStore where Self: SQLTables {
     }
 
     private func accounts(where condition: SQLFragment) async throws -> [Account] {
-        try await rows("""
-            SELECT container_id, user_record_name, email, password_hash, given_name, family_name, phone_number, discoverable, created_at
-            FROM accounts WHERE \(condition)
-            """).map { row in
-            Account(
-                containerID: try row.text("container_id"), userRecordName: try row.text("user_record_name"), emailAddress: try row.text("email"),
-                passwordHash: try row.text("password_hash"), givenName: try row.optionalText("given_name"),
-                familyName: try row.optionalText("family_name"), phoneNumber: try row.optionalText("phone_number"),
-                isDiscoverable: try row.bool("discoverable"), createdAt: try row.integer("created_at")
-            )
-        }
+        try await rows("SELECT \(Self.accountColumns) FROM accounts WHERE \(condition)").map(Self.account(from:))
+    }
+
+    /// The columns ``account(from:)`` reads.
+    static var accountColumns: SQLFragment {
+        """
+        container_id, user_record_name, email, password_hash, given_name, family_name, phone_number, discoverable, email_verified, \
+        disabled, created_at
+        """
+    }
+
+    static func account(from row: SQLRow) throws -> Account {
+        Account(
+            containerID: try row.text("container_id"), userRecordName: try row.text("user_record_name"), emailAddress: try row.text("email"),
+            passwordHash: try row.text("password_hash"), givenName: try row.optionalText("given_name"),
+            familyName: try row.optionalText("family_name"), phoneNumber: try row.optionalText("phone_number"),
+            isDiscoverable: try row.bool("discoverable"), isEmailVerified: try row.bool("email_verified"),
+            isDisabled: try row.bool("disabled"), createdAt: try row.integer("created_at")
+        )
     }
 
     public func setDiscoverable(_ discoverable: Bool, containerID: String, userRecordName: String) async throws {
@@ -141,8 +153,9 @@ extension AccountStore where Self: SQLTables {
     public func createSession(_ session: Session) async throws {
         try await transaction([
             """
-            INSERT INTO sessions (id, container_id, user_record_name, created_at, expires_at) VALUES (\(.text(session.id)), \
-            \(.text(session.containerID)), \(.text(session.userRecordName)), \(.integer(session.createdAt)), \(.integer(session.expiresAt)))
+            INSERT INTO sessions (id, container_id, user_record_name, created_at, expires_at, device_name, last_used_at)
+            VALUES (\(.text(session.id)), \(.text(session.containerID)), \(.text(session.userRecordName)), \(.integer(session.createdAt)), \
+            \(.integer(session.expiresAt)), \(SQLValue(session.deviceName)), \(.integer(session.lastUsedAt)))
             """,
             // Expired sessions are swept as new ones arrive, so the table never grows without bound.
             "DELETE FROM sessions WHERE expires_at < \(.integer(session.createdAt))",
@@ -150,12 +163,21 @@ extension AccountStore where Self: SQLTables {
     }
 
     public func session(id: String) async throws -> Session? {
-        try await rows("SELECT id, container_id, user_record_name, created_at, expires_at FROM sessions WHERE id = \(.text(id))").map { row in
+        try await sessions(where: "id = \(.text(id))").first
+    }
+
+    /// Sessions matching `condition`, newest first.
+    func sessions(where condition: SQLFragment) async throws -> [Session] {
+        try await rows("""
+            SELECT id, container_id, user_record_name, created_at, expires_at, device_name, last_used_at FROM sessions
+            WHERE \(condition) ORDER BY created_at DESC, id
+            """).map { row in
             Session(
                 id: try row.text("id"), containerID: try row.text("container_id"), userRecordName: try row.text("user_record_name"),
-                createdAt: try row.integer("created_at"), expiresAt: try row.integer("expires_at")
+                createdAt: try row.integer("created_at"), expiresAt: try row.integer("expires_at"), deviceName: try row.optionalText("device_name"),
+                lastUsedAt: try row.integer("last_used_at")
             )
-        }.first
+        }
     }
 
     public func deleteSession(id: String) async throws {

@@ -18,6 +18,9 @@ public protocol AccountStore: Sendable {
     /// Replaces a container's API token; the old one stops working.
     /// - Throws: ``StorageError/Code/notFound`` for an unknown container.
     func setAPIToken(_ apiToken: String, containerID: String) async throws
+    /// Replaces a container's account settings, for every node at once.
+    /// - Throws: ``StorageError/Code/notFound`` for an unknown container.
+    func setAccountSettings(_ settings: AccountSettings, containerID: String) async throws
 
     /// Creates an account, and its `Users` record in both environments' public databases.
     /// - Throws: ``StorageError/Code/alreadyExists`` when the email address is taken in that container.
@@ -41,6 +44,35 @@ public protocol AccountStore: Sendable {
     func session(id: String) async throws -> Session?
     /// Removes a session; removing a missing one is not an error.
     func deleteSession(id: String) async throws
+    /// An account's unexpired sessions at `now`, newest first.
+    func sessions(containerID: String, userRecordName: String, now: Int64) async throws -> [Session]
+    /// Ends every session of an account but `keeping`, for every node at once; returns the IDs ended.
+    @discardableResult
+    func endSessions(containerID: String, userRecordName: String, keeping: String?) async throws -> [String]
+    /// Notes that a request used a session at `time` (bookkeeping: no event, no transaction of its own).
+    func touchSession(id: String, at time: Int64) async throws
+
+    /// Makes a change to an account in one transaction, ending its sessions where the change says so.
+    /// - Returns: the account as changed.
+    /// - Throws: ``StorageError/Code/notFound`` when there is no such account.
+    @discardableResult
+    func changeAccount(containerID: String, userRecordName: String, change: AccountChange) async throws -> Account
+
+    /// Stores a code and queues the mail that carries it, in one transaction; the account's earlier codes of the
+    /// same purpose stop working, and expired codes are swept.
+    func createAccountCode(_ code: AccountCode, mail: OutgoingMail) async throws
+    /// The live code of an account with that purpose and code hash (codes are short: the account narrows them).
+    func accountCode(containerID: String, userRecordName: String, purpose: AccountCode.Purpose, now: Int64) async throws -> AccountCode?
+    /// The live code whose link carries a token with that hash.
+    func accountCode(containerID: String, linkHash: String, now: Int64) async throws -> AccountCode?
+    /// Counts a wrong guess against a code; a code guessed wrong `limit` times is deleted.
+    func recordFailedCodeAttempt(id: String, limit: Int) async throws
+    /// Uses a code up and makes `change` to its account in one transaction: a code works once, even when two
+    /// requests redeem it at the same moment.
+    /// - Returns: the account as changed.
+    /// - Throws: ``StorageError/Code/notFound`` when the code was used, expired or replaced.
+    @discardableResult
+    func redeemAccountCode(id: String, now: Int64, change: AccountChange) async throws -> Account
 
     /// A server secret, created from `makeSecret` the first time it is asked for, the same ever after
     /// (and on every node that shares the store).

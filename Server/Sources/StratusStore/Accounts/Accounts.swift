@@ -8,11 +8,14 @@ public struct ContainerInfo: Sendable, Hashable {
     public var apiToken: String
     /// Milliseconds since 1970.
     public var createdAt: Int64
+    /// How the container's accounts verify, recover and delete themselves.
+    public var accountSettings: AccountSettings
 
-    public init(id: String, apiToken: String, createdAt: Int64) {
+    public init(id: String, apiToken: String, createdAt: Int64, accountSettings: AccountSettings = AccountSettings()) {
         self.id = id
         self.apiToken = apiToken
         self.createdAt = createdAt
+        self.accountSettings = accountSettings
     }
 }
 
@@ -31,12 +34,19 @@ public struct Account: Sendable, Hashable {
     public var phoneNumber: String?
     /// Whether other users may find this one by email address, phone number or record name (`users/discover`).
     public var isDiscoverable: Bool
+    /// Whether the owner of the email address confirmed it (a link or code sent to it came back).
+    public var isEmailVerified: Bool
+    /// Whether an operator disabled the account: it signs in nowhere until enabled again.
+    public var isDisabled: Bool
     public var createdAt: Int64
 
     public init(
         containerID: String, userRecordName: String, emailAddress: String, passwordHash: String,
-        givenName: String?, familyName: String?, phoneNumber: String? = nil, isDiscoverable: Bool = false, createdAt: Int64
+        givenName: String?, familyName: String?, phoneNumber: String? = nil, isDiscoverable: Bool = false,
+        isEmailVerified: Bool = false, isDisabled: Bool = false, createdAt: Int64
     ) {
+        self.isEmailVerified = isEmailVerified
+        self.isDisabled = isDisabled
         self.phoneNumber = phoneNumber
         self.isDiscoverable = isDiscoverable
         self.containerID = containerID
@@ -56,13 +66,22 @@ public struct Session: Sendable, Hashable {
     public var userRecordName: String
     public var createdAt: Int64
     public var expiresAt: Int64
+    /// What the client called its device at sign-in ("Alice's iPhone"), for the user's list of sessions.
+    public var deviceName: String?
+    /// When a request last used the session, in milliseconds since 1970 (kept to the minute or so).
+    public var lastUsedAt: Int64
 
-    public init(id: String, containerID: String, userRecordName: String, createdAt: Int64, expiresAt: Int64) {
+    public init(
+        id: String, containerID: String, userRecordName: String, createdAt: Int64, expiresAt: Int64, deviceName: String? = nil,
+        lastUsedAt: Int64? = nil
+    ) {
         self.id = id
         self.containerID = containerID
         self.userRecordName = userRecordName
         self.createdAt = createdAt
         self.expiresAt = expiresAt
+        self.deviceName = deviceName
+        self.lastUsedAt = lastUsedAt ?? createdAt
     }
 }
 

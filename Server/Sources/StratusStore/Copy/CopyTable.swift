@@ -53,18 +53,49 @@ public struct CopyTable: Sendable, Hashable {
     /// each backend's own bookkeeping in `meta` (``CopyableStore/ownMetaKeys``).
     public static let all: [CopyTable] = [
         CopyTable("meta", [("key", .text), ("value", .blob)], key: ["key"]),
-        CopyTable("containers", [("id", .text), ("api_token", .text), ("created_at", .integer)], key: ["id"]),
+        CopyTable("containers", [("id", .text), ("api_token", .text), ("created_at", .integer), ("account_settings", .text)], key: ["id"]),
         CopyTable(
             "accounts",
             [
                 ("container_id", .text), ("user_record_name", .text), ("email", .text), ("password_hash", .text), ("given_name", .text),
                 ("family_name", .text), ("phone_number", .text), ("discoverable", .boolean), ("created_at", .integer),
+                ("email_verified", .boolean), ("disabled", .boolean),
             ],
             key: ["container_id", "user_record_name"]
         ),
         CopyTable(
-            "sessions", [("id", .text), ("container_id", .text), ("user_record_name", .text), ("created_at", .integer), ("expires_at", .integer)],
+            "sessions",
+            [
+                ("id", .text), ("container_id", .text), ("user_record_name", .text), ("created_at", .integer), ("expires_at", .integer),
+                ("device_name", .text), ("last_used_at", .integer),
+            ],
             key: ["id"]
+        ),
+        CopyTable(
+            "account_codes",
+            [
+                ("id", .text), ("container_id", .text), ("user_record_name", .text), ("purpose", .text), ("code_hash", .text),
+                ("link_hash", .text), ("new_email", .text), ("created_at", .integer), ("expires_at", .integer), ("failed_attempts", .integer),
+            ],
+            key: ["id"]
+        ),
+        CopyTable(
+            "mail_queue",
+            [
+                ("id", .integer), ("container_id", .text), ("environment", .text), ("kind", .text), ("language", .text), ("recipient", .text),
+                ("sender_address", .text), ("sender_name", .text), ("subject", .text), ("text_body", .text), ("html_body", .text),
+                ("status", .text), ("attempts", .integer), ("queued_at", .integer), ("next_attempt_at", .integer), ("sent_at", .integer),
+                ("last_error", .text),
+            ],
+            key: ["id"]
+        ),
+        CopyTable(
+            "mail_templates",
+            [
+                ("container_id", .text), ("environment", .text), ("kind", .text), ("language", .text), ("subject", .text),
+                ("text_body", .text), ("html_body", .text), ("updated_at", .integer),
+            ],
+            key: ["container_id", "environment", "kind", "language"]
         ),
         CopyTable(
             "transfers", [("container_id", .text), ("id", .text), ("body", .text), ("updated_at", .integer)], key: ["container_id", "id"]

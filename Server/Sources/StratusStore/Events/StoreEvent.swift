@@ -27,6 +27,8 @@ public enum StoreEvent: Sendable, Hashable, Codable {
     case notificationsAdded(containerID: String, environment: Environment, recipients: [String], latestID: Int64)
     /// Index builds of a container environment started or finished.
     case indexBuildsChanged(containerID: String, environment: Environment)
+    /// Mail was queued: the sending process looks at the queue.
+    case mailQueued
 
     /// The event as stored: compact JSON.
     public var encoded: String {

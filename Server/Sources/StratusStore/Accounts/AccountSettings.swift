@@ -1,0 +1,109 @@
+import Foundation
+
+/// How a container's accounts sign up, prove their address, recover, sign in with a second factor or a passkey,
+/// and leave: one JSON object per container, set through the admin API and the console.
+///
+/// Every key is optional in JSON; a missing one takes its default, so settings written by an older version read
+/// the same in a newer one.
+public struct AccountSettings: Sendable, Hashable, Codable {
+    /// Whether an unverified email address may sign in.
+    public enum EmailVerification: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Sign-in works before the address is verified; apps read `emailVerified`.
+        case optional
+        /// Sign-in (and sign-up's session) wait until the address is verified.
+        case required
+    }
+
+    /// What becomes of a deleted user's records in the public database.
+    public enum DeletedUserPublicRecords: String, Sendable, Hashable, Codable, CaseIterable {
+        /// They stay, with no owner: only the container's developer (server-to-server keys) changes them since.
+        case keep
+        /// They are deleted with the account.
+        case delete
+    }
+
+    /// Whether every account must use a second factor.
+    public enum SecondFactor: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Each user chooses.
+        case optional
+        /// Password sign-ins of accounts without a second factor are refused until one is set up.
+        case required
+    }
+
+    /// The app's name in mail and on the hosted pages; the container ID when unset.
+    public var appName: String?
+    public var emailVerification: EmailVerification
+    /// The address mail comes from; the server's `--smtp-from` when unset.
+    public var senderAddress: String?
+    /// The name mail comes from; ``appName`` when unset.
+    public var senderName: String?
+    /// The languages the container writes mail in (BCP 47 tags such as `en`, `fr`, `pt-BR`), the first the default.
+    public var languages: [String]
+    public var deletedUserPublicRecords: DeletedUserPublicRecords
+    public var secondFactor: SecondFactor
+    /// The WebAuthn relying party ID passkeys are bound to (a domain: `example.com`); passkeys are off when unset.
+    public var relyingPartyID: String?
+    /// The origins passkey ceremonies may come from: web pages (`https://app.example.com`) and, for apps with
+    /// associated domains, the relying party's own origin. The server's public URL is always allowed.
+    public var passkeyOrigins: [String]
+    /// Where the hosted sign-in page may return a web auth token: addresses a redirect must start with.
+    public var redirectURLs: [String]
+
+    public init(
+        appName: String? = nil, emailVerification: EmailVerification = .optional, senderAddress: String? = nil, senderName: String? = nil,
+        languages: [String] = ["en"], deletedUserPublicRecords: DeletedUserPublicRecords = .keep, secondFactor: SecondFactor = .optional,
+        relyingPartyID: String? = nil, passkeyOrigins: [String] = [], redirectURLs: [String] = []
+    ) {
+        self.appName = appName
+        self.emailVerification = emailVerification
+        self.senderAddress = senderAddress
+        self.senderName = senderName
+        self.languages = languages
+        self.deletedUserPublicRecords = deletedUserPublicRecords
+        self.secondFactor = secondFactor
+        self.relyingPartyID = relyingPartyID
+        self.passkeyOrigins = passkeyOrigins
+        self.redirectURLs = redirectURLs
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = AccountSettings()
+        appName = try container.decodeIfPresent(String.self, forKey: .appName)
+        emailVerification = try container.decodeIfPresent(EmailVerification.self, forKey: .emailVerification) ?? defaults.emailVerification
+        senderAddress = try container.decodeIfPresent(String.self, forKey: .senderAddress)
+        senderName = try container.decodeIfPresent(String.self, forKey: .senderName)
+        languages = try container.decodeIfPresent([String].self, forKey: .languages) ?? defaults.languages
+        deletedUserPublicRecords =
+            try container.decodeIfPresent(DeletedUserPublicRecords.self, forKey: .deletedUserPublicRecords) ?? defaults.deletedUserPublicRecords
+        secondFactor = try container.decodeIfPresent(SecondFactor.self, forKey: .secondFactor) ?? defaults.secondFactor
+        relyingPartyID = try container.decodeIfPresent(String.self, forKey: .relyingPartyID)
+        passkeyOrigins = try container.decodeIfPresent([String].self, forKey: .passkeyOrigins) ?? []
+        redirectURLs = try container.decodeIfPresent([String].self, forKey: .redirectURLs) ?? []
+    }
+
+    /// The settings as stored: compact JSON with sorted keys.
+    public var encoded: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Strings and arrays of strings always encode.
+        return String(decoding: (try? encoder.encode(self)) ?? Data("{}".utf8), as: UTF8.self)
+    }
+
+    /// Settings stored by ``encoded``; the defaults for text that does not parse.
+    public init(encoded: String) {
+        self = (try? JSONDecoder().decode(AccountSettings.self, from: Data(encoded.utf8))) ?? AccountSettings()
+    }
+
+    /// The language among ``languages`` that best serves `preferred` (an `Accept-Language` list or a single tag,
+    /// best first): an exact match, else one with the same primary language, else the first of ``languages``.
+    public func language(for preferred: [String]) -> String {
+        let offered = languages.isEmpty ? ["en"] : languages
+        for wanted in preferred {
+            if let exact = offered.first(where: { $0.caseInsensitiveCompare(wanted) == .orderedSame }) { return exact }
+            let primary = wanted.split(separator: "-").first.map { String($0).lowercased() } ?? ""
+            if let close = offered.first(where: { $0.split(separator: "-").first.map { String($0).lowercased() } == primary }) { return close }
+        }
+        return offered[0]
+    }
+}
