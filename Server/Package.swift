@@ -119,7 +119,7 @@ let package = Package(
         .target(
             name: "StratusServer",
             dependencies: [
-                "StratusStore", model, "StratusConsole",
+                "StratusStore", model, "StratusConsole", "StratusMail",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -134,6 +134,16 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Mail through an SMTP server (STARTTLS or implicit TLS, AUTH PLAIN or LOGIN).
+        .target(
+            name: "StratusMail",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -209,6 +219,11 @@ let package = Package(
         .testTarget(
             name: "StratusPostgresTests",
             dependencies: ["StratusPostgres", "StratusStoreTesting", "StratusStore", model],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StratusMailTests",
+            dependencies: ["StratusMail", "StratusStoreTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
