@@ -60,7 +60,8 @@ public func buildServer(
     let (router, state) = try await buildRouterAndState(configuration: configuration, store: store, blobs: blobs)
     let collector = AssetCollector(store: store, blobs: blobs, configuration: configuration, logger: logger)
     let sweeper = NotificationSweeper(store: store, configuration: configuration, logger: logger)
-    let services: [(any Service)?] = [blobs as? any Service, collector, sweeper, state.notifier.pushSender, state.notifier]
+    let mail = try MailSender(store: store, configuration: configuration, logger: Logger(label: "stratus.mail"))
+    let services: [(any Service)?] = [blobs as? any Service, collector, sweeper, state.notifier.pushSender, state.notifier, mail]
     return StratusServerParts(router: router, services: services.compactMap { $0 })
 }
 
@@ -72,6 +73,9 @@ private func buildRouterAndState(
         SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
     }
     let assetURLKey = try await store.secret(named: "asset-url-key") {
+        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+    }
+    let accountCodeKey = try await store.secret(named: "account-code-key") {
         SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
     }
     let hasher = PasswordHasher(rounds: configuration.passwordHashRounds)
@@ -92,7 +96,9 @@ private func buildRouterAndState(
         ),
         activity: ActivityLog(),
         metrics: metrics,
-        decoyPasswordHash: try hasher.hash(Authenticator.randomHex(bytes: 16))
+        decoyPasswordHash: try hasher.hash(Authenticator.randomHex(bytes: 16)),
+        mailer: AccountMailer(store: store, configuration: configuration, key: accountCodeKey),
+        mailThrottle: MailThrottle(store: store)
     )
 
     let router = Router(context: StratusRequestContext.self)

@@ -1,3 +1,5 @@
+import StratusMail
+
 /// How a Stratus server behaves. Every value starts at its default, suited to running on one machine; these
 /// defaults are the ones `stratus serve` documents and uses (docs/configuration.md).
 public struct ServerConfiguration: Sendable {
@@ -39,6 +41,13 @@ public struct ServerConfiguration: Sendable {
     public var signInPause = 5
     /// Deadlines for request heads and bodies, and the cap on connections per client address.
     public var connectionLimits = ConnectionLimits()
+    /// The SMTP server that sends account mail (verification, reset, sign-in codes); `nil` keeps mail queued.
+    public var smtp: SMTPSettings?
+    /// The address mail comes from when a container sets none; `no-reply@` the public host when unset.
+    public var mailFrom: String?
+    /// Seconds before each retry of a message the SMTP server did not take (refused for now, or down); after the
+    /// last, the message is given up on. From half a minute to half a day: about a day in all.
+    public var mailRetryDelays: [Int64] = [30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600]
     /// This server process's name among the nodes sharing a database: in `/readyz`, `/metrics` and the console's
     /// Activity page. `stratus serve` makes it the host name and port.
     public var nodeName = "stratus"

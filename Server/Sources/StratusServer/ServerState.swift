@@ -17,4 +17,7 @@ struct ServerState: Sendable {
     let metrics: ServerMetrics
     /// A hash of a random password at the configured cost, checked against when an address has no account.
     let decoyPasswordHash: String
+    /// Codes and mail for account flows.
+    let mailer: AccountMailer
+    let mailThrottle: MailThrottle
 }

@@ -6,13 +6,22 @@ public struct SignInRequest: Sendable, Hashable, Codable {
     public var familyName: String?
     /// Sign-up only: lets discoverable users be found by phone number.
     public var phoneNumber: String?
+    /// What the user calls this device ("Alice's iPhone"), shown in their list of sessions.
+    public var deviceName: String?
+    /// Sign-up only: the language of the verification mail (a BCP 47 tag); else the request's `Accept-Language`.
+    public var language: String?
 
-    public init(emailAddress: String, password: String, givenName: String? = nil, familyName: String? = nil, phoneNumber: String? = nil) {
+    public init(
+        emailAddress: String, password: String, givenName: String? = nil, familyName: String? = nil, phoneNumber: String? = nil,
+        deviceName: String? = nil, language: String? = nil
+    ) {
         self.emailAddress = emailAddress
         self.password = password
         self.givenName = givenName
         self.familyName = familyName
         self.phoneNumber = phoneNumber
+        self.deviceName = deviceName
+        self.language = language
     }
 }
 
@@ -52,14 +61,21 @@ public struct LookupUsersRequest: Sendable, Hashable, Decodable {
     public var users: [UserLookupInfo]
 }
 
-/// The answer to sign-up and sign-in.
+/// The answer to sign-up, sign-in and the steps that sign in (a code, a reset, a verification).
 public struct SignInResponse: Sendable, Hashable, Codable {
-    public var ckWebAuthToken: String
+    /// The new session's token; absent after a sign-up whose address must be verified before anyone signs in.
+    public var ckWebAuthToken: String?
     public var userRecordName: String
+    /// Whether the account's address is verified.
+    public var emailVerified: Bool?
+    /// Whether the container requires a verified address before sign-in (and sent a code to it).
+    public var emailVerificationRequired: Bool?
 
-    public init(ckWebAuthToken: String, userRecordName: String) {
+    public init(ckWebAuthToken: String?, userRecordName: String, emailVerified: Bool? = nil, emailVerificationRequired: Bool? = nil) {
         self.ckWebAuthToken = ckWebAuthToken
         self.userRecordName = userRecordName
+        self.emailVerified = emailVerified
+        self.emailVerificationRequired = emailVerificationRequired
     }
 }
 

@@ -14,6 +14,8 @@ struct Authentication: Sendable {
     var userRecordName: String?
     /// The web auth token as received, echoed back in `X-Apple-CloudKit-Web-Auth-Token`.
     var webAuthToken: String?
+    /// The session the web auth token names.
+    var sessionID: String?
 }
 
 /// Resolves containers, API tokens and web auth tokens, and starts and ends sessions.
@@ -32,6 +34,10 @@ final class Authenticator: Sendable {
     /// Users' custom roles by container, environment and user.
     private let roleCache = EventFedCache<String, Set<String>>()
     private let sessionLifetime: Int64
+    /// When this node last recorded each session's use.
+    private let lastNotedUse = Mutex<[String: Int64]>([:])
+    /// Milliseconds between records of one session's use: a session's "last used" is that precise.
+    static let useNotingInterval: Int64 = 300_000
 
     init(store: any Store, signingKey: Data, sessionLifetime: Int) {
         self.store = store
@@ -95,17 +101,35 @@ final class Authenticator: Sendable {
         }
         var authentication = Authentication(container: container, environment: environment)
         if let token = (query["ckWebAuthToken"] ?? query["ckSession"]).map(String.init), !token.isEmpty {
-            authentication.userRecordName = try await user(ofToken: token, containerID: containerID)
+            let (user, sessionID) = try await user(ofToken: token, containerID: containerID)
+            authentication.userRecordName = user
+            authentication.sessionID = sessionID
             authentication.webAuthToken = token
+            noteUse(of: sessionID)
         }
         return authentication
     }
 
-    private func user(ofToken token: String, containerID: String) async throws -> String {
+    /// Records, now and then, that a session was used (for the user's list of sessions): at most every few
+    /// minutes per session and node, off the request's path.
+    private func noteUse(of sessionID: String) {
+        let now = Self.now()
+        let due = lastNotedUse.withLock { noted -> Bool in
+            if let last = noted[sessionID], now - last < Self.useNotingInterval { return false }
+            if noted.count >= 100_000 { noted.removeAll(keepingCapacity: true) }
+            noted[sessionID] = now
+            return true
+        }
+        guard due else { return }
+        let store = store
+        Task { try? await store.touchSession(id: sessionID, at: now) }
+    }
+
+    private func user(ofToken token: String, containerID: String) async throws -> (user: String, sessionID: String) {
         let now = Self.now()
         // The cache key is the whole token, whose signature covers the container: a hit is this container's.
         let cacheKey = containerID + "|" + token
-        if let user = sessions.userRecordName(ofToken: cacheKey, now: now) { return user }
+        if let hit = sessions.entry(ofToken: cacheKey, now: now) { return (hit.userRecordName, hit.sessionID) }
         guard let claims = tokens.verify(token, containerID: containerID, now: now) else {
             throw APIError(.authenticationFailed, "ckWebAuthToken is not valid or has expired; sign in again")
         }
@@ -118,7 +142,7 @@ final class Authenticator: Sendable {
         sessions.remember(
             token: cacheKey, sessionID: session.id, userRecordName: session.userRecordName, expiresAt: claims.expiresAt, readAt: readAt
         )
-        return session.userRecordName
+        return (session.userRecordName, session.id)
     }
 
     /// The custom roles of a user in a container environment, from memory or storage.
@@ -142,11 +166,13 @@ final class Authenticator: Sendable {
     }
 
     /// Starts a session for an account and returns its web auth token.
-    func startSession(for account: Account) async throws -> String {
+    /// - Parameter deviceName: what the user calls the device, for their list of sessions (trimmed to 100 characters).
+    func startSession(for account: Account, deviceName: String? = nil) async throws -> String {
         let now = Self.now()
+        let device = deviceName.map { String($0.trimmingCharacters(in: .whitespacesAndNewlines).prefix(100)) }.flatMap { $0.isEmpty ? nil : $0 }
         let session = Session(
             id: Self.randomHex(bytes: 16), containerID: account.containerID, userRecordName: account.userRecordName,
-            createdAt: now, expiresAt: now + sessionLifetime
+            createdAt: now, expiresAt: now + sessionLifetime, deviceName: device
         )
         try await store.createSession(session)
         let token = tokens.issue(

@@ -33,6 +33,11 @@ final class SessionCache: Sendable {
 
     /// The user a token was verified for, if it was seen alive recently and has not expired.
     func userRecordName(ofToken token: String, now: Int64) -> String? {
+        entry(ofToken: token, now: now)?.userRecordName
+    }
+
+    /// The session and user a token was verified for, if it was seen alive recently and has not expired.
+    func entry(ofToken token: String, now: Int64) -> Entry? {
         let instant = ContinuousClock.now
         return state.withLock { state in
             guard let entry = state.entries[token] else { return nil }
@@ -41,7 +46,7 @@ final class SessionCache: Sendable {
                 state.tokensBySession[entry.sessionID]?.removeAll { $0 == token }
                 return nil
             }
-            return entry.userRecordName
+            return entry
         }
     }
 

@@ -57,8 +57,12 @@ extension AdminController {
         writer.beginObject()
         writer.key("created")
         writer.integer(account.createdAt)
+        writer.key("disabled")
+        writer.bool(account.isDisabled)
         writer.key("emailAddress")
         writer.string(account.emailAddress)
+        writer.key("emailVerified")
+        writer.bool(account.isEmailVerified)
         if let familyName = account.familyName {
             writer.key("familyName")
             writer.string(familyName)

@@ -23,6 +23,7 @@ struct AdminController {
         registerOperatorRoutes(on: group)
         registerImportRoutes(on: group)
         registerAccountTransferRoutes(on: group)
+        registerAccountRoutes(on: group)
     }
 
     /// `POST /admin/1/{container}/keys` with `{"publicKey": "<PEM>", "role"?: "Admin"}` answers `{"keyID"}`.

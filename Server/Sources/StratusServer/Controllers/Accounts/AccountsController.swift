@@ -13,6 +13,8 @@ struct AccountsController {
         group.post("signin", use: signIn)
         group.post("signout", use: signOut)
         group.post("discoverability", use: discoverability)
+        registerRecovery(on: group)
+        registerSessions(on: group)
     }
 
     /// Lets the signed-in user be found by other users (`users/discover`), or stops it: Stratus's
@@ -38,39 +40,49 @@ struct AccountsController {
         return (trimmed.hasPrefix("+") ? "+" : "") + digits
     }
 
-    private func authenticate(_ request: Request, _ context: StratusRequestContext) async throws -> Authentication {
+    func authenticate(_ request: Request, _ context: StratusRequestContext) async throws -> Authentication {
         try await server.authenticator.authenticate(
             request, containerID: try context.parameters.require("container"),
             environment: try context.parameters.require("environment")
         )
     }
 
+    /// `POST signup`: creates an account and mails a verification code to its address. Answers `201` with a
+    /// session, unless the container requires a verified address first (`emailVerificationRequired`).
     @Sendable func signUp(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let body = try await RequestBody.decode(SignInRequest.self, from: request, limit: 64 * 1024)
         let email = try Self.normalizedEmail(body.emailAddress)
-        guard body.password.count >= 8, body.password.utf8.count <= 1024 else {
-            throw APIError.badRequest("password must have at least 8 characters")
-        }
-        let containerID = authentication.container.id
-        if try await server.store.account(containerID: containerID, emailAddress: email) != nil {
+        let password = try Self.validPassword(body.password)
+        let container = authentication.container
+        if try await server.store.account(containerID: container.id, emailAddress: email) != nil {
             throw APIError(.exists, "an account with this email address exists already")
         }
         let phoneNumber = try body.phoneNumber.flatMap(Self.nonEmpty).map(Self.normalizedPhoneNumber)
-        if let phoneNumber, try await server.store.account(containerID: containerID, phoneNumber: phoneNumber) != nil {
+        if let phoneNumber, try await server.store.account(containerID: container.id, phoneNumber: phoneNumber) != nil {
             throw APIError(.exists, "an account with this phone number exists already")
         }
         let account = Account(
-            containerID: containerID, userRecordName: "_" + Authenticator.randomHex(bytes: 16), emailAddress: email,
-            passwordHash: try server.passwordHasher.hash(body.password),
+            containerID: container.id, userRecordName: "_" + Authenticator.randomHex(bytes: 16), emailAddress: email,
+            passwordHash: try server.passwordHasher.hash(password),
             givenName: body.givenName.flatMap(Self.nonEmpty), familyName: body.familyName.flatMap(Self.nonEmpty),
             phoneNumber: phoneNumber, createdAt: Authenticator.now()
         )
         try await server.store.createAccount(account)
-        let token = try await server.authenticator.startSession(for: account)
-        return try JSONResponse.make(encoding: SignInResponse(ckWebAuthToken: token, userRecordName: account.userRecordName), status: .created)
+        try await server.mailer.send(
+            .verifyEmail, for: account, to: email, container: container, environment: authentication.environment,
+            languages: Self.languages(body.language, request), baseURL: AccountMailer.baseURL(server.configuration, host: request.head.authority)
+        )
+        let required = container.accountSettings.emailVerification == .required
+        let token = required ? nil : try await server.authenticator.startSession(for: account, deviceName: body.deviceName)
+        return try JSONResponse.make(
+            encoding: SignInResponse(ckWebAuthToken: token, userRecordName: account.userRecordName, emailVerified: false, emailVerificationRequired: required),
+            status: .created
+        )
     }
 
+    /// `POST signin`: checks the password, and answers a session unless the account is disabled or must verify its
+    /// address first.
     @Sendable func signIn(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let body = try await RequestBody.decode(SignInRequest.self, from: request, limit: 64 * 1024)
@@ -88,8 +100,21 @@ struct AccountsController {
             throw APIError(.authenticationFailed, "the email address or password is wrong")
         }
         try await server.signInThrottle.recordSuccess(account: throttleKey, address: address)
-        let token = try await server.authenticator.startSession(for: account)
-        return try JSONResponse.make(encoding: SignInResponse(ckWebAuthToken: token, userRecordName: account.userRecordName))
+        if account.isDisabled { throw Self.disabled }
+        let required = authentication.container.accountSettings.emailVerification == .required
+        if required && !account.isEmailVerified {
+            throw APIError(
+                .accessDenied,
+                "the email address is not verified yet: enter the code mailed to it (email/verify), or ask for another (email/verify/send)"
+            )
+        }
+        let token = try await server.authenticator.startSession(for: account, deviceName: body.deviceName)
+        return try JSONResponse.make(
+            encoding: SignInResponse(
+                ckWebAuthToken: token, userRecordName: account.userRecordName, emailVerified: account.isEmailVerified,
+                emailVerificationRequired: required
+            )
+        )
     }
 
     @Sendable func signOut(_ request: Request, context: StratusRequestContext) async throws -> Response {

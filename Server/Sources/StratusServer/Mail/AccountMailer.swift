@@ -1,0 +1,75 @@
+import Crypto
+import Foundation
+import StratusModel
+import StratusStore
+
+/// Makes the single-use codes of account flows and queues the mail that carries them.
+///
+/// A code is six digits to type and a token for a link, both random; the store keeps only their HMAC-SHA256
+/// under a server secret (``hash(_:)``), so a copy of the database reveals neither, and a six-digit code cannot be
+/// found from its hash without the key.
+struct AccountMailer: Sendable {
+    let store: any Store
+    let configuration: ServerConfiguration
+    let key: Data
+    /// How long a code works, in milliseconds: 30 minutes.
+    static let codeLifetime: Int64 = 30 * 60 * 1000
+    /// Wrong codes a code survives.
+    static let allowedWrongCodes = 5
+
+    /// The keyed hash the store keeps of a code or link token.
+    func hash(_ text: String) -> String {
+        HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: key)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// Where the server is reached from outside: the configured public URL, else the request's host.
+    static func baseURL(_ configuration: ServerConfiguration, host: String?) -> String {
+        configuration.publicURL ?? "http://\(host ?? "localhost")"
+    }
+
+    /// Makes a code for `purpose`, stores it and queues its mail to `recipient` (the account's address, or the new
+    /// one for a change of address), in one transaction.
+    func send(
+        _ purpose: AccountCode.Purpose, for account: Account, to recipient: String, container: ContainerInfo, environment: Environment,
+        languages: [String], baseURL: String
+    ) async throws {
+        var generator = SystemRandomNumberGenerator()
+        let code = String(format: "%06d", Int.random(in: 0...999_999, using: &generator))
+        let token = Authenticator.randomBase64URL(bytes: 32)
+        let now = Authenticator.now()
+        let stored = AccountCode(
+            id: Authenticator.randomHex(bytes: 16), containerID: container.id, userRecordName: account.userRecordName, purpose: purpose,
+            codeHash: hash(code), linkHash: hash(token), newEmailAddress: purpose == .changeEmail ? recipient : nil, createdAt: now,
+            expiresAt: now + Self.codeLifetime
+        )
+        let link = "\(baseURL)/account/1/\(container.id)/\(environment.rawValue)/link?token=\(token)"
+        let mail = try await compose(
+            MailKind(purpose), to: recipient, container: container, environment: environment, languages: languages, baseURL: baseURL,
+            values: ["code": code, "link": link, "email": recipient, "minutes": "\(Self.codeLifetime / 60_000)"]
+        )
+        try await store.createAccountCode(stored, mail: mail)
+    }
+
+    /// The message of `kind` for `recipient`, in the container's template for the best language, else the built-in one.
+    func compose(
+        _ kind: MailKind, to recipient: String, container: ContainerInfo, environment: Environment, languages: [String], baseURL: String,
+        values: [String: String]
+    ) async throws -> OutgoingMail {
+        let settings = container.accountSettings
+        let language = settings.language(for: languages)
+        let templates = try await store.mailTemplates(containerID: container.id, environment: environment).filter { $0.kind == kind.rawValue }
+        let template = templates.first { $0.language == language }
+        let appName = settings.appName ?? container.id
+        var filled = values
+        filled["appName"] = appName
+        let subject = MailRendering.fill(template?.subject ?? kind.builtIn.subject, filled)
+        let text = MailRendering.fill(template?.textBody ?? kind.builtIn.text, filled)
+        let html = template?.htmlBody.map { MailRendering.fill($0, filled, html: true) }
+        let host = URLComponents(string: baseURL)?.host ?? "localhost"
+        return OutgoingMail(
+            containerID: container.id, environment: environment, kind: kind.rawValue, language: template?.language ?? "en",
+            recipient: recipient, senderAddress: settings.senderAddress ?? configuration.mailFrom ?? "no-reply@\(host)",
+            senderName: settings.senderName ?? appName, subject: subject, textBody: text, htmlBody: html
+        )
+    }
+}

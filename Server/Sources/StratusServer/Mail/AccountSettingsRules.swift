@@ -1,0 +1,75 @@
+import Foundation
+import StratusModel
+import StratusStore
+
+/// What the admin API accepts as a container's account settings and mail templates.
+enum AccountSettingsRules {
+    /// The settings, trimmed, or a `BAD_REQUEST` naming what is wrong.
+    static func validated(_ settings: AccountSettings) throws -> AccountSettings {
+        var settings = settings
+        settings.appName = settings.appName.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.flatMap { $0.isEmpty ? nil : $0 }
+        if let name = settings.appName, name.count > 100 { throw APIError.badRequest("appName has more than 100 characters") }
+        if let address = settings.senderAddress, !address.isEmpty {
+            settings.senderAddress = try AccountsController.normalizedEmail(address)
+        } else {
+            settings.senderAddress = nil
+        }
+        guard !settings.languages.isEmpty, settings.languages.count <= 30 else {
+            throw APIError.badRequest("languages needs from 1 to 30 language tags, the first the default")
+        }
+        for language in settings.languages where !isLanguageTag(language) {
+            throw APIError.badRequest("'\(language)' is not a language tag (en, fr, pt-BR, ...)")
+        }
+        for address in settings.redirectURLs {
+            guard let url = URLComponents(string: address), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
+                throw APIError.badRequest("redirect address '\(address)' is not an http or https URL")
+            }
+        }
+        for origin in settings.passkeyOrigins {
+            guard let url = URLComponents(string: origin), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false,
+                url.path.isEmpty, url.query == nil
+            else {
+                throw APIError.badRequest("passkey origin '\(origin)' must be a scheme, a host and an optional port, such as https://app.example.com")
+            }
+        }
+        if let rp = settings.relyingPartyID {
+            guard !rp.isEmpty, !rp.contains("/"), !rp.contains(":"), rp.lowercased() == rp else {
+                throw APIError.badRequest("relyingPartyID must be a lowercase domain, such as example.com")
+            }
+        }
+        return settings
+    }
+
+    /// `en`, `fr`, `pt-BR`, `zh-Hant-TW`: a primary language of 2 or 3 letters and subtags of 2 to 8 letters or digits.
+    static func isLanguageTag(_ tag: String) -> Bool {
+        let parts = tag.split(separator: "-", omittingEmptySubsequences: false)
+        guard let first = parts.first, (2...3).contains(first.count), first.allSatisfy({ $0.isASCII && $0.isLetter }) else { return false }
+        return parts.dropFirst().allSatisfy { (2...8).contains($0.count) && $0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber) } }
+    }
+
+    /// The template, or a `BAD_REQUEST`: a known kind, a language tag, a subject and text within their limits,
+    /// known placeholders only, and the code in the text.
+    static func validatedTemplate(_ template: MailTemplate) throws -> MailTemplate {
+        guard MailKind(rawValue: template.kind) != nil else {
+            throw APIError.badRequest("unknown mail kind '\(template.kind)'; kinds are \(MailKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard isLanguageTag(template.language) else { throw APIError.badRequest("'\(template.language)' is not a language tag") }
+        let subject = template.subject.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !subject.isEmpty, subject.count <= 200 else { throw APIError.badRequest("subject needs from 1 to 200 characters") }
+        guard !template.textBody.isEmpty, template.textBody.utf8.count <= 20_000 else { throw APIError.badRequest("text needs from 1 to 20,000 bytes") }
+        if let html = template.htmlBody, html.utf8.count > 100_000 { throw APIError.badRequest("html has more than 100,000 bytes") }
+        let used = [subject, template.textBody, template.htmlBody ?? ""].reduce(into: Set<String>()) { $0.formUnion(MailRendering.placeholders(in: $1)) }
+        let unknown = used.subtracting(MailKind.placeholders)
+        guard unknown.isEmpty else {
+            throw APIError.badRequest(
+                "unknown placeholder(s) \(unknown.sorted().map { "{{\($0)}}" }.joined(separator: ", ")); templates may use \(MailKind.placeholders.sorted().map { "{{\($0)}}" }.joined(separator: ", "))"
+            )
+        }
+        guard MailRendering.placeholders(in: template.textBody).contains("code") else {
+            throw APIError.badRequest("the text must show the code ({{code}})")
+        }
+        var template = template
+        template.subject = subject
+        return template
+    }
+}

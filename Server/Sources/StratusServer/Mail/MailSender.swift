@@ -1,0 +1,103 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import StratusMail
+import StratusStore
+import Synchronization
+
+/// Sends the store's queued mail through the SMTP server, in the one process that holds the `mail-delivery`
+/// lease, and retries what fails.
+///
+/// It looks at the queue when mail is queued anywhere (``StoreEvent/mailQueued``) and every few seconds besides
+/// (when retries fall due, or another node's lease lapsed). A message the SMTP server refuses for good (`5xx`), or that still fails after
+/// ``retryDelays`` run out, is given up on; its failure stays listed for the console.
+final class MailSender: Service, Sendable {
+    let store: any Store
+    let client: SMTPClient?
+    let logger: Logger
+    private let lease: Lease
+    private let wake = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    /// Seconds before each retry (``ServerConfiguration/mailRetryDelays``).
+    let retryDelays: [Int64]
+    /// The longest wait between looks at the queue, in seconds.
+    let pollInterval: Double = 5
+    private let warnedUnconfigured = Mutex(false)
+
+    init(store: any Store, configuration: ServerConfiguration, logger: Logger) throws {
+        self.store = store
+        client = try configuration.smtp.map { try SMTPClient(settings: $0) }
+        retryDelays = configuration.mailRetryDelays
+        let nodeName = configuration.nodeName
+        self.logger = logger
+        lease = Lease(name: "mail-delivery", holder: Lease.holder(onNode: nodeName), duration: 60_000)
+        let continuation = wake.continuation
+        store.observeEvents { delivery in
+            if case .committed(let events) = delivery, !events.contains(.mailQueued) { return }
+            continuation.yield()
+        }
+    }
+
+    func run() async throws {
+        let continuation = wake.continuation
+        let interval = pollInterval
+        continuation.yield()
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    while (try? await Task.sleep(for: .seconds(interval))) != nil { continuation.yield() }
+                }
+                group.addTask {
+                    for await _ in self.wake.stream {
+                        if Task.isCancelled { break }
+                        await self.sendDue()
+                    }
+                }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+        try? await lease.release(in: store)
+    }
+
+    /// Sends what is due, if this process holds the lease.
+    func sendDue() async {
+        do {
+            guard try await lease.hold(in: store) else { return }
+            guard let client else {
+                if try await store.nextMailDue() != nil, !warnedUnconfigured.withLock({ $0 }) {
+                    warnedUnconfigured.withLock { $0 = true }
+                    logger.warning("mail is queued, but no SMTP server is configured (--smtp-url); it waits until one is")
+                }
+                return
+            }
+            while true {
+                let due = try await store.dueMail(now: Authenticator.now(), limit: 20)
+                if due.isEmpty { break }
+                for queued in due { try await send(queued, with: client) }
+            }
+        } catch {
+            logger.warning("the mail queue could not be read", metadata: ["stratus.error": "\(String(reflecting: error))"])
+        }
+    }
+
+    private func send(_ queued: QueuedMail, with client: SMTPClient) async throws {
+        let mail = queued.mail
+        let message = MailMessage(
+            fromAddress: mail.senderAddress, fromName: mail.senderName, to: mail.recipient, subject: mail.subject, text: mail.textBody,
+            html: mail.htmlBody
+        )
+        do {
+            try await client.send(message)
+            try await store.markMailSent(id: queued.id, at: Authenticator.now())
+            logger.info("mail sent", metadata: ["stratus.mail.kind": "\(mail.kind)", "stratus.mail.id": "\(queued.id)"])
+        } catch let error as MailError {
+            let retry = error.isPermanent || queued.attempts >= retryDelays.count
+                ? nil : Authenticator.now() + retryDelays[queued.attempts] * 1000
+            try await store.markMailFailed(id: queued.id, error: error.message, retryAt: retry)
+            logger.warning(
+                retry == nil ? "mail given up on" : "mail not sent; it is tried again later",
+                metadata: ["stratus.mail.id": "\(queued.id)", "stratus.error": "\(error.message)"]
+            )
+        }
+    }
+}
