@@ -176,7 +176,7 @@ let package = Package(
         .executableTarget(
             name: "stratus",
             dependencies: [
-                "StratusServer", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", model, "StratusBench", adminClient, "StratusTransfer",
+                "StratusServer", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", model, "StratusBench", adminClient, "StratusTransfer", "StratusMail",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),

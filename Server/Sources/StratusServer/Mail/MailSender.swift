@@ -29,7 +29,7 @@ final class MailSender: Service, Sendable {
         retryDelays = configuration.mailRetryDelays
         let nodeName = configuration.nodeName
         self.logger = logger
-        lease = Lease(name: "mail-delivery", holder: Lease.holder(onNode: nodeName), duration: 60_000)
+        lease = Lease(name: "mail-delivery", holder: Lease.holder(onNode: nodeName), duration: 20_000)
         let continuation = wake.continuation
         store.observeEvents { delivery in
             if case .committed(let events) = delivery, !events.contains(.mailQueued) { return }
@@ -62,7 +62,7 @@ final class MailSender: Service, Sendable {
     /// Sends what is due, if this process holds the lease.
     func sendDue() async {
         do {
-            guard try await lease.hold(in: store) else { return }
+            // A process that cannot send leaves the lease to one that can.
             guard let client else {
                 if try await store.nextMailDue() != nil, !warnedUnconfigured.withLock({ $0 }) {
                     warnedUnconfigured.withLock { $0 = true }
@@ -70,6 +70,7 @@ final class MailSender: Service, Sendable {
                 }
                 return
             }
+            guard try await lease.hold(in: store) else { return }
             while true {
                 let due = try await store.dueMail(now: Authenticator.now(), limit: 20)
                 if due.isEmpty { break }

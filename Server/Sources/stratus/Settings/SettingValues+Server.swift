@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import StratusBlobs
+import StratusMail
 import StratusServer
 import StratusStore
 
@@ -21,6 +22,17 @@ extension SettingValues {
         configuration.notificationQueueLifetime = try integer(ServeSettings.notificationTTL)
         configuration.courierWait = try number(ServeSettings.courierWait)
         configuration.apns = try apnsConfiguration()
+        if let url = text(ServeSettings.smtpURL) {
+            do {
+                configuration.smtp = try SMTPSettings(url: url)
+            } catch {
+                throw ValidationError("--smtp-url: \(error.message)")
+            }
+        }
+        if let from = text(ServeSettings.smtpFrom) {
+            guard from.contains("@"), !from.contains(where: \.isWhitespace) else { throw ValidationError("--smtp-from must be an email address") }
+            configuration.mailFrom = from
+        }
         configuration.trustForwardedFor = try flag(ServeSettings.trustForwardedFor)
         configuration.connectionLimits = try connectionLimits()
         configuration.signInPause = try integer(ServeSettings.signInPause)
