@@ -445,6 +445,8 @@ enum PostgresMigrations {
         ALTER TABLE containers ADD COLUMN account_settings TEXT NOT NULL DEFAULT '{}';
         ALTER TABLE accounts ADD COLUMN email_verified BOOLEAN NOT NULL DEFAULT FALSE;
         ALTER TABLE accounts ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT FALSE;
+        ALTER TABLE accounts ADD COLUMN deleting BOOLEAN NOT NULL DEFAULT FALSE;
+        CREATE INDEX accounts_deleting ON accounts (deleting) WHERE deleting;
         ALTER TABLE sessions ADD COLUMN device_name TEXT;
         ALTER TABLE sessions ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0;
         CREATE INDEX sessions_account ON sessions (container_id, user_record_name);

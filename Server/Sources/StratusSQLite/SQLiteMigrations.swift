@@ -407,6 +407,9 @@ enum SQLiteMigrations {
                 ALTER TABLE containers ADD COLUMN account_settings TEXT NOT NULL DEFAULT '{}';
                 ALTER TABLE accounts ADD COLUMN email_verified INTEGER NOT NULL DEFAULT 0;
                 ALTER TABLE accounts ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
+                -- Set when the account's deletion starts; the account deleter finishes it, after a crash too.
+                ALTER TABLE accounts ADD COLUMN deleting INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX accounts_deleting ON accounts (deleting) WHERE deleting = 1;
                 ALTER TABLE sessions ADD COLUMN device_name TEXT;
                 ALTER TABLE sessions ADD COLUMN last_used_at INTEGER NOT NULL DEFAULT 0;
                 CREATE INDEX sessions_account ON sessions (container_id, user_record_name);

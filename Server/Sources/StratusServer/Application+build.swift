@@ -61,7 +61,8 @@ public func buildServer(
     let collector = AssetCollector(store: store, blobs: blobs, configuration: configuration, logger: logger)
     let sweeper = NotificationSweeper(store: store, configuration: configuration, logger: logger)
     let mail = try MailSender(store: store, configuration: configuration, logger: Logger(label: "stratus.mail"))
-    let services: [(any Service)?] = [blobs as? any Service, collector, sweeper, state.notifier.pushSender, state.notifier, mail]
+    let deleter = AccountDeleter(store: store, configuration: configuration, logger: Logger(label: "stratus.accounts"))
+    let services: [(any Service)?] = [blobs as? any Service, collector, sweeper, state.notifier.pushSender, state.notifier, mail, deleter]
     return StratusServerParts(router: router, services: services.compactMap { $0 })
 }
 

@@ -48,6 +48,8 @@ public struct ServerConfiguration: Sendable {
     /// Seconds before each retry of a message the SMTP server did not take (refused for now, or down); after the
     /// last, the message is given up on. From half a minute to half a day: about a day in all.
     public var mailRetryDelays: [Int64] = [30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600]
+    /// Seconds between looks for account deletions a crash interrupted, which are then finished.
+    public var accountDeletionSweepInterval: Double = 60
     /// This server process's name among the nodes sharing a database: in `/readyz`, `/metrics` and the console's
     /// Activity page. `stratus serve` makes it the host name and port.
     public var nodeName = "stratus"

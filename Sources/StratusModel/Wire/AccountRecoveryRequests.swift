@@ -124,3 +124,15 @@ public struct EndSessionsResponse: Sendable, Hashable, Codable {
         self.ended = ended
     }
 }
+
+/// The body of `account/delete`: the deletion confirmed by the password, or by the code mailed by
+/// `account/delete/send`; an empty body does within 5 minutes of signing in.
+public struct DeleteAccountRequest: Sendable, Hashable, Codable {
+    public var password: String?
+    public var code: String?
+
+    public init(password: String? = nil, code: String? = nil) {
+        self.password = password
+        self.code = code
+    }
+}

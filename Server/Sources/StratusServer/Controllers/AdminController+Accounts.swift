@@ -13,6 +13,7 @@ extension AdminController {
         group.post(":container/:environment/users/:user/enable", use: enableUser)
         group.post(":container/:environment/users/:user/sessions/end", use: endUserSessions)
         group.post(":container/:environment/users/:user/reset", use: sendUserReset)
+        group.delete(":container/:environment/users/:user", use: deleteUser)
         group.get(":container/:environment/mail/templates", use: mailTemplates)
         group.put(":container/:environment/mail/templates/:kind/:language", use: saveMailTemplate)
         group.delete(":container/:environment/mail/templates/:kind/:language", use: deleteMailTemplate)
@@ -83,6 +84,20 @@ extension AdminController {
             baseURL: AccountMailer.baseURL(server.configuration, host: request.head.authority)
         )
         return AccountsController.accepted()
+    }
+
+    /// `DELETE .../users/{user}`: deletes the user as they could themselves: at once, for good, on every node.
+    @Sendable func deleteUser(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try await requireAdmin(request)
+        let container = try await server.authenticator.container(try context.parameters.require("container"))
+        guard let account = try await server.store.account(containerID: container.id, userRecordName: try context.parameters.require("user")),
+            !account.isDeveloper
+        else { throw APIError(.notFound, "no such user") }
+        try await AccountsController.delete(account, store: server.store, container: container)
+        return JSONResponse.make(JSONWriter.object { writer in
+            writer.key("deleted")
+            writer.bool(true)
+        })
     }
 
     // MARK: - Mail

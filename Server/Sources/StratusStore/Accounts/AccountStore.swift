@@ -67,6 +67,21 @@ public protocol AccountStore: Sendable {
     func accountCode(containerID: String, linkHash: String, now: Int64) async throws -> AccountCode?
     /// Counts a wrong guess against a code; a code guessed wrong `limit` times is deleted.
     func recordFailedCodeAttempt(id: String, limit: Int) async throws
+    /// Starts deleting an account: it is disabled, undiscoverable and marked as being deleted, its codes go and its
+    /// sessions end, for every node at once. ``AccountDeletion`` does the rest.
+    /// - Throws: ``StorageError/Code/notFound`` when there is no such account.
+    func beginAccountDeletion(containerID: String, userRecordName: String) async throws -> Account
+    /// Accounts whose deletion started and has not finished, oldest first.
+    func accountsBeingDeleted(limit: Int) async throws -> [Account]
+    /// Erases, in one transaction, what a user holds in one environment: their private database (zones, records,
+    /// asset holds, shares, which their participants lose), their participation in others' shares, their
+    /// subscriptions, push devices, notifications and roles.
+    func erasePrivateData(containerID: String, userRecordName: String, environment: Environment) async throws
+    /// Names of live public records a user created in one environment, up to `limit`.
+    func publicRecordNames(createdBy userRecordName: String, containerID: String, environment: Environment, limit: Int) async throws -> [String]
+    /// Removes an account being deleted, with its codes and any session left: its address is free again.
+    func finishAccountDeletion(containerID: String, userRecordName: String) async throws
+
     /// Uses a code up and makes `change` to its account in one transaction: a code works once, even when two
     /// requests redeem it at the same moment.
     /// - Returns: the account as changed.

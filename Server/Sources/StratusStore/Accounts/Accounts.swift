@@ -38,13 +38,16 @@ public struct Account: Sendable, Hashable {
     public var isEmailVerified: Bool
     /// Whether an operator disabled the account: it signs in nowhere until enabled again.
     public var isDisabled: Bool
+    /// Whether the account's deletion has started: it signs in nowhere, and its data is going.
+    public var isBeingDeleted: Bool
     public var createdAt: Int64
 
     public init(
         containerID: String, userRecordName: String, emailAddress: String, passwordHash: String,
         givenName: String?, familyName: String?, phoneNumber: String? = nil, isDiscoverable: Bool = false,
-        isEmailVerified: Bool = false, isDisabled: Bool = false, createdAt: Int64
+        isEmailVerified: Bool = false, isDisabled: Bool = false, isBeingDeleted: Bool = false, createdAt: Int64
     ) {
+        self.isBeingDeleted = isBeingDeleted
         self.isEmailVerified = isEmailVerified
         self.isDisabled = isDisabled
         self.phoneNumber = phoneNumber

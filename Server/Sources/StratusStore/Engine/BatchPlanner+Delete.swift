@@ -7,7 +7,7 @@ extension BatchPlanner {
     ///
     /// Refused when a record outside the deleted set still points at a deleted one with `VALIDATE`.
     mutating func deleteCascading(_ root: StoredRecord) throws {
-        if root.type == Schema.usersType {
+        if root.type == Schema.usersType && !caller.isDeletingAccount {
             throw StorageError(.accessDenied, "Users records cannot be deleted")
         }
         var doomed: [RecordKey: StoredRecord] = [root.key: root]

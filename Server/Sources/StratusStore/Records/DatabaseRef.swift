@@ -65,12 +65,17 @@ public struct Caller: Sendable, Hashable {
     public var roles: Set<String>
     /// Acts with every permission (operators; server-to-server keys bound to no role).
     public var hasAllPermissions: Bool
+    /// Removes a deleted account's data: the only caller that may delete `Users` records.
+    public var isDeletingAccount: Bool
 
-    public init(userRecordName: String?, deviceID: String = "web", roles: Set<String> = [], hasAllPermissions: Bool = false) {
+    public init(
+        userRecordName: String?, deviceID: String = "web", roles: Set<String> = [], hasAllPermissions: Bool = false, isDeletingAccount: Bool = false
+    ) {
         self.userRecordName = userRecordName
         self.deviceID = deviceID
         self.roles = roles
         self.hasAllPermissions = hasAllPermissions
+        self.isDeletingAccount = isDeletingAccount
     }
 
     /// An anonymous caller.

@@ -160,7 +160,7 @@ extension AccountsController {
 
     /// The live code of `purpose` that the request names by link token, or by the code typed for the signed-in
     /// user or the account of `emailAddress`. Wrong codes count against the code and the sign-in throttle.
-    private func findCode(
+    func findCode(
         _ purpose: AccountCode.Purpose, _ body: RedeemCodeRequest, _ authentication: Authentication, _ request: Request,
         _ context: StratusRequestContext
     ) async throws -> AccountCode {
@@ -205,7 +205,7 @@ extension AccountsController {
     }
 
     /// Uses the code up and makes `change`; refuses disabled accounts.
-    private func redeem(_ code: AccountCode, change: AccountChange) async throws -> Account {
+    func redeem(_ code: AccountCode, change: AccountChange) async throws -> Account {
         if let account = try await server.store.account(containerID: code.containerID, userRecordName: code.userRecordName), account.isDisabled {
             throw Self.disabled
         }

@@ -15,6 +15,7 @@ struct AccountsController {
         group.post("discoverability", use: discoverability)
         registerRecovery(on: group)
         registerSessions(on: group)
+        registerDeletion(on: group)
     }
 
     /// Lets the signed-in user be found by other users (`users/discover`), or stops it: Stratus's

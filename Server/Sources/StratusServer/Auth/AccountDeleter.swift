@@ -1,0 +1,42 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+import StratusStore
+
+/// Finishes account deletions that a crash interrupted: every minute, in the one process that holds the
+/// `account-deletion` lease, each account still marked as being deleted is deleted to the end.
+///
+/// A deletion asked for over HTTP runs to its end in the request; this is the safety net behind it.
+struct AccountDeleter: Service {
+    let store: any Store
+    let configuration: ServerConfiguration
+    let logger: Logger
+
+    func run() async throws {
+        let lease = Lease(name: "account-deletion", holder: Lease.holder(onNode: configuration.nodeName), duration: 180_000)
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                do {
+                    if try await lease.hold(in: store) { try await finishInterrupted() }
+                } catch {
+                    logger.warning("interrupted account deletions could not be finished", metadata: ["stratus.error": "\(String(reflecting: error))"])
+                }
+                do {
+                    try await Task.sleep(for: .milliseconds(Int64(configuration.accountDeletionSweepInterval * 1000)))
+                } catch {
+                    return
+                }
+            }
+        }
+        try? await lease.release(in: store)
+    }
+
+    /// Deletes every account marked as being deleted.
+    func finishInterrupted() async throws {
+        for account in try await store.accountsBeingDeleted(limit: 100) {
+            guard let container = try await store.container(id: account.containerID) else { continue }
+            try await AccountDeletion.finish(account, publicRecords: container.accountSettings.deletedUserPublicRecords, store: store)
+            logger.info("finished deleting an account", metadata: ["stratus.user": "\(account.userRecordName)"])
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import StratusModel
+
+/// The deletion of an account, written once over any backend's tables (``SQLTables``); ``AccountDeletion`` runs
+/// its steps in order.
+extension AccountStore where Self: SQLTables {
+    public func beginAccountDeletion(containerID: String, userRecordName: String) async throws -> Account {
+        try await transaction { transaction in
+            let key: SQLFragment = "container_id = \(.text(containerID)) AND user_record_name = \(.text(userRecordName))"
+            try await transaction.rows("""
+                UPDATE accounts SET deleting = \(.bool(true)), disabled = \(.bool(true)), discoverable = \(.bool(false)) WHERE \(key)
+                """)
+            guard let row = try await transaction.rows("SELECT \(Self.accountColumns) FROM accounts WHERE \(key)").first else {
+                throw StorageError.noSuchAccount
+            }
+            try await transaction.rows("DELETE FROM account_codes WHERE \(key)")
+            _ = try await Self.endSessions(containerID: containerID, userRecordName: userRecordName, keeping: nil, in: transaction)
+            return try Self.account(from: row)
+        }
+    }
+
+    public func accountsBeingDeleted(limit: Int) async throws -> [Account] {
+        try await rows("""
+            SELECT \(Self.accountColumns) FROM accounts WHERE deleting = \(.bool(true)) ORDER BY created_at LIMIT \(.integer(Int64(limit)))
+            """).map(Self.account(from:))
+    }
+
+    public func erasePrivateData(containerID: String, userRecordName: String, environment: Environment) async throws {
+        try await transaction { transaction in
+            let database = DatabaseRef.privateDatabase(containerID, environment, owner: userRecordName)
+            // The private database: every zone with its records, index entries, references, asset holds and shares
+            // (whose participants see the zones go).
+            for row in try await transaction.read(ZoneTables.liveZones(in: database)) {
+                try await ZoneTables.deleteZone(row, in: transaction)
+            }
+            let inEnvironment: SQLFragment = "container_id = \(.text(containerID)) AND environment = \(.text(environment.rawValue))"
+            // Participation in other users' shares.
+            try await transaction.rows("""
+                UPDATE share_participants SET status = 'REMOVED', seq = \(.integer(try await transaction.position()))
+                WHERE user_record_name = \(.text(userRecordName)) AND status != 'REMOVED'
+                AND zone_id IN (SELECT id FROM zones WHERE \(inEnvironment))
+                """)
+            let removed = try await transaction.rows("""
+                DELETE FROM subscriptions WHERE \(inEnvironment) AND owner = \(.text(userRecordName))
+                RETURNING id, container_id, environment, scope, db_owner, owner
+                """)
+            for row in removed {
+                transaction.emit(.subscriptionDeleted(database: try row.database(ownerColumn: "db_owner"), owner: userRecordName, id: try row.text("id")))
+            }
+            let mine: SQLFragment = "\(inEnvironment) AND user_record_name = \(.text(userRecordName))"
+            try await transaction.rows("DELETE FROM push_devices WHERE \(mine)")
+            try await transaction.rows("DELETE FROM push_tokens WHERE \(mine)")
+            try await transaction.rows("DELETE FROM notifications WHERE \(inEnvironment) AND recipient = \(.text(userRecordName))")
+            try await transaction.rows("""
+                DELETE FROM user_roles WHERE \(inEnvironment) AND user_record_name = \(.text(userRecordName))
+                """)
+        }
+    }
+
+    public func publicRecordNames(createdBy userRecordName: String, containerID: String, environment: Environment, limit: Int) async throws
+        -> [String]
+    {
+        try await rows("""
+            SELECT r.name FROM records r JOIN zones z ON z.id = r.zone_id
+            WHERE z.container_id = \(.text(containerID)) AND z.environment = \(.text(environment.rawValue)) AND z.scope = 'public' \
+            AND r.created_by = \(.text(userRecordName)) AND r.deleted = \(.bool(false))
+            ORDER BY r.name LIMIT \(.integer(Int64(limit)))
+            """).map { try $0.text("name") }
+    }
+
+    public func finishAccountDeletion(containerID: String, userRecordName: String) async throws {
+        let key: SQLFragment = "container_id = \(.text(containerID)) AND user_record_name = \(.text(userRecordName))"
+        try await transaction(
+            [
+                "DELETE FROM account_codes WHERE \(key)",
+                "DELETE FROM sessions WHERE \(key) RETURNING id",
+                "DELETE FROM accounts WHERE \(key) AND deleting = \(.bool(true))",
+            ],
+            then: { results in try results[1].map { .sessionEnded(sessionID: try $0.text("id")) } }
+        )
+    }
+}
