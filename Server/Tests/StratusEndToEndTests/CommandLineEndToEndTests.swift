@@ -90,6 +90,43 @@ import Testing
         #expect(wrong != 0 && wrongOutput.contains("AUTHENTICATION_FAILED"), "\(wrongOutput)")
     }
 
+    @Test("users are listed, disabled (signed out at once), enabled and deleted from the command line, through the server or on its folder")
+    func users() async throws {
+        let folder = EndToEndTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = ServerProcess(dataFolder: folder, arguments: ["--quiet"])
+        try await server.start()
+        let (created, output) = try await Self.stratus(["container", "create", Self.container], server: server)
+        #expect(created == 0, "\(output)")
+        let token = try #require((try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: String])?["apiToken"])
+        let signUp = try await server.send(
+            "POST", "/auth/1/\(Self.container)/development/signup?ckAPIToken=\(token)", body: #"{"emailAddress":"ada@example.com","password":"correct horse"}"#
+        ).1
+        let user = try #require(signUp["userRecordName"] as? String)
+        let session = try #require(signUp["ckWebAuthToken"] as? String)
+        func signedIn() async throws -> Bool {
+            let encoded = session.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            return try await server.send("GET", "/database/1/\(Self.container)/development/public/users/caller?ckAPIToken=\(token)&ckWebAuthToken=\(encoded)").0 == 200
+        }
+        #expect(try await signedIn())
+
+        let (listed, list) = try await Self.stratus(["users", "list", Self.container, "--search", "ada"], server: server)
+        #expect(listed == 0 && list.contains(user) && list.contains("ada@example.com") && list.contains("(unverified)"), "\(list)")
+        let (disabled, disableOutput) = try await Self.stratus(["users", "disable", Self.container, user], server: server)
+        #expect(disabled == 0, "\(disableOutput)")
+        #expect(try await !signedIn(), "a disabled user is signed out at once")
+        #expect(try await Self.stratus(["users", "list", Self.container], server: server).1.contains("DISABLED"))
+        #expect(try await Self.stratus(["users", "enable", Self.container, user], server: server).0 == 0)
+        let (unconfirmed, refusal) = try await Self.stratus(["users", "delete", Self.container, user], server: server)
+        #expect(unconfirmed != 0 && refusal.contains("--yes"), "\(refusal)")
+
+        // On the folder, with the server stopped.
+        server.stop()
+        let (deleted, deleteOutput) = try await Self.stratus(["users", "delete", Self.container, user, "--yes"], server: server)
+        #expect(deleted == 0, "\(deleteOutput)")
+        #expect(try await Self.stratus(["users", "list", Self.container], server: server).1.contains("(no users)"))
+    }
+
     @Test("the generated admin key and fatchat's messages show at once when output is a pipe")
     func unbufferedOutput() async throws {
         let folder = EndToEndTests.temporaryFolder()

@@ -90,10 +90,7 @@ extension AdminController {
     @Sendable func deleteUser(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
-        guard let account = try await server.store.account(containerID: container.id, userRecordName: try context.parameters.require("user")),
-            !account.isDeveloper
-        else { throw APIError(.notFound, "no such user") }
-        try await AccountsController.delete(account, store: server.store, container: container)
+        try await AdminOperations.deleteUser(try context.parameters.require("user"), containerID: container.id, store: server.store)
         return JSONResponse.make(JSONWriter.object { writer in
             writer.key("deleted")
             writer.bool(true)
@@ -271,5 +268,17 @@ extension AdminController {
                 writer.endObject()
             }
         })
+    }
+}
+
+extension AdminOperations {
+    /// Deletes a user and their data, as `DELETE .../users/{user}` does.
+    /// - Throws: `NOT_FOUND` for an unknown container or user.
+    public static func deleteUser(_ user: String, containerID: String, store: any Store) async throws {
+        guard let container = try await store.container(id: containerID) else { throw APIError(.notFound, "container \(containerID) does not exist") }
+        guard let account = try await store.account(containerID: containerID, userRecordName: user), !account.isDeveloper else {
+            throw APIError(.notFound, "no such user")
+        }
+        try await AccountsController.delete(account, store: store, container: container)
     }
 }

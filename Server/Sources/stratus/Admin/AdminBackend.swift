@@ -15,9 +15,32 @@ protocol AdminBackend: Sendable {
     func roles(of user: String, container: String, environment: Environment) async throws -> [String]
     func setRoles(_ roles: [String], of user: String, container: String, environment: Environment) async throws -> [String]
 
+    /// A page of a container's users, by email address.
+    func users(container: String, search: String?, offset: Int, limit: Int) async throws -> [UserLine]
+    /// Disables a user (signed out everywhere) or enables them.
+    func setDisabled(_ disabled: Bool, user: String, container: String) async throws
+    /// Signs a user out everywhere; returns how many sessions ended.
+    func endSessions(user: String, container: String) async throws -> Int
+    /// Deletes a user and their data.
+    func deleteUser(_ user: String, container: String) async throws
+    /// Mails a user a password reset.
+    func sendReset(user: String, container: String) async throws
+
     func createKey(publicKeyPEM: String, role: String?, container: String) async throws -> String
     func keys(container: String) async throws -> [(id: String, role: String?)]
     func revokeKey(_ keyID: String, container: String) async throws
+}
+
+/// One user as `stratus users list` prints them.
+struct UserLine: Sendable {
+    var userRecordName: String
+    var emailAddress: String
+    var emailVerified: Bool
+    var disabled: Bool
+
+    var description: String {
+        "\(userRecordName)  \(emailAddress)\(emailVerified ? "" : "  (unverified)")\(disabled ? "  DISABLED" : "")"
+    }
 }
 
 /// One schema change as the commands print it.

@@ -1,3 +1,4 @@
+import ArgumentParser
 import StratusModel
 import StratusServer
 import StratusStore
@@ -38,6 +39,28 @@ struct LocalAdmin: AdminBackend {
 
     func setRoles(_ roles: [String], of user: String, container: String, environment: Environment) async throws -> [String] {
         try await AdminOperations.setRoles(roles, of: user, containerID: container, environment: environment, store: store)
+    }
+
+    func users(container: String, search: String?, offset: Int, limit: Int) async throws -> [UserLine] {
+        try await store.accounts(containerID: container, matching: search, offset: offset, limit: limit).filter { !$0.isDeveloper }.map {
+            UserLine(userRecordName: $0.userRecordName, emailAddress: $0.emailAddress, emailVerified: $0.isEmailVerified, disabled: $0.isDisabled)
+        }
+    }
+
+    func setDisabled(_ disabled: Bool, user: String, container: String) async throws {
+        try await store.changeAccount(containerID: container, userRecordName: user, change: .disabled(disabled))
+    }
+
+    func endSessions(user: String, container: String) async throws -> Int {
+        try await store.endSessions(containerID: container, userRecordName: user, keeping: nil).count
+    }
+
+    func deleteUser(_ user: String, container: String) async throws {
+        try await AdminOperations.deleteUser(user, containerID: container, store: store)
+    }
+
+    func sendReset(user: String, container: String) async throws {
+        throw ValidationError("a reset is mailed by a running server (with --smtp-url): start `stratus serve` and run this again")
     }
 
     func createKey(publicKeyPEM: String, role: String?, container: String) async throws -> String {

@@ -49,6 +49,39 @@ struct RemoteAdmin: AdminBackend {
         try await send("PUT", rolesPath(user, container, environment), json: ["roles": roles]).object["roles"] as? [String] ?? []
     }
 
+    func users(container: String, search: String?, offset: Int, limit: Int) async throws -> [UserLine] {
+        var query = "offset=\(offset)&limit=\(limit)"
+        if let search { query += "&search=" + (search.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }
+        let users = try await send("GET", "/admin/1/\(escaped(container))/development/users?\(query)").objects("users")
+        // The container's developer (the identity of its server-to-server keys) has no address and is no user.
+        return try users.filter { ($0.object["emailAddress"] as? String)?.isEmpty == false }.map { user in
+            UserLine(
+                userRecordName: try user.string("userRecordName"), emailAddress: try user.string("emailAddress"),
+                emailVerified: user.object["emailVerified"] as? Bool ?? false, disabled: user.object["disabled"] as? Bool ?? false
+            )
+        }
+    }
+
+    func setDisabled(_ disabled: Bool, user: String, container: String) async throws {
+        _ = try await send("POST", userPath(user, container) + (disabled ? "/disable" : "/enable"), json: [String: Any]())
+    }
+
+    func endSessions(user: String, container: String) async throws -> Int {
+        (try await send("POST", userPath(user, container) + "/sessions/end", json: [String: Any]()).object["ended"] as? [Any])?.count ?? 0
+    }
+
+    func deleteUser(_ user: String, container: String) async throws {
+        _ = try await request("DELETE", userPath(user, container), body: nil)
+    }
+
+    func sendReset(user: String, container: String) async throws {
+        _ = try await request("POST", userPath(user, container) + "/reset", body: Data("{}".utf8))
+    }
+
+    private func userPath(_ user: String, _ container: String) -> String {
+        "/admin/1/\(escaped(container))/development/users/\(escaped(user))"
+    }
+
     func createKey(publicKeyPEM: String, role: String?, container: String) async throws -> String {
         var json: [String: Any] = ["publicKey": publicKeyPEM]
         json["role"] = role
