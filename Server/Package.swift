@@ -234,7 +234,7 @@ let package = Package(
         .testTarget(
             name: "StratusServerTests",
             dependencies: [
-                "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", model, "StratusStoreTesting",
+                "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusMail", model, "StratusStoreTesting",
                 "StratusTestSupport", adminClient,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -251,7 +251,7 @@ let package = Package(
         .testTarget(
             name: "StratusKitTests",
             dependencies: [
-                kit, messagesKit, flagsKit, kitTesting, localStore, "StratusServer", "StratusStore", model,
+                kit, messagesKit, flagsKit, kitTesting, localStore, "StratusServer", "StratusStore", "StratusMail", model,
                 "StratusTestSupport", "StratusStoreTesting", adminClient,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,6 +1,7 @@
 import Foundation
 import StratusAdmin
 import StratusKit
+import StratusServer
 import StratusTestSupport
 
 /// A real Stratus server on a loopback port, in this process (over the backend the tests run against), with
@@ -15,10 +16,13 @@ struct KitTestServer: Sendable {
     let deviceFolder: TestFolder
 
     /// Runs `body` against a fresh server with the test container created.
-    static func run(_ body: @escaping @Sendable (KitTestServer) async throws -> Void) async throws {
+    /// - Parameter configure: changes to the server's configuration (an SMTP server, say).
+    static func run(
+        configure: @escaping (inout ServerConfiguration) -> Void = { _ in }, _ body: @escaping @Sendable (KitTestServer) async throws -> Void
+    ) async throws {
         let deviceFolder = try TestFolder("stratus-devices")
         defer { deviceFolder.remove() }
-        try await LiveTestServer.run { server in
+        try await LiveTestServer.run(configure: configure) { server in
             let token = try await server.admin.createContainer(container)
             try await body(KitTestServer(url: server.url, apiToken: token, admin: server.admin, deviceFolder: deviceFolder))
         }

@@ -3,21 +3,29 @@ internal import StratusModel
 
 /// Signing up, in and out, and finding other users.
 extension Container {
-    /// Creates an account and signs it in.
+    /// Creates an account, mails a verification code to its address, and signs it in, unless the container
+    /// requires a verified address first: then ``isSignedIn`` stays false until ``verifyEmail(code:email:)``
+    /// and a sign-in.
+    /// - Parameter deviceName: what the user calls this device, in their list of sessions (``sessions()``).
     /// - Returns: the new user's record ID.
     /// - Throws: ``StratusError`` `serverRecordChanged` (`EXISTS`) when the email address has an account already.
     @discardableResult
-    public func signUp(email: String, password: String, givenName: String? = nil, familyName: String? = nil, phoneNumber: String? = nil) async throws -> Record.ID {
-        let body = SignInRequest(emailAddress: email, password: password, givenName: givenName, familyName: familyName, phoneNumber: phoneNumber)
+    public func signUp(
+        email: String, password: String, givenName: String? = nil, familyName: String? = nil, phoneNumber: String? = nil, deviceName: String? = nil
+    ) async throws -> Record.ID {
+        let body = SignInRequest(
+            emailAddress: email, password: password, givenName: givenName, familyName: familyName, phoneNumber: phoneNumber, deviceName: deviceName
+        )
         return try await startSession("signup", body: body)
     }
 
     /// Signs in with an email address and password.
-    /// - Throws: ``StratusError`` `notAuthenticated` for a wrong password; `requestRateLimited` (with
+    /// - Throws: ``StratusError`` `notAuthenticated` for a wrong password or a disabled account; `permissionFailure`
+    ///   when the container requires a verified address and this one is not; `requestRateLimited` (with
     ///   `retryAfter`) after repeated failures.
     @discardableResult
-    public func signIn(email: String, password: String) async throws -> Record.ID {
-        try await startSession("signin", body: SignInRequest(emailAddress: email, password: password))
+    public func signIn(email: String, password: String, deviceName: String? = nil) async throws -> Record.ID {
+        try await startSession("signin", body: SignInRequest(emailAddress: email, password: password, deviceName: deviceName))
     }
 
     /// Ends the session on the server and forgets its token.
@@ -27,11 +35,18 @@ extension Container {
         try await send("POST", url("/auth/1/\(identifier)/\(environment.rawValue)/signout"), body: EmptyRequest())
     }
 
-    private func startSession(_ operation: String, body: SignInRequest) async throws -> Record.ID {
+    private func startSession(_ operation: String, body: some Encodable) async throws -> Record.ID {
         let url = url("/auth/1/\(identifier)/\(environment.rawValue)/\(operation)", asUser: false)
         let answer = try await send("POST", url, body: body, answer: SignInResponse.self)
-        session.withLock { $0 = SessionState(webAuthToken: answer.ckWebAuthToken, userRecordName: answer.userRecordName) }
+        if let token = answer.ckWebAuthToken {
+            session.withLock { $0 = SessionState(webAuthToken: token, userRecordName: answer.userRecordName) }
+        }
         return Record.ID(recordName: answer.userRecordName)
+    }
+
+    /// `/auth/1/{container}/{environment}/{operation}`, as the signed-in user when there is one.
+    func authURL(_ operation: String, asUser: Bool = true) -> URL {
+        url("/auth/1/\(identifier)/\(environment.rawValue)/\(operation)", asUser: asUser)
     }
 
     /// The signed-in user's record ID (the name of their `Users` record).

@@ -49,6 +49,11 @@ extension Container {
         }
     }
 
+    /// Sends a GET request and reads the answer as `answer` (StratusModel's wire types).
+    func get<Answer: Decodable>(_ url: URL, answer: Answer.Type) async throws -> Answer {
+        try Self.decode(try await exchange("GET", url, rawBody: nil, contentType: nil), as: answer, path: url.path)
+    }
+
     /// Sends a JSON request whose answer says nothing more than that it succeeded.
     func send(_ method: String, _ url: URL, body: some Encodable) async throws {
         _ = try await exchange(method, url, rawBody: try Self.encode(body), contentType: "application/json")

@@ -1,0 +1,134 @@
+import Foundation
+internal import StratusModel
+
+/// Verifying an address, recovering an account, changing its password or address, signing in with a mailed
+/// code, listing and ending sessions, and deleting the account.
+///
+/// The steps that mail a code succeed alike whether or not the address has an account, so they tell nobody
+/// who has one. A code is six digits, works once, for 30 minutes; the mail also holds a link to the server's
+/// page for the same step.
+extension Container {
+    /// The signed-in user's account.
+    public struct Account: Sendable, Hashable {
+        public var userRecordID: Record.ID
+        public var emailAddress: String
+        public var isEmailVerified: Bool
+        public var givenName: String?
+        public var familyName: String?
+        public var created: Date
+    }
+
+    /// One of the signed-in user's sessions (a device signed in).
+    public struct SignedInSession: Sendable, Hashable, Identifiable {
+        public var id: String
+        public var deviceName: String?
+        public var created: Date
+        public var lastUsed: Date
+        public var expires: Date
+        /// Whether it is this client's own.
+        public var isCurrent: Bool
+    }
+
+    /// The signed-in user's account.
+    public func account() async throws -> Account {
+        let answer = try await get(authURL("account"), answer: AccountResponse.self)
+        return Account(
+            userRecordID: Record.ID(recordName: answer.userRecordName), emailAddress: answer.emailAddress, isEmailVerified: answer.emailVerified,
+            givenName: answer.givenName, familyName: answer.familyName, created: Date(milliseconds: answer.created)
+        )
+    }
+
+    // MARK: - Mailed codes
+
+    /// Mails a verification code to the signed-in user's address, or to `email` (when the container requires a
+    /// verified address before anyone signs in).
+    public func sendEmailVerification(to email: String? = nil) async throws {
+        try await send("POST", authURL("email/verify/send"), body: MailCodeRequest(emailAddress: email ?? ""))
+    }
+
+    /// Verifies the address with the mailed code: for the signed-in user, or the account of `email`.
+    public func verifyEmail(code: String, email: String? = nil) async throws {
+        try await send("POST", authURL("email/verify"), body: RedeemCodeRequest(emailAddress: email, code: code))
+    }
+
+    /// Mails a password reset code to `email`.
+    public func sendPasswordReset(to email: String) async throws {
+        try await send("POST", authURL("password/reset/send", asUser: false), body: MailCodeRequest(emailAddress: email))
+    }
+
+    /// Sets a new password with the mailed reset code. Every session of the account ends, this one's too: sign
+    /// in with the new password next.
+    public func resetPassword(email: String, code: String, newPassword: String) async throws {
+        try await send(
+            "POST", authURL("password/reset", asUser: false), body: RedeemCodeRequest(emailAddress: email, code: code, newPassword: newPassword)
+        )
+        session.withLock { $0 = SessionState() }
+    }
+
+    /// Changes the signed-in user's password; their other sessions end, this one stays.
+    /// - Throws: ``StratusError`` `notAuthenticated` when `currentPassword` is wrong.
+    public func changePassword(from currentPassword: String, to newPassword: String) async throws {
+        try await send("POST", authURL("password/change"), body: ChangePasswordRequest(password: currentPassword, newPassword: newPassword))
+    }
+
+    /// Mails a code to `newEmail`; ``confirmEmailChange(code:)`` then makes it the signed-in user's address.
+    public func changeEmail(to newEmail: String, password: String) async throws {
+        try await send("POST", authURL("email/change/send"), body: ChangeEmailRequest(newEmailAddress: newEmail, password: password))
+    }
+
+    /// Makes the address the code was mailed to the signed-in user's.
+    public func confirmEmailChange(code: String) async throws {
+        try await send("POST", authURL("email/change"), body: RedeemCodeRequest(code: code))
+    }
+
+    /// Mails a sign-in code to `email`: signing in without a password.
+    public func sendSignInCode(to email: String) async throws {
+        try await send("POST", authURL("signin/code/send", asUser: false), body: MailCodeRequest(emailAddress: email))
+    }
+
+    /// Signs in with a mailed code (which also verifies the address).
+    @discardableResult
+    public func signIn(email: String, code: String, deviceName: String? = nil) async throws -> Record.ID {
+        let url = authURL("signin/code", asUser: false)
+        let answer = try await send("POST", url, body: RedeemCodeRequest(emailAddress: email, code: code, deviceName: deviceName), answer: SignInResponse.self)
+        session.withLock { $0 = SessionState(webAuthToken: answer.ckWebAuthToken, userRecordName: answer.userRecordName) }
+        return Record.ID(recordName: answer.userRecordName)
+    }
+
+    // MARK: - Sessions
+
+    /// The signed-in user's sessions, newest first.
+    public func sessions() async throws -> [SignedInSession] {
+        try await get(authURL("sessions"), answer: SessionsResponse.self).sessions.map { entry in
+            SignedInSession(
+                id: entry.sessionID, deviceName: entry.deviceName, created: Date(milliseconds: entry.created),
+                lastUsed: Date(milliseconds: entry.lastUsed), expires: Date(milliseconds: entry.expires), isCurrent: entry.current
+            )
+        }
+    }
+
+    /// Ends one of the signed-in user's sessions: that device is signed out at once.
+    public func endSession(_ id: String) async throws {
+        try await send("POST", authURL("sessions/end"), body: EndSessionsRequest(sessionID: id))
+    }
+
+    /// Ends every session of the signed-in user but this one.
+    public func endOtherSessions() async throws {
+        try await send("POST", authURL("sessions/end"), body: EndSessionsRequest(allOthers: true))
+    }
+
+    // MARK: - Deletion
+
+    /// Mails the signed-in user a code that confirms the deletion of their account.
+    public func sendAccountDeletionCode() async throws {
+        try await send("POST", authURL("account/delete/send"), body: MailCodeRequest(emailAddress: ""))
+    }
+
+    /// Deletes the signed-in user's account at once and for good: sessions, private database, shares,
+    /// subscriptions, and public records as the container says. Confirmed by the password, a code from
+    /// ``sendAccountDeletionCode()``, or, with neither, a sign-in less than 5 minutes old.
+    public func deleteAccount(password: String? = nil, code: String? = nil) async throws {
+        try await send("POST", authURL("account/delete"), body: DeleteAccountRequest(password: password, code: code))
+        session.withLock { $0 = SessionState() }
+    }
+}
