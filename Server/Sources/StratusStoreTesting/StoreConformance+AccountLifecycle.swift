@@ -11,8 +11,8 @@ extension StoreConformance {
                 try await store.createContainer(ContainerInfo(id: Fixture.container, apiToken: "t", createdAt: 1))
                 #expect(try await store.container(id: Fixture.container)?.accountSettings == AccountSettings())
                 let settings = AccountSettings(
-                    appName: "Notes", emailVerification: .required, languages: ["en", "fr"], deletedUserPublicRecords: .delete,
-                    relyingPartyID: "example.com", passkeyOrigins: ["https://app.example.com"], redirectURLs: ["https://app.example.com/"]
+                    appName: "Notes", emailVerification: .required, senderAddress: "hello@example.com", languages: ["en", "fr"],
+                    deletedUserPublicRecords: .delete
                 )
                 try await store.setAccountSettings(settings, containerID: Fixture.container)
                 #expect(try await store.container(id: Fixture.container)?.accountSettings == settings)

@@ -77,8 +77,8 @@ import Testing
         try await TestServer.run { client in
             _ = try await client.createContainer()
             let base = "/admin/1/\(TestServer.container)"
-            for bad in [#"{"languages":[]}"#, #"{"languages":["english!"]}"#, #"{"redirectURLs":["javascript:alert(1)"]}"#,
-                        #"{"passkeyOrigins":["https://app.example.com/path"]}"#, #"{"emailVerification":"sometimes"}"#] {
+            for bad in [#"{"languages":[]}"#, #"{"languages":["english!"]}"#, #"{"senderAddress":"not an address"}"#,
+                        #"{"appName":"\#(String(repeating: "x", count: 101))"}"#, #"{"emailVerification":"sometimes"}"#] {
                 let reply = try await client.send(.put, base + "/accounts/settings", body: bad, headers: client.admin)
                 #expect(reply.status == 400 && reply.errorCode == "BAD_REQUEST", "\(bad): \(reply.json)")
             }

@@ -1,7 +1,6 @@
 import Foundation
 
-/// How a container's accounts sign up, prove their address, recover, sign in with a second factor or a passkey,
-/// and leave: one JSON object per container, set through the admin API and the console.
+/// How a container's accounts sign up, prove their address, recover and leave: one JSON object per container, set through the admin API and the console.
 ///
 /// Every key is optional in JSON; a missing one takes its default, so settings written by an older version read
 /// the same in a newer one.
@@ -22,14 +21,6 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         case delete
     }
 
-    /// Whether every account must use a second factor.
-    public enum SecondFactor: String, Sendable, Hashable, Codable, CaseIterable {
-        /// Each user chooses.
-        case optional
-        /// Password sign-ins of accounts without a second factor are refused until one is set up.
-        case required
-    }
-
     /// The app's name in mail and on the hosted pages; the container ID when unset.
     public var appName: String?
     public var emailVerification: EmailVerification
@@ -40,19 +31,10 @@ public struct AccountSettings: Sendable, Hashable, Codable {
     /// The languages the container writes mail in (BCP 47 tags such as `en`, `fr`, `pt-BR`), the first the default.
     public var languages: [String]
     public var deletedUserPublicRecords: DeletedUserPublicRecords
-    public var secondFactor: SecondFactor
-    /// The WebAuthn relying party ID passkeys are bound to (a domain: `example.com`); passkeys are off when unset.
-    public var relyingPartyID: String?
-    /// The origins passkey ceremonies may come from: web pages (`https://app.example.com`) and, for apps with
-    /// associated domains, the relying party's own origin. The server's public URL is always allowed.
-    public var passkeyOrigins: [String]
-    /// Where the hosted sign-in page may return a web auth token: addresses a redirect must start with.
-    public var redirectURLs: [String]
 
     public init(
         appName: String? = nil, emailVerification: EmailVerification = .optional, senderAddress: String? = nil, senderName: String? = nil,
-        languages: [String] = ["en"], deletedUserPublicRecords: DeletedUserPublicRecords = .keep, secondFactor: SecondFactor = .optional,
-        relyingPartyID: String? = nil, passkeyOrigins: [String] = [], redirectURLs: [String] = []
+        languages: [String] = ["en"], deletedUserPublicRecords: DeletedUserPublicRecords = .keep
     ) {
         self.appName = appName
         self.emailVerification = emailVerification
@@ -60,10 +42,6 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         self.senderName = senderName
         self.languages = languages
         self.deletedUserPublicRecords = deletedUserPublicRecords
-        self.secondFactor = secondFactor
-        self.relyingPartyID = relyingPartyID
-        self.passkeyOrigins = passkeyOrigins
-        self.redirectURLs = redirectURLs
     }
 
     public init(from decoder: any Decoder) throws {
@@ -76,10 +54,6 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         languages = try container.decodeIfPresent([String].self, forKey: .languages) ?? defaults.languages
         deletedUserPublicRecords =
             try container.decodeIfPresent(DeletedUserPublicRecords.self, forKey: .deletedUserPublicRecords) ?? defaults.deletedUserPublicRecords
-        secondFactor = try container.decodeIfPresent(SecondFactor.self, forKey: .secondFactor) ?? defaults.secondFactor
-        relyingPartyID = try container.decodeIfPresent(String.self, forKey: .relyingPartyID)
-        passkeyOrigins = try container.decodeIfPresent([String].self, forKey: .passkeyOrigins) ?? []
-        redirectURLs = try container.decodeIfPresent([String].self, forKey: .redirectURLs) ?? []
     }
 
     /// The settings as stored: compact JSON with sorted keys.

@@ -20,23 +20,6 @@ enum AccountSettingsRules {
         for language in settings.languages where !isLanguageTag(language) {
             throw APIError.badRequest("'\(language)' is not a language tag (en, fr, pt-BR, ...)")
         }
-        for address in settings.redirectURLs {
-            guard let url = URLComponents(string: address), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
-                throw APIError.badRequest("redirect address '\(address)' is not an http or https URL")
-            }
-        }
-        for origin in settings.passkeyOrigins {
-            guard let url = URLComponents(string: origin), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false,
-                url.path.isEmpty, url.query == nil
-            else {
-                throw APIError.badRequest("passkey origin '\(origin)' must be a scheme, a host and an optional port, such as https://app.example.com")
-            }
-        }
-        if let rp = settings.relyingPartyID {
-            guard !rp.isEmpty, !rp.contains("/"), !rp.contains(":"), rp.lowercased() == rp else {
-                throw APIError.badRequest("relyingPartyID must be a lowercase domain, such as example.com")
-            }
-        }
         return settings
     }
 
