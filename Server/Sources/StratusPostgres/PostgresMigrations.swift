@@ -446,6 +446,10 @@ enum PostgresMigrations {
         ALTER TABLE accounts ADD COLUMN email_verified BOOLEAN NOT NULL DEFAULT FALSE;
         ALTER TABLE accounts ADD COLUMN disabled BOOLEAN NOT NULL DEFAULT FALSE;
         ALTER TABLE accounts ADD COLUMN deleting BOOLEAN NOT NULL DEFAULT FALSE;
+        ALTER TABLE accounts ADD COLUMN totp_secret TEXT;
+        ALTER TABLE accounts ADD COLUMN totp_enabled BOOLEAN NOT NULL DEFAULT FALSE;
+        ALTER TABLE accounts ADD COLUMN totp_last_step BIGINT NOT NULL DEFAULT 0;
+        ALTER TABLE accounts ADD COLUMN recovery_codes TEXT NOT NULL DEFAULT '[]';
         CREATE INDEX accounts_deleting ON accounts (deleting) WHERE deleting;
         ALTER TABLE sessions ADD COLUMN device_name TEXT;
         ALTER TABLE sessions ADD COLUMN last_used_at BIGINT NOT NULL DEFAULT 0;

@@ -409,6 +409,12 @@ enum SQLiteMigrations {
                 ALTER TABLE accounts ADD COLUMN disabled INTEGER NOT NULL DEFAULT 0;
                 -- Set when the account's deletion starts; the account deleter finishes it, after a crash too.
                 ALTER TABLE accounts ADD COLUMN deleting INTEGER NOT NULL DEFAULT 0;
+                -- The second factor: the TOTP secret sealed with a server key, whether it is on, the last time step
+                -- used (a code works once), and the recovery codes' keyed hashes (JSON).
+                ALTER TABLE accounts ADD COLUMN totp_secret TEXT;
+                ALTER TABLE accounts ADD COLUMN totp_enabled INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE accounts ADD COLUMN totp_last_step INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE accounts ADD COLUMN recovery_codes TEXT NOT NULL DEFAULT '[]';
                 CREATE INDEX accounts_deleting ON accounts (deleting) WHERE deleting = 1;
                 ALTER TABLE sessions ADD COLUMN device_name TEXT;
                 ALTER TABLE sessions ADD COLUMN last_used_at INTEGER NOT NULL DEFAULT 0;

@@ -79,6 +79,9 @@ private func buildRouterAndState(
     let accountCodeKey = try await store.secret(named: "account-code-key") {
         SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
     }
+    let secondFactorKey = try await store.secret(named: "second-factor-key") {
+        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+    }
     let hasher = PasswordHasher(rounds: configuration.passwordHashRounds)
     let metrics = ServerMetrics(node: configuration.nodeName)
     let pushSender = try configuration.apns.map {
@@ -99,7 +102,8 @@ private func buildRouterAndState(
         metrics: metrics,
         decoyPasswordHash: try hasher.hash(Authenticator.randomHex(bytes: 16)),
         mailer: AccountMailer(store: store, configuration: configuration, key: accountCodeKey),
-        mailThrottle: MailThrottle(store: store)
+        mailThrottle: MailThrottle(store: store),
+        secondFactors: SecondFactors(key: secondFactorKey)
     )
 
     let router = Router(context: StratusRequestContext.self)

@@ -20,4 +20,5 @@ struct ServerState: Sendable {
     /// Codes and mail for account flows.
     let mailer: AccountMailer
     let mailThrottle: MailThrottle
+    let secondFactors: SecondFactors
 }

@@ -64,8 +64,17 @@ public struct AccountResponse: Sendable, Hashable, Codable {
     public var familyName: String?
     /// Milliseconds since 1970.
     public var created: Int64
+    /// Whether sign-ins need a code from an authenticator app.
+    public var totpEnabled: Bool?
+    /// How many recovery codes are left.
+    public var recoveryCodesLeft: Int?
 
-    public init(userRecordName: String, emailAddress: String, emailVerified: Bool, givenName: String?, familyName: String?, created: Int64) {
+    public init(
+        userRecordName: String, emailAddress: String, emailVerified: Bool, givenName: String?, familyName: String?, created: Int64,
+        totpEnabled: Bool? = nil, recoveryCodesLeft: Int? = nil
+    ) {
+        self.totpEnabled = totpEnabled
+        self.recoveryCodesLeft = recoveryCodesLeft
         self.userRecordName = userRecordName
         self.emailAddress = emailAddress
         self.emailVerified = emailVerified

@@ -70,12 +70,25 @@ public struct SignInResponse: Sendable, Hashable, Codable {
     public var emailVerified: Bool?
     /// Whether the container requires a verified address before sign-in (and sent a code to it).
     public var emailVerificationRequired: Bool?
+    /// Whether the password (or mailed code) was right and a second factor must follow (`signin/second-factor`).
+    public var secondFactorRequired: Bool?
+    /// Whether the container requires a second factor the account has not set up: `second-factor/totp/setup`
+    /// and `confirm` with ``secondFactorToken`` set it up and sign in.
+    public var secondFactorSetupRequired: Bool?
+    /// Proof of the first factor for the steps above, valid 5 minutes.
+    public var secondFactorToken: String?
 
-    public init(ckWebAuthToken: String?, userRecordName: String, emailVerified: Bool? = nil, emailVerificationRequired: Bool? = nil) {
+    public init(
+        ckWebAuthToken: String?, userRecordName: String, emailVerified: Bool? = nil, emailVerificationRequired: Bool? = nil,
+        secondFactorRequired: Bool? = nil, secondFactorSetupRequired: Bool? = nil, secondFactorToken: String? = nil
+    ) {
         self.ckWebAuthToken = ckWebAuthToken
         self.userRecordName = userRecordName
         self.emailVerified = emailVerified
         self.emailVerificationRequired = emailVerificationRequired
+        self.secondFactorRequired = secondFactorRequired
+        self.secondFactorSetupRequired = secondFactorSetupRequired
+        self.secondFactorToken = secondFactorToken
     }
 }
 

@@ -21,6 +21,14 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         case delete
     }
 
+    /// Whether every account must use a second factor.
+    public enum SecondFactor: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Each user chooses.
+        case optional
+        /// An account without one sets one up (TOTP) at its next sign-in before it gets a session.
+        case required
+    }
+
     /// The app's name in mail and on the hosted pages; the container ID when unset.
     public var appName: String?
     public var emailVerification: EmailVerification
@@ -31,11 +39,13 @@ public struct AccountSettings: Sendable, Hashable, Codable {
     /// The languages the container writes mail in (BCP 47 tags such as `en`, `fr`, `pt-BR`), the first the default.
     public var languages: [String]
     public var deletedUserPublicRecords: DeletedUserPublicRecords
+    public var secondFactor: SecondFactor
 
     public init(
         appName: String? = nil, emailVerification: EmailVerification = .optional, senderAddress: String? = nil, senderName: String? = nil,
-        languages: [String] = ["en"], deletedUserPublicRecords: DeletedUserPublicRecords = .keep
+        languages: [String] = ["en"], deletedUserPublicRecords: DeletedUserPublicRecords = .keep, secondFactor: SecondFactor = .optional
     ) {
+        self.secondFactor = secondFactor
         self.appName = appName
         self.emailVerification = emailVerification
         self.senderAddress = senderAddress
@@ -54,6 +64,7 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         languages = try container.decodeIfPresent([String].self, forKey: .languages) ?? defaults.languages
         deletedUserPublicRecords =
             try container.decodeIfPresent(DeletedUserPublicRecords.self, forKey: .deletedUserPublicRecords) ?? defaults.deletedUserPublicRecords
+        secondFactor = try container.decodeIfPresent(SecondFactor.self, forKey: .secondFactor) ?? defaults.secondFactor
     }
 
     /// The settings as stored: compact JSON with sorted keys.

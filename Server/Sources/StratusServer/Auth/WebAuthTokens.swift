@@ -59,4 +59,11 @@ struct WebAuthTokens: Sendable {
         }
         return String(decoding: output, as: UTF8.self)
     }
+
+    /// The bytes of unpadded base64url text; `nil` for anything else.
+    static func bytes(base64URL text: String) -> [UInt8]? {
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64).map(Array.init)
+    }
 }

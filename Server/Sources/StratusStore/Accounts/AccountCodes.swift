@@ -61,6 +61,17 @@ public enum AccountChange: Sendable, Hashable {
     case emailAddress(String)
     /// Disables the account (ending every session) or enables it.
     case disabled(Bool)
+    /// Keeps a new TOTP secret (sealed), not yet on: it is turned on once a code from it is confirmed.
+    case pendingTOTP(sealedSecret: String)
+    /// Turns TOTP on with fresh recovery codes (their keyed hashes), having used the code of time step `step`.
+    case enableTOTP(recoveryCodeHashes: [String], step: Int64)
+    /// Turns TOTP off and forgets the secret and the recovery codes.
+    case disableTOTP
+    /// Uses the TOTP code of time step `step`: refused (``StorageError/Code/conflict``) when that step or a later
+    /// one was used already, so a code works once.
+    case useTOTPStep(Int64)
+    /// Uses up a recovery code: refused (``StorageError/Code/notFound``) when the account has no such code left.
+    case useRecoveryCode(hash: String)
     /// Changes nothing: for codes whose redemption only proves something (a sign-in, a deletion's confirmation).
     case none
 }

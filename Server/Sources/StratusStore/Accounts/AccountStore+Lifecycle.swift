@@ -77,6 +77,33 @@ extension AccountStore where Self: SQLTables {
         case .disabled(let disabled):
             try await transaction.rows("UPDATE accounts SET disabled = \(.bool(disabled)) WHERE \(key)")
             endsSessions = disabled
+        case .pendingTOTP(let sealed):
+            try await transaction.rows("UPDATE accounts SET totp_secret = \(.text(sealed)), totp_enabled = \(.bool(false)) WHERE \(key)")
+        case .enableTOTP(let hashes, let step):
+            try await transaction.rows("""
+                UPDATE accounts SET totp_enabled = \(.bool(true)), totp_last_step = \(.integer(step)), \
+                recovery_codes = \(.text(SecondFactorState.encoded(hashes))) WHERE \(key) AND totp_secret IS NOT NULL
+                """)
+        case .disableTOTP:
+            try await transaction.rows("""
+                UPDATE accounts SET totp_secret = NULL, totp_enabled = \(.bool(false)), recovery_codes = '[]' WHERE \(key)
+                """)
+        case .useTOTPStep(let step):
+            let used = try await transaction.rows("""
+                UPDATE accounts SET totp_last_step = \(.integer(step)) WHERE \(key) AND totp_last_step < \(.integer(step)) RETURNING 1 AS used
+                """)
+            if used.isEmpty { throw StorageError(.conflict, "this code was used already; wait for the next one") }
+        case .useRecoveryCode(let hash):
+            guard let row = try await transaction.rows("SELECT recovery_codes FROM accounts WHERE \(key)").first else { break }
+            let before = try row.text("recovery_codes")
+            var hashes = SecondFactorState.hashes(decoding: before)
+            guard let index = hashes.firstIndex(of: hash) else { throw StorageError(.notFound, "no such recovery code") }
+            hashes.remove(at: index)
+            let updated = try await transaction.rows("""
+                UPDATE accounts SET recovery_codes = \(.text(SecondFactorState.encoded(hashes))) WHERE \(key) \
+                AND recovery_codes = \(.text(before)) RETURNING 1 AS updated
+                """)
+            if updated.isEmpty { throw StorageError(.notFound, "no such recovery code") }
         case .none:
             break
         }

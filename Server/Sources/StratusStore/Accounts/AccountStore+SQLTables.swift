@@ -119,7 +119,7 @@ extension AccountStore where Self: SQLTables {
     static var accountColumns: SQLFragment {
         """
         container_id, user_record_name, email, password_hash, given_name, family_name, phone_number, discoverable, email_verified, \
-        disabled, deleting, created_at
+        disabled, deleting, totp_secret, totp_enabled, totp_last_step, recovery_codes, created_at
         """
     }
 
@@ -129,7 +129,12 @@ extension AccountStore where Self: SQLTables {
             passwordHash: try row.text("password_hash"), givenName: try row.optionalText("given_name"),
             familyName: try row.optionalText("family_name"), phoneNumber: try row.optionalText("phone_number"),
             isDiscoverable: try row.bool("discoverable"), isEmailVerified: try row.bool("email_verified"),
-            isDisabled: try row.bool("disabled"), isBeingDeleted: try row.bool("deleting"), createdAt: try row.integer("created_at")
+            isDisabled: try row.bool("disabled"), isBeingDeleted: try row.bool("deleting"),
+            secondFactor: SecondFactorState(
+                sealedTOTPSecret: try row.optionalText("totp_secret"), isTOTPEnabled: try row.bool("totp_enabled"),
+                lastTOTPStep: try row.integer("totp_last_step"), recoveryCodeHashes: SecondFactorState.hashes(decoding: try row.text("recovery_codes"))
+            ),
+            createdAt: try row.integer("created_at")
         )
     }
 

@@ -40,13 +40,17 @@ public struct Account: Sendable, Hashable {
     public var isDisabled: Bool
     /// Whether the account's deletion has started: it signs in nowhere, and its data is going.
     public var isBeingDeleted: Bool
+    /// The account's second factor.
+    public var secondFactor: SecondFactorState
     public var createdAt: Int64
 
     public init(
         containerID: String, userRecordName: String, emailAddress: String, passwordHash: String,
         givenName: String?, familyName: String?, phoneNumber: String? = nil, isDiscoverable: Bool = false,
-        isEmailVerified: Bool = false, isDisabled: Bool = false, isBeingDeleted: Bool = false, createdAt: Int64
+        isEmailVerified: Bool = false, isDisabled: Bool = false, isBeingDeleted: Bool = false,
+        secondFactor: SecondFactorState = SecondFactorState(), createdAt: Int64
     ) {
+        self.secondFactor = secondFactor
         self.isBeingDeleted = isBeingDeleted
         self.isEmailVerified = isEmailVerified
         self.isDisabled = isDisabled

@@ -59,7 +59,8 @@ public struct CopyTable: Sendable, Hashable {
             [
                 ("container_id", .text), ("user_record_name", .text), ("email", .text), ("password_hash", .text), ("given_name", .text),
                 ("family_name", .text), ("phone_number", .text), ("discoverable", .boolean), ("created_at", .integer),
-                ("email_verified", .boolean), ("disabled", .boolean), ("deleting", .boolean),
+                ("email_verified", .boolean), ("disabled", .boolean), ("deleting", .boolean), ("totp_secret", .text),
+                ("totp_enabled", .boolean), ("totp_last_step", .integer), ("recovery_codes", .text),
             ],
             key: ["container_id", "user_record_name"]
         ),

@@ -132,8 +132,7 @@ extension AccountsController {
         let (authentication, body) = try await redemption(request, context)
         let code = try await findCode(.signIn, body, authentication, request, context)
         let account = try await redeem(code, change: .verifyEmail)
-        let token = try await server.authenticator.startSession(for: account, deviceName: body.deviceName)
-        return try JSONResponse.make(encoding: SignInResponse(ckWebAuthToken: token, userRecordName: account.userRecordName, emailVerified: true))
+        return try await finishSignIn(account, container: authentication.container, deviceName: body.deviceName)
     }
 
     /// `POST password/change` (signed in): checks the current password, sets the new one, and ends every other

@@ -15,7 +15,8 @@ extension AccountsController {
         let account = try await signedInAccount(try await authenticate(request, context))
         return try JSONResponse.make(encoding: AccountResponse(
             userRecordName: account.userRecordName, emailAddress: account.emailAddress, emailVerified: account.isEmailVerified,
-            givenName: account.givenName, familyName: account.familyName, created: account.createdAt
+            givenName: account.givenName, familyName: account.familyName, created: account.createdAt,
+            totpEnabled: account.secondFactor.isTOTPEnabled, recoveryCodesLeft: account.secondFactor.recoveryCodeHashes.count
         ))
     }
 

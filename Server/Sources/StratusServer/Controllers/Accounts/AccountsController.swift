@@ -16,6 +16,7 @@ struct AccountsController {
         registerRecovery(on: group)
         registerSessions(on: group)
         registerDeletion(on: group)
+        registerSecondFactor(on: group)
     }
 
     /// Lets the signed-in user be found by other users (`users/discover`), or stops it: Stratus's
@@ -74,12 +75,13 @@ struct AccountsController {
             .verifyEmail, for: account, to: email, container: container, environment: authentication.environment,
             languages: Self.languages(body.language, request), baseURL: AccountMailer.baseURL(server.configuration, host: request.head.authority)
         )
-        let required = container.accountSettings.emailVerification == .required
-        let token = required ? nil : try await server.authenticator.startSession(for: account, deviceName: body.deviceName)
-        return try JSONResponse.make(
-            encoding: SignInResponse(ckWebAuthToken: token, userRecordName: account.userRecordName, emailVerified: false, emailVerificationRequired: required),
-            status: .created
-        )
+        if container.accountSettings.emailVerification == .required {
+            return try JSONResponse.make(
+                encoding: SignInResponse(ckWebAuthToken: nil, userRecordName: account.userRecordName, emailVerified: false, emailVerificationRequired: true),
+                status: .created
+            )
+        }
+        return try await finishSignIn(account, container: container, deviceName: body.deviceName, status: .created)
     }
 
     /// `POST signin`: checks the password, and answers a session unless the account is disabled or must verify its
@@ -109,13 +111,7 @@ struct AccountsController {
                 "the email address is not verified yet: enter the code mailed to it (email/verify), or ask for another (email/verify/send)"
             )
         }
-        let token = try await server.authenticator.startSession(for: account, deviceName: body.deviceName)
-        return try JSONResponse.make(
-            encoding: SignInResponse(
-                ckWebAuthToken: token, userRecordName: account.userRecordName, emailVerified: account.isEmailVerified,
-                emailVerificationRequired: required
-            )
-        )
+        return try await finishSignIn(account, container: authentication.container, deviceName: body.deviceName)
     }
 
     @Sendable func signOut(_ request: Request, context: StratusRequestContext) async throws -> Response {
