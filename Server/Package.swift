@@ -64,7 +64,7 @@ let package = Package(
         // One conformance suite that every backend runs.
         .target(
             name: "StratusStoreTesting",
-            dependencies: ["StratusStore", model, kitTesting],
+            dependencies: ["StratusStore", model, kitTesting, .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // The embedded default backend.

@@ -60,4 +60,42 @@ import Testing
             #expect(try sink.messages().count == 5, "nothing was mailed to an address without an account")
         }
     }
+
+    @Test("an authenticator app: set up, confirmed, asked at sign-in, a recovery code instead, and turned off")
+    func authenticatorApp() async throws {
+        try await KitTestServer.run { server in
+            let phone = server.container()
+            try await phone.signUp(email: "ann@example.com", password: "correct horse battery")
+            let setup = try await phone.setUpAuthenticatorApp(password: "correct horse battery")
+            #expect(setup.otpauthURI.contains(setup.secret))
+            let step = SoftwareAuthenticator.step
+            let recoveryCodes = try await phone.confirmAuthenticatorApp(code: SoftwareAuthenticator.code(secret: setup.secret, step: step))
+            #expect(recoveryCodes.count == 10)
+            #expect(try await phone.account().isAuthenticatorAppOn)
+
+            let laptop = server.container()
+            var pending: String?
+            do {
+                try await laptop.signIn(email: "ann@example.com", password: "correct horse battery")
+                Issue.record("signed in without the second factor")
+            } catch let error as StratusError {
+                #expect(error.code == .notAuthenticated && error.serverErrorCode == "SECOND_FACTOR_REQUIRED")
+                pending = error.secondFactorToken
+            }
+            let token = try #require(pending)
+            try await laptop.signIn(secondFactorToken: token, code: SoftwareAuthenticator.code(secret: setup.secret, step: step + 1))
+            #expect(laptop.isSignedIn)
+
+            let tablet = server.container()
+            do {
+                try await tablet.signIn(email: "ann@example.com", password: "correct horse battery")
+            } catch let error as StratusError {
+                try await tablet.signIn(secondFactorToken: try #require(error.secondFactorToken), recoveryCode: recoveryCodes[0])
+            }
+            #expect(tablet.isSignedIn)
+            #expect(try await tablet.account().recoveryCodesLeft == 9)
+            try await tablet.turnOffAuthenticatorApp(password: "correct horse battery", recoveryCode: recoveryCodes[1])
+            try await server.container().signIn(email: "ann@example.com", password: "correct horse battery")
+        }
+    }
 }

@@ -20,7 +20,8 @@ extension Container {
     }
 
     /// Signs in with an email address and password.
-    /// - Throws: ``StratusError`` `notAuthenticated` for a wrong password or a disabled account; `permissionFailure`
+    /// - Throws: ``StratusError`` `notAuthenticated` for a wrong password or a disabled account, or with a
+    ///   ``StratusError/secondFactorToken`` when a second factor must follow; `permissionFailure`
     ///   when the container requires a verified address and this one is not; `requestRateLimited` (with
     ///   `retryAfter`) after repeated failures.
     @discardableResult
@@ -37,7 +38,21 @@ extension Container {
 
     private func startSession(_ operation: String, body: some Encodable) async throws -> Record.ID {
         let url = url("/auth/1/\(identifier)/\(environment.rawValue)/\(operation)", asUser: false)
-        let answer = try await send("POST", url, body: body, answer: SignInResponse.self)
+        return try adopt(try await send("POST", url, body: body, answer: SignInResponse.self))
+    }
+
+    /// Keeps the session a sign-in answered; throws for an answer that asks for a second factor first.
+    func adopt(_ answer: SignInResponse) throws -> Record.ID {
+        if let pending = answer.secondFactorToken {
+            let setup = answer.secondFactorSetupRequired == true
+            var error = StratusError(
+                .notAuthenticated,
+                setup ? "the container requires a second factor: set up an authenticator app" : "enter a code from the authenticator app",
+                serverErrorCode: setup ? "SECOND_FACTOR_SETUP_REQUIRED" : "SECOND_FACTOR_REQUIRED"
+            )
+            error.secondFactorToken = pending
+            throw error
+        }
         if let token = answer.ckWebAuthToken {
             session.withLock { $0 = SessionState(webAuthToken: token, userRecordName: answer.userRecordName) }
         }

@@ -16,6 +16,10 @@ extension Container {
         public var givenName: String?
         public var familyName: String?
         public var created: Date
+        /// Whether sign-ins ask for a code from an authenticator app.
+        public var isAuthenticatorAppOn: Bool
+        /// How many recovery codes are left.
+        public var recoveryCodesLeft: Int
     }
 
     /// One of the signed-in user's sessions (a device signed in).
@@ -34,7 +38,8 @@ extension Container {
         let answer = try await get(authURL("account"), answer: AccountResponse.self)
         return Account(
             userRecordID: Record.ID(recordName: answer.userRecordName), emailAddress: answer.emailAddress, isEmailVerified: answer.emailVerified,
-            givenName: answer.givenName, familyName: answer.familyName, created: Date(milliseconds: answer.created)
+            givenName: answer.givenName, familyName: answer.familyName, created: Date(milliseconds: answer.created),
+            isAuthenticatorAppOn: answer.totpEnabled ?? false, recoveryCodesLeft: answer.recoveryCodesLeft ?? 0
         )
     }
 
@@ -90,9 +95,8 @@ extension Container {
     @discardableResult
     public func signIn(email: String, code: String, deviceName: String? = nil) async throws -> Record.ID {
         let url = authURL("signin/code", asUser: false)
-        let answer = try await send("POST", url, body: RedeemCodeRequest(emailAddress: email, code: code, deviceName: deviceName), answer: SignInResponse.self)
-        session.withLock { $0 = SessionState(webAuthToken: answer.ckWebAuthToken, userRecordName: answer.userRecordName) }
-        return Record.ID(recordName: answer.userRecordName)
+        let body = RedeemCodeRequest(emailAddress: email, code: code, deviceName: deviceName)
+        return try adopt(try await send("POST", url, body: body, answer: SignInResponse.self))
     }
 
     // MARK: - Sessions

@@ -56,6 +56,11 @@ public struct StratusError: Error, Sendable, CustomStringConvertible {
     public var partialErrorsByItemID: [Record.ID: StratusError]
     /// Where a client without a signed-in user can sign in (`notAuthenticated`).
     public var redirectURL: URL?
+    /// For a sign-in whose password or mailed code was right but that needs a second factor (`notAuthenticated`
+    /// with ``serverErrorCode`` `SECOND_FACTOR_REQUIRED`, or `SECOND_FACTOR_SETUP_REQUIRED` where the container
+    /// requires one the account has not set up): pass it to ``Container/signIn(secondFactorToken:code:recoveryCode:deviceName:)``
+    /// or ``Container/setUpAuthenticatorApp(secondFactorToken:)``. Valid 5 minutes.
+    public var secondFactorToken: String?
 
     public init(_ code: Code, _ reason: String, serverErrorCode: String? = nil, retryAfter: TimeInterval? = nil) {
         self.code = code
