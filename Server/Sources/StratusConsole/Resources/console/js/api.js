@@ -74,6 +74,18 @@ export const admin = {
     request("GET", `/admin/1/${enc(container)}/${environment}/users?` + new URLSearchParams({ search: search ?? "", offset: String(offset ?? 0), limit: "25" })),
   setRoles: (container, environment, user, roles) =>
     request("PUT", `/admin/1/${enc(container)}/${environment}/users/${enc(user)}/roles`, { json: { roles } }),
+  userAction: (container, environment, user, action) =>
+    request("POST", `/admin/1/${enc(container)}/${environment}/users/${enc(user)}/${action}`, { json: {} }),
+  deleteUser: (container, environment, user) => request("DELETE", `/admin/1/${enc(container)}/${environment}/users/${enc(user)}`),
+  accountSettings: (container) => request("GET", `/admin/1/${enc(container)}/accounts/settings`),
+  saveAccountSettings: (container, settings) => request("PUT", `/admin/1/${enc(container)}/accounts/settings`, { json: settings }),
+  mailTemplates: (container, environment) => request("GET", `/admin/1/${enc(container)}/${environment}/mail/templates`),
+  saveMailTemplate: (container, environment, kind, language, template) =>
+    request("PUT", `/admin/1/${enc(container)}/${environment}/mail/templates/${enc(kind)}/${enc(language)}`, { json: template }),
+  deleteMailTemplate: (container, environment, kind, language) =>
+    request("DELETE", `/admin/1/${enc(container)}/${environment}/mail/templates/${enc(kind)}/${enc(language)}`),
+  previewMail: (container, environment, draft) => request("POST", `/admin/1/${enc(container)}/${environment}/mail/preview`, { json: draft }),
+  recentMail: (container) => request("GET", `/admin/1/${enc(container)}/mail?limit=50`),
   transfers: (container) => request("GET", `/admin/1/${enc(container)}/transfers`),
   subscriptions: (container, environment, database) =>
     request("GET", `/admin/1/${enc(container)}/${environment}/subscriptions?database=${database}`),

@@ -5,13 +5,14 @@ import { containersPage } from "./pages/containers.js";
 import { schemaPage } from "./pages/schema.js";
 import { recordsPage } from "./pages/records.js";
 import { usersPage } from "./pages/users.js";
+import { accountsPage } from "./pages/accounts.js";
 import { subscriptionsPage } from "./pages/subscriptions.js";
 import { activityPage } from "./pages/activity.js";
 import { transfersPage } from "./pages/transfers.js";
 
 const sections = {
   containers: containersPage, schema: schemaPage, records: recordsPage,
-  users: usersPage, subscriptions: subscriptionsPage, transfers: transfersPage, activity: activityPage,
+  users: usersPage, accounts: accountsPage, subscriptions: subscriptionsPage, transfers: transfersPage, activity: activityPage,
 };
 
 /** What every page shares: the chosen container and environment, and the containers known. */

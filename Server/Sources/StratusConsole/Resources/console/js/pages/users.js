@@ -1,4 +1,4 @@
-// Users: search accounts, see their record counts, assign and remove roles.
+// Users: search accounts, see their record counts and state, assign roles, disable, sign out, reset, delete.
 import { admin } from "../api.js";
 import { h, replace, run, showInfo, formatTime } from "../dom.js";
 import { state, go } from "../app.js";
@@ -22,12 +22,14 @@ export async function usersPage(main, parameters) {
     h("td", {}, `${user.publicRecords} public · `,
       h("a", { href: "#/records?" + new URLSearchParams({ db: "private", user: user.userRecordName }) }, `${user.privateRecords} private`)),
     h("td", {}, roleEditor(user, roles)),
+    h("td", {}, status(user)),
+    h("td", {}, user.emailAddress ? actions(user) : null),
     h("td", { class: "hide-narrow" }, formatTime(user.created))));
   replace(main,
     h("h1", {}, `Users · ${state.environment}`),
     h("div", { class: "panel" }, form),
     rows.length ? h("div", { class: "table-wrap" }, h("table", { id: "users-table" },
-      h("thead", {}, h("tr", {}, h("th", {}, "User"), h("th", { class: "hide-narrow" }, "userRecordName"), h("th", {}, "Records"), h("th", {}, `Roles in ${state.environment}`), h("th", { class: "hide-narrow" }, "Signed up"))),
+      h("thead", {}, h("tr", {}, h("th", {}, "User"), h("th", { class: "hide-narrow" }, "userRecordName"), h("th", {}, "Records"), h("th", {}, `Roles in ${state.environment}`), h("th", {}, "State"), h("th", {}, "Actions"), h("th", { class: "hide-narrow" }, "Signed up"))),
       h("tbody", {}, rows))) : h("p", {}, search ? "No user matches." : "No users have signed up yet."),
     h("div", { class: "row" },
       offset > 0 ? h("button", { type: "button", class: "quiet", onclick: () => go("users", { search, offset: String(Math.max(0, offset - 25)) }) }, "Previous page") : null,
@@ -50,4 +52,36 @@ function roleEditor(user, roles) {
     [...current].map((role) => h("span", { class: "tag" }, role,
       h("button", { type: "button", class: "quiet", "aria-label": `Remove role ${role} from ${user.emailAddress}`, onclick: (event) => saveRoles(event.currentTarget, new Set([...current].filter((r) => r !== role))) }, "×"))),
     available.length ? [choice, add] : current.size ? null : h("span", { class: "muted" }, roles.length ? "" : "no custom roles in the schema"));
+}
+
+function status(user) {
+  if (!user.emailAddress) return null;
+  return h("div", {},
+    user.disabled ? h("span", { class: "tag warning" }, "disabled") : null,
+    h("span", { class: "muted" }, user.emailVerified ? "verified" : "unverified"));
+}
+
+/** What an operator does to a user; each takes effect on every node at once. */
+function actions(user) {
+  const name = user.emailAddress;
+  const act = (label, action, done, question) => h("button", {
+    type: "button", class: "quiet", "aria-label": `${label} ${name}`,
+    onclick: (event) => {
+      if (question && !confirm(question)) return;
+      run(event.currentTarget, async () => {
+        await action();
+        showInfo(`${name}: ${done}.`);
+        go("users");
+      });
+    },
+  }, label);
+  const target = [state.container, state.environment, user.userRecordName];
+  return h("div", { class: "row" },
+    user.disabled
+      ? act("Enable", () => admin.userAction(...target, "enable"), "enabled")
+      : act("Disable", () => admin.userAction(...target, "disable"), "disabled and signed out", `Disable ${name}? They are signed out everywhere at once.`),
+    act("Sign out", () => admin.userAction(...target, "sessions/end"), "signed out everywhere"),
+    act("Send reset", () => admin.userAction(...target, "reset"), "a password reset is on its way"),
+    act("Delete", () => admin.deleteUser(...target), "deleted",
+      `Delete ${name} for good? Their private data, shares and subscriptions go at once; this cannot be undone.`));
 }

@@ -1,0 +1,111 @@
+// Accounts: how a container's accounts verify and leave, the wording of its mail (edited and previewed), and the
+// mail sent lately (recipients and outcomes; the codes are never kept).
+import { admin } from "../api.js";
+import { h, replace, run, showInfo, formatTime } from "../dom.js";
+import { state, go } from "../app.js";
+
+export async function accountsPage(main, parameters) {
+  const [settings, templates, recent] = await Promise.all([
+    admin.accountSettings(state.container),
+    admin.mailTemplates(state.container, state.environment),
+    admin.recentMail(state.container),
+  ]);
+  replace(main,
+    h("h1", {}, "Accounts"),
+    settingsPanel(settings),
+    templatePanel(templates, parameters),
+    mailPanel(recent));
+}
+
+function choice(id, label, value, options) {
+  return h("label", { for: id }, label, h("select", { id }, options.map(([option, text]) => h("option", { value: option, selected: option === value }, text))));
+}
+
+function settingsPanel(settings) {
+  const field = (id, label, value, placeholder) => h("label", { for: id }, label, h("input", { id, value: value ?? "", placeholder: placeholder ?? "" }));
+  const form = h("form", { id: "account-settings", class: "panel stack" },
+    h("h2", {}, "Settings"),
+    field("app-name", "App name (in mail and pages)", settings.appName, state.container),
+    choice("email-verification", "Email verification", settings.emailVerification,
+      [["optional", "optional: apps read emailVerified"], ["required", "required before sign-in"]]),
+    choice("second-factor", "Second factor", settings.secondFactor,
+      [["optional", "each user chooses"], ["required", "required of every account"]]),
+    field("sender-address", "Mail from (address)", settings.senderAddress, "the server's --smtp-from"),
+    field("sender-name", "Mail from (name)", settings.senderName, "the app name"),
+    field("languages", "Languages (first is the default)", (settings.languages ?? ["en"]).join(", ")),
+    choice("deleted-public-records", "A deleted user's public records", settings.deletedUserPublicRecords,
+      [["keep", "stay, without an owner"], ["delete", "are deleted too"]]),
+    h("button", { type: "submit" }, "Save settings"));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const value = (id) => form.querySelector("#" + id).value.trim();
+    run(form.querySelector("button[type=submit]"), async () => {
+      await admin.saveAccountSettings(state.container, {
+        appName: value("app-name") || undefined, emailVerification: value("email-verification"), secondFactor: value("second-factor"),
+        senderAddress: value("sender-address") || undefined, senderName: value("sender-name") || undefined,
+        languages: value("languages").split(",").map((tag) => tag.trim()).filter(Boolean),
+        deletedUserPublicRecords: value("deleted-public-records"),
+      });
+      showInfo("Account settings saved.");
+      go("accounts");
+    });
+  });
+  return form;
+}
+
+function templatePanel(catalog, parameters) {
+  const kinds = catalog.builtIn.map((entry) => entry.kind);
+  const kind = kinds.includes(parameters.kind) ? parameters.kind : kinds[0];
+  const languages = catalog.languages.length ? catalog.languages : ["en"];
+  const language = languages.includes(parameters.language) ? parameters.language : languages[0];
+  const stored = catalog.templates.find((template) => template.kind === kind && template.language === language);
+  const builtIn = catalog.builtIn.find((entry) => entry.kind === kind);
+  const subject = h("input", { id: "template-subject", value: stored?.subject ?? builtIn.subject });
+  const text = h("textarea", { id: "template-text", rows: 12 }, stored?.text ?? builtIn.text);
+  const html = h("textarea", { id: "template-html", rows: 4, placeholder: "optional HTML alternative" }, stored?.html ?? "");
+  const preview = h("div", { id: "template-preview" });
+  const pick = (id, value, options, key) => {
+    const select = choice(id, id === "template-kind" ? "Mail" : "Language", value, options.map((option) => [option, option]));
+    select.querySelector("select").addEventListener("change", (event) => go("accounts", { kind, language, [key]: event.target.value }));
+    return select;
+  };
+  const draft = () => ({ kind, language, subject: subject.value, text: text.value, html: html.value || undefined });
+  const showPreview = (button) => run(button, async () => {
+    const mail = await admin.previewMail(state.container, state.environment, draft());
+    replace(preview, h("p", {}, h("strong", {}, "From: "), mail.from), h("p", {}, h("strong", {}, "Subject: "), mail.subject), h("pre", {}, mail.text));
+  });
+  const save = h("button", { type: "button", id: "save-template", onclick: (event) => run(event.currentTarget, async () => {
+    await admin.saveMailTemplate(state.container, state.environment, kind, language, { subject: subject.value, text: text.value, html: html.value || undefined });
+    showInfo(`The ${kind} mail in ${language} is saved.`);
+    go("accounts", { kind, language });
+  }) }, "Save template");
+  const remove = stored ? h("button", { type: "button", class: "quiet", onclick: (event) => run(event.currentTarget, async () => {
+    await admin.deleteMailTemplate(state.container, state.environment, kind, language);
+    showInfo(`The ${kind} mail in ${language} is back to the built-in wording.`);
+    go("accounts", { kind, language });
+  }) }, "Use the built-in wording") : null;
+  return h("section", { class: "panel stack", id: "mail-templates" },
+    h("h2", {}, `Mail templates · ${state.environment}`),
+    h("div", { class: "row" }, pick("template-kind", kind, kinds, "kind"), pick("template-language", language, languages, "language")),
+    h("p", { class: "muted" }, stored ? "The container's own wording." : "The built-in English wording; saving makes it the container's.",
+      " Placeholders: ", catalog.placeholders.map((name) => `{{${name}}}`).join(" ")),
+    h("label", { for: "template-subject" }, "Subject", subject),
+    h("label", { for: "template-text" }, "Text", text),
+    h("label", { for: "template-html" }, "HTML", html),
+    h("div", { class: "row" }, save, h("button", { type: "button", id: "preview-template", class: "quiet", onclick: (event) => showPreview(event.currentTarget) }, "Preview"), remove),
+    preview);
+}
+
+function mailPanel(recent) {
+  const rows = recent.mail.map((mail) => h("tr", {},
+    h("td", {}, formatTime(mail.queued)),
+    h("td", {}, mail.recipient),
+    h("td", {}, mail.kind, h("div", { class: "muted" }, mail.subject)),
+    h("td", {}, mail.status, mail.attempts > 1 ? ` (${mail.attempts} attempts)` : "", mail.lastError ? h("div", { class: "muted" }, mail.lastError) : null)));
+  return h("section", { class: "panel", id: "recent-mail" },
+    h("h2", {}, "Mail sent lately"),
+    recent.smtpConfigured ? null : h("p", { class: "error-text" }, "No SMTP server is configured (--smtp-url): mail waits in the queue."),
+    rows.length ? h("div", { class: "table-wrap" }, h("table", {},
+      h("thead", {}, h("tr", {}, h("th", {}, "Queued"), h("th", {}, "To"), h("th", {}, "Mail"), h("th", {}, "Outcome"))),
+      h("tbody", {}, rows))) : h("p", { class: "muted" }, "No mail yet."));
+}

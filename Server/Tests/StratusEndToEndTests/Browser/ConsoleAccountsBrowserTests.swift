@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// The console's account pages in headless Chromium: operators act on users, set how accounts work, edit and
+/// preview mail, and see the mail sent.
+@Suite(.serialized) struct ConsoleAccountsBrowserTests {
+    static let container = ConsoleBrowserTests.container
+
+    @Test("operators disable, enable and delete users, save account settings, edit and preview a mail template, and see queued mail")
+    func accountPages() async throws {
+        try await ConsoleBrowserTests.Session.with("accounts") { session in
+            let browser = session.browser
+            let server = session.server
+            let token = try await session.admin("GET", "/admin/1/containers")
+            let apiToken = ((token["containers"] as? [[String: Any]])?.first?["apiToken"] as? String) ?? ""
+            let alice = try await SharingEndToEndTests.signUp("alice@example.com", apiToken: apiToken, on: server, container: Self.container)
+            #expect(try await alice.send("public", "users/caller", "{}").0 == 200)
+
+            // Users: disabled (signed out at once), enabled again.
+            try await session.go("#/users", heading: "Users")
+            try await browser.waitForText("unverified", in: "#users-table")
+            try await browser.element("button[aria-label='Disable alice@example.com']").click()
+            try await browser.waitForText("alice@example.com: disabled and signed out.", in: "#notices")
+            try await browser.waitForText("disabled", in: "#users-table")
+            try await session.screenshot("users-disabled")
+            #expect(try await alice.send("public", "users/caller", "{}").0 == 401, "a disabled user is signed out at once")
+            try await browser.element("button[aria-label='Enable alice@example.com']").click()
+            try await browser.waitForText("alice@example.com: enabled.", in: "#notices")
+
+            // Account settings.
+            try await session.go("#/accounts", heading: "Accounts")
+            try await browser.element("#app-name").fill("Notes")
+            try await browser.select("#email-verification", "required")
+            try await browser.element("#account-settings button[type=submit]").click()
+            try await browser.waitForText("Account settings saved.", in: "#notices")
+            let settings = try await session.admin("GET", "/admin/1/\(Self.container)/accounts/settings")
+            #expect(settings["appName"] as? String == "Notes" && settings["emailVerification"] as? String == "required", "\(settings)")
+
+            // A mail template: edited, previewed with sample values, saved.
+            try await browser.select("#template-kind", "reset-password")
+            try await browser.waitUntil("the reset template is shown") {
+                (try await browser.element("#template-subject").property("value") as? String)?.contains("Reset your") == true
+            }
+            try await browser.element("#template-subject").fill("Reset {{appName}} now")
+            try await browser.element("#save-template").click()
+            try await browser.waitForText("The reset-password mail in en is saved.", in: "#notices")
+            try await browser.waitUntil("the saved wording is shown") {
+                (try await browser.element("#template-subject").property("value") as? String) == "Reset {{appName}} now"
+            }
+            try await browser.element("#preview-template").click()
+            try await browser.waitForText("Reset Notes now", in: "#template-preview")
+            try await browser.waitForText("123456", in: "#template-preview")
+            try await session.screenshot("accounts")
+            let templates = try await session.admin("GET", "/admin/1/\(Self.container)/development/mail/templates")
+            #expect((templates["templates"] as? [[String: Any]])?.first?["subject"] as? String == "Reset {{appName}} now")
+
+            // The sign-up's verification mail waits: no SMTP server is configured.
+            try await browser.waitForText("alice@example.com", in: "#recent-mail")
+            try await browser.waitForText("No SMTP server is configured", in: "#recent-mail")
+
+            // Deleted for good.
+            try await session.go("#/users", heading: "Users")
+            try await browser.element("button[aria-label='Delete alice@example.com']").click()
+            try await browser.waitForText("alice@example.com: deleted.", in: "#notices")
+            try await browser.waitForText("No users have signed up yet", in: "main")
+        }
+    }
+}
