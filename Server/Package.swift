@@ -119,7 +119,7 @@ let package = Package(
         .target(
             name: "StratusServer",
             dependencies: [
-                "StratusStore", model, "StratusConsole", "StratusMail",
+                "StratusStore", model, "StratusConsole", "StratusMail", "StratusTransfer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -234,7 +234,7 @@ let package = Package(
         .testTarget(
             name: "StratusServerTests",
             dependencies: [
-                "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusMail", model, "StratusStoreTesting",
+                "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusMail", "StratusTransfer", model, "StratusStoreTesting",
                 "StratusTestSupport", adminClient,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -118,8 +118,8 @@ struct JSONLinesReader {
 }
 
 /// The asset values of a record's fields (`ASSETID` and `ASSETID_LIST`), each replaced by what `transform` makes of it.
-enum AssetValues {
-    static func map(
+public enum AssetValues {
+    public static func map(
         _ fields: [String: FieldInput], _ transform: (_ field: String, _ asset: [String: JSONValue]) async throws -> JSONValue
     ) async throws -> [String: FieldInput] {
         var mapped = fields

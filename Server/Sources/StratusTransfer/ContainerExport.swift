@@ -57,20 +57,14 @@ public struct ContainerExport: Sendable {
     }
 
     private func write(_ reporter: TransferReporter) async throws -> ArchiveManifest {
-        let folder = options.folder
-        try FileManager.default.createDirectory(atPath: folder + "/schema", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: folder + "/" + ArchiveFormat.files, withIntermediateDirectories: true)
-        var manifest = ArchiveManifest(
-            container: options.container, exportedAt: Date().formatted(.iso8601), includesSecrets: options.includeSecrets
-        )
+        let archive = try ArchiveFolder(path: options.folder, container: options.container, includesSecrets: options.includeSecrets)
         let container = AdminClient.escaped(options.container)
 
         for environment in Environment.allCases {
             let text = try await connection.send("GET", "/admin/1/\(container)/\(environment.rawValue)/schema", what: "reading the \(environment.rawValue) schema")
-            try text.write(to: URL(fileURLWithPath: folder + "/" + ArchiveFormat.schema(environment)))
+            try archive.writeSchema(String(decoding: text, as: UTF8.self), environment: environment)
         }
 
-        let accounts = try JSONLinesWriter(path: folder + "/" + ArchiveFormat.accounts)
         var users: [String] = []
         var offset = 0
         while true {
@@ -79,70 +73,53 @@ public struct ContainerExport: Sendable {
                 as: AccountEntries.self, what: "reading accounts", method: "GET"
             )
             for account in page.accounts {
-                try accounts.write(account)
+                try archive.add(account)
                 users.append(account.userRecordName)
             }
             offset += page.accounts.count
             if !page.moreComing || page.accounts.isEmpty { break }
         }
-        try accounts.close()
-        manifest.accounts = accounts.count
-        output("accounts: \(accounts.count)")
+        output("accounts: \(users.count)")
 
-        let records = try JSONLinesWriter(path: folder + "/" + ArchiveFormat.records)
-        let zones = try JSONLinesWriter(path: folder + "/" + ArchiveFormat.zones)
-        var files = Files(folder: folder + "/" + ArchiveFormat.files)
         for environment in Environment.allCases {
-            try await exportZone(ZoneID.defaultZoneName, of: nil, environment: environment, to: records, files: &files)
-            await reporter.report(.running, done: records.count, total: nil, bytes: files.bytes)
+            try await exportZone(ZoneID.defaultZoneName, of: nil, environment: environment, to: archive)
+            await reporter.report(.running, done: archive.recordCount, total: nil, bytes: archive.fileBytes)
             for user in users {
-                try await exportPrivate(of: user, environment: environment, records: records, zones: zones, files: &files)
-                await reporter.report(.running, done: records.count, total: nil, bytes: files.bytes)
+                try await exportPrivate(of: user, environment: environment, to: archive)
+                await reporter.report(.running, done: archive.recordCount, total: nil, bytes: archive.fileBytes)
             }
         }
-        try records.close()
-        try zones.close()
-        manifest.records = records.count
-        manifest.zones = zones.count
-        manifest.files = files.count
-        manifest.fileBytes = files.bytes
-        output("records: \(records.count) in \(zones.count) custom zones and the public databases; files: \(files.count) (\(ImportProgress.size(files.bytes)))")
 
-        let subscriptions = try JSONLinesWriter(path: folder + "/" + ArchiveFormat.subscriptions)
+        var subscriptionCount = 0
         for environment in Environment.allCases {
             for scope in [DatabaseScope.public, .private] {
                 let listed = try await connection.send(
                     "GET", "/admin/1/\(container)/\(environment.rawValue)/subscriptions?database=\(scope.rawValue)", what: "reading subscriptions"
                 )
                 for entry in try JSONDecoder().decode(ListedSubscriptions.self, from: listed).subscriptions {
-                    try subscriptions.write(SubscriptionLine(environment: environment, database: scope, ownerRecordName: entry.owner, subscription: entry.subscription))
+                    try archive.addSubscription(entry.subscription, of: entry.owner, environment: environment, database: scope)
+                    subscriptionCount += 1
                 }
             }
         }
-        try subscriptions.close()
-        manifest.subscriptions = subscriptions.count
-        output("subscriptions: \(subscriptions.count)")
-
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try encoder.encode(manifest).write(to: URL(fileURLWithPath: folder + "/" + ArchiveFormat.manifest))
+        let manifest = try archive.finish()
+        output("records: \(manifest.records) in \(manifest.zones) custom zones and the public databases; files: \(manifest.files) (\(ImportProgress.size(manifest.fileBytes)))")
+        output("subscriptions: \(subscriptionCount)")
         return manifest
     }
 
     /// A user's private zones and their records.
-    private func exportPrivate(of user: String, environment: Environment, records: JSONLinesWriter, zones: JSONLinesWriter, files: inout Files) async throws {
+    private func exportPrivate(of user: String, environment: Environment, to archive: ArchiveFolder) async throws {
         let database = OperatorConnection.databasePath(options.container, environment, .private)
         let listed = try await connection.post(database + "/zones/list", EmptyBody(), user: user, as: ListedZones.self, what: "listing \(user)'s zones")
         for zone in listed.zones.map(\.zoneID.zoneName) {
-            if zone != ZoneID.defaultZoneName {
-                try zones.write(ZoneLine(environment: environment, ownerRecordName: user, zoneName: zone))
-            }
-            try await exportZone(zone, of: user, environment: environment, to: records, files: &files)
+            if zone != ZoneID.defaultZoneName { try archive.addZone(zone, of: user, environment: environment) }
+            try await exportZone(zone, of: user, environment: environment, to: archive)
         }
     }
 
     /// A zone's records, read whole through its change feed: a private zone of `user`, or the public database's.
-    private func exportZone(_ zone: String, of user: String?, environment: Environment, to records: JSONLinesWriter, files: inout Files) async throws {
+    private func exportZone(_ zone: String, of user: String?, environment: Environment, to archive: ArchiveFolder) async throws {
         let scope: DatabaseScope = user == nil ? .public : .private
         let path = OperatorConnection.databasePath(options.container, environment, scope) + "/changes/zone"
         var zoneRecords: [WireRecord] = []
@@ -159,13 +136,13 @@ public struct ContainerExport: Sendable {
             more = page.moreComing ?? false
         }
         for record in zoneRecords {
-            let archived = try await archive(record, zoneRecords: zoneRecords, files: &files)
-            try records.write(RecordLine(environment: environment, database: scope, ownerRecordName: user, zoneName: zone, record: archived))
+            let archived = try await archived(record, zoneRecords: zoneRecords, in: archive)
+            try archive.add(archived, environment: environment, database: scope, owner: user, zoneName: zone)
         }
     }
 
     /// A record as the archive keeps it: its files saved under `files/`, a share record with its share.
-    private func archive(_ record: WireRecord, zoneRecords: [WireRecord], files: inout Files) async throws -> ImportedRecord {
+    private func archived(_ record: WireRecord, zoneRecords: [WireRecord], in archive: ArchiveFolder) async throws -> ImportedRecord {
         let fields = try await AssetValues.map(record.fields ?? [:]) { field, asset in
             guard case .string(let url)? = asset["downloadURL"] else {
                 throw TransferError("field \(field) of \(record.recordName) holds a file without a downloadURL")
@@ -174,8 +151,7 @@ public struct ContainerExport: Sendable {
                 try await HTTP.send("GET", url, headers: ["Authorization": "Bearer \(options.adminKey)"])
             }
             guard answer.status == 200 else { throw TransferError("downloading \(field) of \(record.recordName) failed: \(HTTP.describe(answer))") }
-            let name = try files.add(answer.body)
-            return .object(["file": .string(name), "fileChecksum": .string(Data(SHA256.hash(data: answer.body)).base64EncodedString()), "size": .integer(Int64(answer.body.count))])
+            return try archive.addFile(answer.body)
         }
         var share: ImportedShare?
         if record.recordType == ShareRecords.recordType {

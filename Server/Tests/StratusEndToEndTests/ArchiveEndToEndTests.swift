@@ -69,6 +69,42 @@ import FoundationNetworking
         return (alice, bob, carol, photo)
     }
 
+    @Test("a user's own export (account/export) imports into another server: their private records and files answer the same")
+    func userExportImports() async throws {
+        let folder = EndToEndTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let source = ServerProcess(dataFolder: folder + "/source", arguments: ["--quiet"])
+        let target = ServerProcess(dataFolder: folder + "/target", arguments: ["--quiet"])
+        try await source.start()
+        defer { source.stop() }
+        try await target.start()
+        defer { target.stop() }
+        let (alice, _, _, _) = try await Self.populate(source)
+
+        var request = URLRequest(url: URL(string: "\(source.baseURL)/auth/1/\(Self.container)/development/account/export?\(alice.query)")!)
+        request.httpMethod = "GET"
+        let (tar, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        let archive = folder + "/alice.tar"
+        try tar.write(to: URL(fileURLWithPath: archive))
+        let (imported, importOutput) = try await EndToEndTests.run(["import", "archive", archive, "--url", target.baseURL, "--admin-key", ServerProcess.adminKey])
+        #expect(imported == 0, "\(importOutput)")
+
+        let names = ["folder", "plan-1", "plan-2", "list"]
+        let before = try await Self.lookup(names, database: "private", zones: ["Work", "Home"], user: alice.userRecordName, on: source)
+        let after = try await Self.lookup(names, database: "private", zones: ["Work", "Home"], user: alice.userRecordName, on: target)
+        #expect(before.count == names.count)
+        for name in names {
+            #expect(Self.comparable(before[name]) == Self.comparable(after[name]), "\(name):\n\(String(describing: before[name]))\n\(String(describing: after[name]))")
+        }
+        // The export carries no password hash: the copy signs in only after a reset.
+        let (signIn, _) = try await target.send(
+            "POST", "/auth/1/\(Self.container)/development/signin?ckAPIToken=\(try await target.admin.apiToken(for: Self.container))",
+            body: #"{"emailAddress":"alice@example.com","password":"\#(SignedInUser.password)"}"#
+        )
+        #expect(signIn == 401)
+    }
+
     @Test("export, import into a server on the other backend: lookups, queries, sync, shares, sign-ins, roles, subscriptions and files answer the same")
     func roundTrip() async throws {
         let folder = EndToEndTests.temporaryFolder()

@@ -120,11 +120,12 @@ import Testing
         let (unconfirmed, refusal) = try await Self.stratus(["users", "delete", Self.container, user], server: server)
         #expect(unconfirmed != 0 && refusal.contains("--yes"), "\(refusal)")
 
-        // On the folder, with the server stopped.
+        // On the server's store, with the server stopped (its PostgreSQL database, when it used one).
         server.stop()
-        let (deleted, deleteOutput) = try await Self.stratus(["users", "delete", Self.container, user, "--yes"], server: server)
+        let store = server.backend.serveArguments(server.dataFolder)
+        let (deleted, deleteOutput) = try await Self.stratus(["users", "delete", Self.container, user, "--yes"] + store, server: server)
         #expect(deleted == 0, "\(deleteOutput)")
-        #expect(try await Self.stratus(["users", "list", Self.container], server: server).1.contains("(no users)"))
+        #expect(try await Self.stratus(["users", "list", Self.container] + store, server: server).1.contains("(no users)"))
     }
 
     @Test("the generated admin key and fatchat's messages show at once when output is a pipe")

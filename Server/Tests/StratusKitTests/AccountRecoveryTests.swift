@@ -51,6 +51,8 @@ import Testing
             try await forgetful.resetPassword(email: "ann@new.example", code: try await Self.code(sink, message: 4), newPassword: "a brand new one")
             await #expect { try await phone.account() } throws: { error in (error as? StratusError)?.code == .notAuthenticated }
             try await forgetful.signIn(email: "ann@new.example", password: "a brand new one")
+            let archive = try await forgetful.exportAccountData()
+            #expect(archive.range(of: Data("manifest.json".utf8)) != nil && archive.range(of: Data("ann@new.example".utf8)) != nil)
             try await forgetful.sendAccountDeletionCode()
             try await forgetful.deleteAccount(code: try await Self.code(sink, message: 5))
             #expect(!forgetful.isSignedIn)

@@ -121,7 +121,13 @@ extension Container {
         try await send("POST", authURL("sessions/end"), body: EndSessionsRequest(allOthers: true))
     }
 
-    // MARK: - Deletion
+    // MARK: - Export and deletion
+
+    /// The signed-in user's data in this environment, as a container archive (a tar, docs/import-export.md): their
+    /// account, private database with its files, the public records they created, and their subscriptions.
+    public func exportAccountData() async throws -> Data {
+        try await getBody(authURL("account/export"))
+    }
 
     /// Mails the signed-in user a code that confirms the deletion of their account.
     public func sendAccountDeletionCode() async throws {

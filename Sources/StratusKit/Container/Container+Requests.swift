@@ -54,6 +54,11 @@ extension Container {
         try Self.decode(try await exchange("GET", url, rawBody: nil, contentType: nil), as: answer, path: url.path)
     }
 
+    /// Sends a GET request and answers the body of its answer as it is (an archive).
+    func getBody(_ url: URL) async throws -> Data {
+        try await exchange("GET", url, rawBody: nil, contentType: nil)
+    }
+
     /// Sends a JSON request whose answer says nothing more than that it succeeded.
     func send(_ method: String, _ url: URL, body: some Encodable) async throws {
         _ = try await exchange(method, url, rawBody: try Self.encode(body), contentType: "application/json")

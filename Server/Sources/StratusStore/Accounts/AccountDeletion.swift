@@ -23,7 +23,7 @@ public enum AccountDeletion {
             if publicRecords == .delete {
                 var previous: [String] = []
                 while true {
-                    let names = try await store.publicRecordNames(createdBy: user, containerID: containerID, environment: environment, limit: batchSize)
+                    let names = try await store.publicRecordNames(createdBy: user, containerID: containerID, environment: environment, after: nil, limit: batchSize)
                         .filter { $0 != user }
                     // Records that cannot go (a reference that must stay valid holds them) are kept, without an owner.
                     if names.isEmpty || names == previous { break }

@@ -56,13 +56,14 @@ extension AccountStore where Self: SQLTables {
         }
     }
 
-    public func publicRecordNames(createdBy userRecordName: String, containerID: String, environment: Environment, limit: Int) async throws
+    public func publicRecordNames(createdBy userRecordName: String, containerID: String, environment: Environment, after: String?, limit: Int) async throws
         -> [String]
     {
-        try await rows("""
+        let start: SQLFragment = after.map { "AND r.name > \(.text($0))" } ?? ""
+        return try await rows("""
             SELECT r.name FROM records r JOIN zones z ON z.id = r.zone_id
             WHERE z.container_id = \(.text(containerID)) AND z.environment = \(.text(environment.rawValue)) AND z.scope = 'public' \
-            AND r.created_by = \(.text(userRecordName)) AND r.deleted = \(.bool(false))
+            AND r.created_by = \(.text(userRecordName)) AND r.deleted = \(.bool(false)) \(start)
             ORDER BY r.name LIMIT \(.integer(Int64(limit)))
             """).map { try $0.text("name") }
     }

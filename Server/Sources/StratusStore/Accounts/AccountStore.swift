@@ -77,8 +77,9 @@ public protocol AccountStore: Sendable {
     /// asset holds, shares, which their participants lose), their participation in others' shares, their
     /// subscriptions, push devices, notifications and roles.
     func erasePrivateData(containerID: String, userRecordName: String, environment: Environment) async throws
-    /// Names of live public records a user created in one environment, up to `limit`.
-    func publicRecordNames(createdBy userRecordName: String, containerID: String, environment: Environment, limit: Int) async throws -> [String]
+    /// Names of live public records a user created in one environment, in order, after `after` when given, up to `limit`.
+    func publicRecordNames(createdBy userRecordName: String, containerID: String, environment: Environment, after: String?, limit: Int) async throws
+        -> [String]
     /// Removes an account being deleted, with its codes and any session left: its address is free again.
     func finishAccountDeletion(containerID: String, userRecordName: String) async throws
 

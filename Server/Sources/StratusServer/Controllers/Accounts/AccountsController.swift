@@ -17,6 +17,7 @@ struct AccountsController {
         registerSessions(on: group)
         registerDeletion(on: group)
         registerSecondFactor(on: group)
+        registerExport(on: group)
     }
 
     /// Lets the signed-in user be found by other users (`users/discover`), or stops it: Stratus's
