@@ -40,11 +40,16 @@ public struct AccountSettings: Sendable, Hashable, Codable {
     public var languages: [String]
     public var deletedUserPublicRecords: DeletedUserPublicRecords
     public var secondFactor: SecondFactor
+    /// Where the hosted sign-in page may send a signed-in user back, with their `ckWebAuthToken`: addresses a
+    /// `redirect` must start with (`https://app.example.com/`).
+    public var redirectURLs: [String]
 
     public init(
         appName: String? = nil, emailVerification: EmailVerification = .optional, senderAddress: String? = nil, senderName: String? = nil,
-        languages: [String] = ["en"], deletedUserPublicRecords: DeletedUserPublicRecords = .keep, secondFactor: SecondFactor = .optional
+        languages: [String] = ["en"], deletedUserPublicRecords: DeletedUserPublicRecords = .keep, secondFactor: SecondFactor = .optional,
+        redirectURLs: [String] = []
     ) {
+        self.redirectURLs = redirectURLs
         self.secondFactor = secondFactor
         self.appName = appName
         self.emailVerification = emailVerification
@@ -65,6 +70,7 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         deletedUserPublicRecords =
             try container.decodeIfPresent(DeletedUserPublicRecords.self, forKey: .deletedUserPublicRecords) ?? defaults.deletedUserPublicRecords
         secondFactor = try container.decodeIfPresent(SecondFactor.self, forKey: .secondFactor) ?? defaults.secondFactor
+        redirectURLs = try container.decodeIfPresent([String].self, forKey: .redirectURLs) ?? []
     }
 
     /// The settings as stored: compact JSON with sorted keys.
@@ -78,6 +84,12 @@ public struct AccountSettings: Sendable, Hashable, Codable {
     /// Settings stored by ``encoded``; the defaults for text that does not parse.
     public init(encoded: String) {
         self = (try? JSONDecoder().decode(AccountSettings.self, from: Data(encoded.utf8))) ?? AccountSettings()
+    }
+
+    /// Whether the hosted sign-in page may send a user to `address`: it starts with one of ``redirectURLs`` that
+    /// ends with `/`, or equals one that does not.
+    public func allowsRedirect(to address: String) -> Bool {
+        redirectURLs.contains { allowed in allowed.hasSuffix("/") ? address.hasPrefix(allowed) : address == allowed }
     }
 
     /// The language among ``languages`` that best serves `preferred` (an `Accept-Language` list or a single tag,

@@ -24,7 +24,7 @@ struct DatabaseCall: Sendable {
 
     /// Where a client without a signed-in user is sent to sign in (`AUTHENTICATION_REQUIRED`).
     var redirectURL: String {
-        "\(baseURL)/auth/1/\(authentication.container.id)/\(authentication.environment.rawValue)/signin"
+        "\(baseURL)/account/1/\(authentication.container.id)/\(authentication.environment.rawValue)/signin"
     }
 
     var caller: Caller {

@@ -20,7 +20,7 @@ struct AccountLinksController {
         let (container, token) = try await target(request, context, form: nil)
         let appName = container.accountSettings.appName ?? container.id
         guard let code = try await liveCode(token, container: container) else { return Self.expired(appName) }
-        let hidden = "<input type=\"hidden\" name=\"token\" value=\"\(HostedPage.escape(token))\">"
+        let hidden = HostedPage.hidden("token", token)
         switch code.purpose {
         case .verifyEmail:
             let address = try await server.store.account(containerID: container.id, userRecordName: code.userRecordName)?.emailAddress ?? ""
@@ -44,7 +44,7 @@ struct AccountLinksController {
     }
 
     @Sendable func submit(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        let form = try await Self.form(request)
+        let form = try await HostedPage.form(request)
         let (container, token) = try await target(request, context, form: form)
         let appName = container.accountSettings.appName ?? container.id
         guard let code = try await liveCode(token, container: container) else { return Self.expired(appName) }
@@ -60,7 +60,7 @@ struct AccountLinksController {
                 )
             case .resetPassword:
                 let password = form["newPassword"] ?? ""
-                let hidden = "<input type=\"hidden\" name=\"token\" value=\"\(HostedPage.escape(token))\">"
+                let hidden = HostedPage.hidden("token", token)
                 guard password.count >= 8, password.utf8.count <= 1024 else {
                     return HostedPage.render(
                         title: "Choose a new password", appName: appName,
@@ -127,15 +127,5 @@ struct AccountLinksController {
         <label for="confirmPassword">Again</label><input id="confirmPassword" name="confirmPassword" type="password" autocomplete="new-password" minlength="8" required>
         <button type="submit">Change the password</button></form>
         """
-    }
-
-    /// A URL-encoded form body, up to 16 KB.
-    private static func form(_ request: Request) async throws -> [String: String] {
-        let buffer = try await request.body.collect(upTo: 16 * 1024)
-        var components = URLComponents()
-        components.percentEncodedQuery = String(buffer: buffer).replacingOccurrences(of: "+", with: "%20")
-        var fields: [String: String] = [:]
-        for item in components.queryItems ?? [] { fields[item.name] = item.value ?? "" }
-        return fields
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import HTTPTypes
 
@@ -5,7 +6,8 @@ import HTTPTypes
 /// inline style, no script, not framed, not cached, and no referrer (their addresses hold tokens).
 enum HostedPage {
     /// A page with a title, the app's name above it, and `body` (HTML the caller escaped).
-    static func render(title: String, appName: String, body: String, status: HTTPResponse.Status = .ok) -> Response {
+    /// - Parameter formTargets: origins besides this server's that its forms may lead to (a sign-in's redirect).
+    static func render(title: String, appName: String, body: String, status: HTTPResponse.Status = .ok, formTargets: [String] = []) -> Response {
         let html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -16,6 +18,7 @@ enum HostedPage {
             .app{color:#6e6e73;font-size:14px;margin:0 0 4px}h1{font-size:24px;margin:0 0 16px}
             label{display:block;margin:12px 0 4px;font-weight:600}input{width:100%;box-sizing:border-box;padding:10px;font-size:16px;border:1px solid #c7c7cc;border-radius:8px}
             button{margin-top:20px;width:100%;padding:12px;font-size:16px;border:0;border-radius:8px;background:#0071e3;color:#fff;cursor:pointer}
+            button.secondary{margin-top:10px;background:#fff;color:#0071e3;border:1px solid #0071e3}
             .error{color:#c00}
             </style></head>
             <body><main><p class="app">\(escape(appName))</p><h1>\(escape(title))</h1>
@@ -25,7 +28,8 @@ enum HostedPage {
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
-        headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'"
+        let targets = (["'self'"] + formTargets).joined(separator: " ")
+        headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; form-action \(targets); frame-ancestors 'none'"
         headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
@@ -34,6 +38,21 @@ enum HostedPage {
     /// A paragraph of text.
     static func paragraph(_ text: String, class name: String? = nil) -> String {
         "<p\(name.map { " class=\"\($0)\"" } ?? "")>\(escape(text))</p>"
+    }
+
+    /// A hidden form field.
+    static func hidden(_ name: String, _ value: String) -> String {
+        "<input type=\"hidden\" name=\"\(escape(name))\" value=\"\(escape(value))\">"
+    }
+
+    /// A URL-encoded form body, up to 16 KB.
+    static func form(_ request: Request) async throws -> [String: String] {
+        let buffer = try await request.body.collect(upTo: 16 * 1024)
+        var components = URLComponents()
+        components.percentEncodedQuery = String(buffer: buffer).replacingOccurrences(of: "+", with: "%20")
+        var fields: [String: String] = [:]
+        for item in components.queryItems ?? [] { fields[item.name] = item.value ?? "" }
+        return fields
     }
 
     static func escape(_ text: String) -> String {

@@ -20,6 +20,13 @@ enum AccountSettingsRules {
         for language in settings.languages where !isLanguageTag(language) {
             throw APIError.badRequest("'\(language)' is not a language tag (en, fr, pt-BR, ...)")
         }
+        for address in settings.redirectURLs {
+            guard let url = URLComponents(string: address), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false,
+                url.query == nil, url.fragment == nil
+            else {
+                throw APIError.badRequest("redirect address '\(address)' must be an http or https URL without a query, such as https://app.example.com/")
+            }
+        }
         return settings
     }
 

@@ -139,7 +139,7 @@ extension AccountsController {
     // MARK: - Helpers
 
     /// The account a `secondFactorToken` proves the first factor of, for `purpose`.
-    private func pendingAccount(_ body: SecondFactorRequest, purpose: SecondFactors.Purpose, _ authentication: Authentication) async throws -> Account {
+    func pendingAccount(_ body: SecondFactorRequest, purpose: SecondFactors.Purpose, _ authentication: Authentication) async throws -> Account {
         guard let token = body.secondFactorToken, let pending = server.secondFactors.pending(token, containerID: authentication.container.id),
             pending.purpose == purpose,
             let account = try await server.store.account(containerID: pending.containerID, userRecordName: pending.userRecordName)

@@ -90,29 +90,38 @@ struct AccountsController {
     @Sendable func signIn(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let body = try await RequestBody.decode(SignInRequest.self, from: request, limit: 64 * 1024)
-        let email = try Self.normalizedEmail(body.emailAddress)
-        let throttleKey = authentication.container.id + "|" + email
+        let account = try await passwordAccount(body.emailAddress, body.password, container: authentication.container, request, context)
+        return try await finishSignIn(account, container: authentication.container, deviceName: body.deviceName)
+    }
+
+    /// The account an email address and password sign in to, checked under the sign-in throttle.
+    /// - Throws: `AUTHENTICATION_FAILED` for a wrong pair or a disabled account, `ACCESS_DENIED` for an address the
+    ///   container requires verified first, `THROTTLED` after repeated failures.
+    func passwordAccount(_ emailAddress: String, _ password: String, container: ContainerInfo, _ request: Request, _ context: StratusRequestContext)
+        async throws -> Account
+    {
+        let email = try Self.normalizedEmail(emailAddress)
+        let throttleKey = container.id + "|" + email
         let address = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
         if let retryAfter = try await server.signInThrottle.retryAfter(account: throttleKey, address: address) {
             throw APIError(.throttled, "too many failed sign-ins from this address; try again later", retryAfter: retryAfter)
         }
-        let account = try await server.store.account(containerID: authentication.container.id, emailAddress: email)
+        let account = try await server.store.account(containerID: container.id, emailAddress: email)
         // An unknown address costs a hash too, so timing does not tell which addresses have accounts.
-        let valid = server.passwordHasher.verify(body.password, against: account?.passwordHash ?? server.decoyPasswordHash)
+        let valid = server.passwordHasher.verify(password, against: account?.passwordHash ?? server.decoyPasswordHash)
         guard let account, valid else {
             try await server.signInThrottle.recordFailure(account: throttleKey, address: address)
             throw APIError(.authenticationFailed, "the email address or password is wrong")
         }
         try await server.signInThrottle.recordSuccess(account: throttleKey, address: address)
         if account.isDisabled { throw Self.disabled }
-        let required = authentication.container.accountSettings.emailVerification == .required
-        if required && !account.isEmailVerified {
+        if container.accountSettings.emailVerification == .required && !account.isEmailVerified {
             throw APIError(
                 .accessDenied,
                 "the email address is not verified yet: enter the code mailed to it (email/verify), or ask for another (email/verify/send)"
             )
         }
-        return try await finishSignIn(account, container: authentication.container, deviceName: body.deviceName)
+        return account
     }
 
     @Sendable func signOut(_ request: Request, context: StratusRequestContext) async throws -> Response {

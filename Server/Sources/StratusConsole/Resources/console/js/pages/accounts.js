@@ -35,6 +35,7 @@ function settingsPanel(settings) {
     field("languages", "Languages (first is the default)", (settings.languages ?? ["en"]).join(", ")),
     choice("deleted-public-records", "A deleted user's public records", settings.deletedUserPublicRecords,
       [["keep", "stay, without an owner"], ["delete", "are deleted too"]]),
+    field("redirect-urls", "The sign-in page may return to (addresses, comma-separated)", (settings.redirectURLs ?? []).join(", "), "https://app.example.com/"),
     h("button", { type: "submit" }, "Save settings"));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -45,6 +46,7 @@ function settingsPanel(settings) {
         senderAddress: value("sender-address") || undefined, senderName: value("sender-name") || undefined,
         languages: value("languages").split(",").map((tag) => tag.trim()).filter(Boolean),
         deletedUserPublicRecords: value("deleted-public-records"),
+        redirectURLs: value("redirect-urls").split(",").map((address) => address.trim()).filter(Boolean),
       });
       showInfo("Account settings saved.");
       go("accounts");
