@@ -35,7 +35,10 @@ struct SignInPage {
                 let normalized = try AccountsController.normalizedEmail(email)
                 let client = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
                 try await server.mailThrottle.admit(recipient: target.container.id + "|" + normalized, client: client)
-                try await mailSignInCode(to: normalized, target: target, baseURL: AccountMailer.baseURL(server.configuration, host: request.head.authority))
+                accounts.mailLater(
+                    .signIn, to: normalized, containerID: target.container.id, environment: target.environment, languages: [],
+                    baseURL: AccountMailer.baseURL(server.configuration, host: request.head.authority)
+                )
                 return target.page(Self.codeForm(redirect: redirect, email: normalized, error: nil))
             case "code":
                 let code = try await accounts.findCode(.signIn, RedeemCodeRequest(emailAddress: email, code: form["code"]), authentication, request, context)
@@ -89,17 +92,6 @@ struct SignInPage {
         headers[.location] = location
         headers[.cacheControl] = "no-store"
         return Response(status: .seeOther, headers: headers)
-    }
-
-    /// Mails a sign-in code when the address has an enabled account; the page answers alike either way.
-    private func mailSignInCode(to email: String, target: Target, baseURL: String) async throws {
-        let server = server
-        Task {
-            guard let account = try? await server.store.account(containerID: target.container.id, emailAddress: email), !account.isDisabled else { return }
-            try? await server.mailer.send(
-                .signIn, for: account, to: email, container: target.container, environment: target.environment, languages: [], baseURL: baseURL
-            )
-        }
     }
 
     // MARK: - The page

@@ -58,10 +58,20 @@ extension AccountsController {
         }
         let client = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
         try await server.mailThrottle.admit(recipient: containerID + "|" + email, client: client)
-        let languages = Self.languages(body.language, request)
-        let baseURL = AccountMailer.baseURL(server.configuration, host: request.head.authority)
+        mailLater(
+            purpose, to: email, containerID: containerID, environment: authentication.environment, languages: Self.languages(body.language, request),
+            baseURL: AccountMailer.baseURL(server.configuration, host: request.head.authority), wanted: wanted
+        )
+        return Self.accepted()
+    }
+
+    /// Mails a code of `purpose` to `email` after the request has been answered, when the address has an enabled
+    /// account that `wanted` accepts: the answer and its timing are the same whether or not it has one.
+    func mailLater(
+        _ purpose: AccountCode.Purpose, to email: String, containerID: String, environment: StratusModel.Environment, languages: [String],
+        baseURL: String, wanted: @escaping @Sendable (Account) -> Bool = { _ in true }
+    ) {
         let server = server
-        let environment = authentication.environment
         Task {
             do {
                 guard let account = try await server.store.account(containerID: containerID, emailAddress: email), !account.isDisabled,
@@ -77,7 +87,6 @@ extension AccountsController {
                 )
             }
         }
-        return Self.accepted()
     }
 
     /// `POST email/change/send` (signed in): checks the password and mails a code to `newEmailAddress`.
