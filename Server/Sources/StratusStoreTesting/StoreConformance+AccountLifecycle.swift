@@ -158,6 +158,18 @@ extension StoreConformance {
                 try await store.catchUpEvents()
                 #expect(recorder.events == [.mailQueued, .mailQueued])
             },
+            ConformanceCase("counters of different windows share the table: a short window's sweep keeps a longer one's count") { store in
+                let hour: Int64 = 3_600_000
+                let quarter: Int64 = 900_000
+                try await store.recordSignInFailures(keys: ["mail-to:a"], now: Fixture.now, window: hour)
+                try await store.recordSignInFailures(keys: ["account:b"], now: Fixture.now + 2 * quarter, window: quarter)
+                try await store.recordSignInFailures(keys: ["mail-to:a"], now: Fixture.now + 3 * quarter, window: hour)
+                let counted = try await store.signInFailures(keys: ["mail-to:a"], now: Fixture.now + 3 * quarter, window: hour)
+                #expect(counted["mail-to:a"]?.count == 2, "\(counted)")
+                // Past its own window, a count starts again at one.
+                try await store.recordSignInFailures(keys: ["mail-to:a"], now: Fixture.now + 8 * quarter, window: hour)
+                #expect(try await store.signInFailures(keys: ["mail-to:a"], now: Fixture.now + 8 * quarter, window: hour)["mail-to:a"]?.count == 1)
+            },
             ConformanceCase("mail templates are saved per kind and language, replaced, and removed") { store in
                 let template = MailTemplate(
                     containerID: Fixture.container, environment: .development, kind: "reset-password", language: "fr", subject: "Sujet",

@@ -9,8 +9,10 @@ import Synchronization
 /// lease, and retries what fails.
 ///
 /// It looks at the queue when mail is queued anywhere (``StoreEvent/mailQueued``) and every few seconds besides
-/// (when retries fall due, or another node's lease lapsed). A message the SMTP server refuses for good (`5xx`), or that still fails after
-/// ``retryDelays`` run out, is given up on; its failure stays listed for the console.
+/// (when retries fall due, or another node's lease lapsed). The lease is held again before each message, and
+/// outlasts the SMTP client's deadline for one, so a node that stalls loses it before another sends the same
+/// message. A message the SMTP server refuses for good (`5xx`), or that still fails after ``retryDelays`` run
+/// out, is given up on; its failure stays listed for the console.
 final class MailSender: Service, Sendable {
     let store: any Store
     let client: SMTPClient?
@@ -29,7 +31,7 @@ final class MailSender: Service, Sendable {
         retryDelays = configuration.mailRetryDelays
         let nodeName = configuration.nodeName
         self.logger = logger
-        lease = Lease(name: "mail-delivery", holder: Lease.holder(onNode: nodeName), duration: 20_000)
+        lease = Lease(name: "mail-delivery", holder: Lease.holder(onNode: nodeName), duration: 60_000)
         let continuation = wake.continuation
         store.observeEvents { delivery in
             if case .committed(let events) = delivery, !events.contains(.mailQueued) { return }
@@ -70,11 +72,13 @@ final class MailSender: Service, Sendable {
                 }
                 return
             }
-            guard try await lease.hold(in: store) else { return }
-            while true {
+            while try await lease.hold(in: store) {
                 let due = try await store.dueMail(now: Authenticator.now(), limit: 20)
                 if due.isEmpty { break }
-                for queued in due { try await send(queued, with: client) }
+                for queued in due {
+                    guard try await lease.hold(in: store) else { return }
+                    try await send(queued, with: client)
+                }
             }
         } catch {
             logger.warning("the mail queue could not be read", metadata: ["stratus.error": "\(String(reflecting: error))"])

@@ -192,11 +192,14 @@ extension AccountStore where Self: SQLTables {
     // MARK: - Sign-in failures
 
     public func recordSignInFailures(keys: [String], now: Int64, window: Int64) async throws {
-        var statements: [SQLFragment] = ["DELETE FROM sign_in_failures WHERE last_at < \(.integer(now - window))"]
+        // Counters of every kind share the table, each with its own window: a count restarts once its own window
+        // passed, and rows idle for a day (longer than any window) are swept.
+        var statements: [SQLFragment] = ["DELETE FROM sign_in_failures WHERE last_at < \(.integer(now - max(window, 86_400_000)))"]
         for key in keys {
             statements.append("""
                 INSERT INTO sign_in_failures (key, count, last_at) VALUES (\(.text(key)), 1, \(.integer(now)))
-                ON CONFLICT (key) DO UPDATE SET count = sign_in_failures.count + 1, last_at = excluded.last_at
+                ON CONFLICT (key) DO UPDATE SET count = CASE WHEN sign_in_failures.last_at < \(.integer(now - window)) THEN 1 \
+                ELSE sign_in_failures.count + 1 END, last_at = excluded.last_at
                 """)
         }
         try await execute(statements)

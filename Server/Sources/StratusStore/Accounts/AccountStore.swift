@@ -94,8 +94,9 @@ public protocol AccountStore: Sendable {
     /// (and on every node that shares the store).
     func secret(named name: String, makeSecret: @Sendable () -> Data) async throws -> Data
 
-    /// Counts one failed sign-in under each of `keys` at `now` (milliseconds since 1970), for every node that
-    /// shares the store. A key whose last failure is older than `window` milliseconds starts again at one.
+    /// Counts one failed sign-in (or another counted attempt, such as a request for mail) under each of `keys` at
+    /// `now` (milliseconds since 1970), for every node that shares the store. A key whose last count is older than
+    /// `window` milliseconds starts again at one; keys of different windows share the table.
     func recordSignInFailures(keys: [String], now: Int64, window: Int64) async throws
     /// The failed sign-ins counted under each of `keys` whose last failure is within `window` of `now`.
     func signInFailures(keys: [String], now: Int64, window: Int64) async throws -> [String: SignInFailures]
