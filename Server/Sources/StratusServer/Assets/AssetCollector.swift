@@ -29,24 +29,12 @@ public struct AssetCollector: Service {
             name: "asset-collection", holder: Lease.holder(onNode: configuration.nodeName),
             duration: max(60_000, Int64(configuration.assetSweepInterval * 3_000))
         )
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    try await Task.sleep(for: .seconds(configuration.assetSweepInterval))
-                } catch {
-                    return
-                }
-                do {
-                    guard try await lease.hold(in: store) else { continue }
-                    let removed = try await sweep()
-                    if removed > 0 { logger.info("collected unreferenced assets", metadata: ["stratus.assets": "\(removed)"]) }
-                } catch {
-                    logger.warning("asset collection failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
-                }
-            }
+        await LeasedChore.run(
+            lease, store: store, every: .milliseconds(Int64(configuration.assetSweepInterval * 1000)), logger: logger, failure: "asset collection failed"
+        ) {
+            let removed = try await sweep()
+            if removed > 0 { logger.info("collected unreferenced assets", metadata: ["stratus.assets": "\(removed)"]) }
         }
-        // Given up, so that another node takes the job at once rather than when the lease expires.
-        try? await lease.release(in: store)
     }
 
     /// Collects what is collectable now.

@@ -3,8 +3,8 @@ import Logging
 import ServiceLifecycle
 import StratusStore
 
-/// Finishes account deletions that a crash interrupted: every minute, in the one process that holds the
-/// `account-deletion` lease, each account still marked as being deleted is deleted to the end.
+/// Finishes account deletions that a crash interrupted: every minute (``LeasedChore``), in the one process that
+/// holds the `account-deletion` lease, each account still marked as being deleted is deleted to the end.
 ///
 /// A deletion asked for over HTTP runs to its end in the request; this is the safety net behind it.
 struct AccountDeleter: Service {
@@ -14,21 +14,10 @@ struct AccountDeleter: Service {
 
     func run() async throws {
         let lease = Lease(name: "account-deletion", holder: Lease.holder(onNode: configuration.nodeName), duration: 180_000)
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    if try await lease.hold(in: store) { try await finishInterrupted() }
-                } catch {
-                    logger.warning("interrupted account deletions could not be finished", metadata: ["stratus.error": "\(String(reflecting: error))"])
-                }
-                do {
-                    try await Task.sleep(for: .milliseconds(Int64(configuration.accountDeletionSweepInterval * 1000)))
-                } catch {
-                    return
-                }
-            }
+        let interval = Duration.milliseconds(Int64(configuration.accountDeletionSweepInterval * 1000))
+        await LeasedChore.run(lease, store: store, every: interval, logger: logger, failure: "interrupted account deletions could not be finished") {
+            try await finishInterrupted()
         }
-        try? await lease.release(in: store)
     }
 
     /// Deletes every account marked as being deleted.

@@ -81,7 +81,7 @@ extension AdminController {
         else { throw APIError(.notFound, "no such user") }
         try await server.mailer.send(
             .resetPassword, for: account, to: account.emailAddress, container: container, environment: environment, languages: [],
-            baseURL: AccountMailer.baseURL(server.configuration, host: request.head.authority)
+            baseURL: DatabaseCall.baseURL(of: request, server)
         )
         return AccountsController.accepted()
     }
@@ -193,7 +193,7 @@ extension AdminController {
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         let body = try await RequestBody.decode(PreviewBody.self, from: request, limit: 256 * 1024)
         guard let kind = MailKind(rawValue: body.kind) else { throw APIError.badRequest("unknown mail kind '\(body.kind)'") }
-        let baseURL = AccountMailer.baseURL(server.configuration, host: request.head.authority)
+        let baseURL = DatabaseCall.baseURL(of: request, server)
         let samples = [
             "code": "123456", "email": "someone@example.com", "minutes": "\(AccountMailer.codeLifetime / 60_000)",
             "link": "\(baseURL)/account/1/\(container.id)/\(environment.rawValue)/link?token=sample",

@@ -37,7 +37,7 @@ struct SignInPage {
                 try await server.mailThrottle.admit(recipient: target.container.id + "|" + normalized, client: client)
                 accounts.mailLater(
                     .signIn, to: normalized, containerID: target.container.id, environment: target.environment, languages: [],
-                    baseURL: AccountMailer.baseURL(server.configuration, host: request.head.authority)
+                    baseURL: DatabaseCall.baseURL(of: request, server)
                 )
                 return target.page(Self.codeForm(redirect: redirect, email: normalized, error: nil))
             case "code":

@@ -22,11 +22,6 @@ struct AccountMailer: Sendable {
         HMAC<SHA256>.authenticationCode(for: Data(text.utf8), using: SymmetricKey(data: key)).map { String(format: "%02x", $0) }.joined()
     }
 
-    /// Where the server is reached from outside: the configured public URL, else the request's host.
-    static func baseURL(_ configuration: ServerConfiguration, host: String?) -> String {
-        configuration.publicURL ?? "http://\(host ?? "localhost")"
-    }
-
     /// Makes a code for `purpose`, stores it and queues its mail to `recipient` (the account's address, or the new
     /// one for a change of address), in one transaction.
     func send(

@@ -66,7 +66,7 @@ final class MailSender: Service, Sendable {
         do {
             // A process that cannot send leaves the lease to one that can.
             guard let client else {
-                if try await store.nextMailDue() != nil, !warnedUnconfigured.withLock({ $0 }) {
+                if !warnedUnconfigured.withLock({ $0 }), try await store.nextMailDue() != nil {
                     warnedUnconfigured.withLock { $0 = true }
                     logger.warning("mail is queued, but no SMTP server is configured (--smtp-url); it waits until one is")
                 }

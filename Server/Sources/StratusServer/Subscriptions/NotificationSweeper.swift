@@ -12,22 +12,9 @@ struct NotificationSweeper: Service {
 
     func run() async throws {
         let lease = Lease(name: "notification-expiry", holder: Lease.holder(onNode: configuration.nodeName), duration: 180_000)
-        await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                do {
-                    try await Task.sleep(for: .seconds(60))
-                } catch {
-                    return
-                }
-                do {
-                    if try await lease.hold(in: store) { try await sweep() }
-                } catch {
-                    logger.warning("notification sweep failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
-                }
-            }
+        await LeasedChore.run(lease, store: store, every: .seconds(60), logger: logger, failure: "notification sweep failed") {
+            try await sweep()
         }
-        // Given up, so that another node takes the job at once rather than when the lease expires.
-        try? await lease.release(in: store)
     }
 
     func sweep(now: Date = Date()) async throws {

@@ -38,7 +38,7 @@ struct TokensController {
             apnsEnvironment: environment, expiresAt: Authenticator.now() + Int64(ttl) * 1000,
             cursor: try await server.store.latestNotificationID()
         ))
-        let base = server.configuration.publicURL ?? "http://\(request.head.authority ?? "localhost")"
+        let base = DatabaseCall.baseURL(of: request, server)
         return JSONResponse.make(JSONWriter.object { writer in
             writer.key("apnsEnvironment")
             writer.string(environment)

@@ -21,7 +21,7 @@ extension AccountsController {
         try await server.mailThrottle.admit(recipient: account.containerID + "|" + account.emailAddress, client: client)
         try await server.mailer.send(
             .deleteAccount, for: account, to: account.emailAddress, container: authentication.container, environment: authentication.environment,
-            languages: Self.languages(body?.language, request), baseURL: AccountMailer.baseURL(server.configuration, host: request.head.authority)
+            languages: Self.languages(body?.language, request), baseURL: DatabaseCall.baseURL(of: request, server)
         )
         return Self.accepted()
     }

@@ -60,7 +60,7 @@ extension AccountsController {
         try await server.mailThrottle.admit(recipient: containerID + "|" + email, client: client)
         mailLater(
             purpose, to: email, containerID: containerID, environment: authentication.environment, languages: Self.languages(body.language, request),
-            baseURL: AccountMailer.baseURL(server.configuration, host: request.head.authority), wanted: wanted
+            baseURL: DatabaseCall.baseURL(of: request, server), wanted: wanted
         )
         return Self.accepted()
     }
@@ -100,7 +100,7 @@ extension AccountsController {
         try await server.mailThrottle.admit(recipient: account.containerID + "|" + newEmail, client: client)
         try await server.mailer.send(
             .changeEmail, for: account, to: newEmail, container: authentication.container, environment: authentication.environment,
-            languages: Self.languages(body.language, request), baseURL: AccountMailer.baseURL(server.configuration, host: request.head.authority)
+            languages: Self.languages(body.language, request), baseURL: DatabaseCall.baseURL(of: request, server)
         )
         return Self.accepted()
     }
@@ -265,18 +265,17 @@ extension AccountsController {
         return languages
     }
 
+    /// `202 {}`: the request was taken; what follows happens after the answer.
     static func accepted() -> Response {
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.endObject()
-        return JSONResponse.make(writer, status: .accepted)
+        empty(status: .accepted)
     }
 
-    static func empty() -> Response {
+    /// `{}`, the answer of a step that returns nothing more.
+    static func empty(status: HTTPResponse.Status = .ok) -> Response {
         var writer = JSONWriter()
         writer.beginObject()
         writer.endObject()
-        return JSONResponse.make(writer)
+        return JSONResponse.make(writer, status: status)
     }
 
     /// A password of 8 characters or more (and at most 1 KB).

@@ -74,7 +74,7 @@ struct AccountsController {
         try await server.store.createAccount(account)
         try await server.mailer.send(
             .verifyEmail, for: account, to: email, container: container, environment: authentication.environment,
-            languages: Self.languages(body.language, request), baseURL: AccountMailer.baseURL(server.configuration, host: request.head.authority)
+            languages: Self.languages(body.language, request), baseURL: DatabaseCall.baseURL(of: request, server)
         )
         if container.accountSettings.emailVerification == .required {
             return try JSONResponse.make(
@@ -130,10 +130,7 @@ struct AccountsController {
             throw APIError(.authenticationRequired, "sign-out needs the ckWebAuthToken to revoke")
         }
         try await server.authenticator.endSession(token: token, containerID: authentication.container.id)
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.endObject()
-        return JSONResponse.make(writer)
+        return Self.empty()
     }
 
     static func normalizedEmail(_ address: String) throws -> String {
