@@ -26,6 +26,7 @@ enum PostgresMigrations {
         Migration(version: 3, name: "sign-in-failures", sql: signInFailures),
         Migration(version: 4, name: "transfers", sql: transfers),
         Migration(version: 5, name: "account-lifecycle", sql: accountLifecycle),
+        Migration(version: 6, name: "passkeys", sql: passkeys),
     ]
 
     /// The newest version this build knows.
@@ -500,5 +501,34 @@ enum PostgresMigrations {
             updated_at BIGINT NOT NULL,
             PRIMARY KEY (container_id, environment, kind, language)
         );
+        """
+
+    /// Version 6: accounts' passkeys (WebAuthn credentials' public keys and counters) and the single-use challenges
+    /// of their ceremonies.
+    static let passkeys = """
+        CREATE TABLE passkeys (
+            container_id TEXT NOT NULL,
+            credential_id TEXT NOT NULL,
+            user_record_name TEXT NOT NULL,
+            public_key TEXT NOT NULL,
+            sign_count BIGINT NOT NULL,
+            name TEXT NOT NULL,
+            backed_up BOOLEAN NOT NULL DEFAULT FALSE,
+            created_at BIGINT NOT NULL,
+            last_used_at BIGINT,
+            PRIMARY KEY (container_id, credential_id)
+        );
+        CREATE INDEX passkeys_account ON passkeys (container_id, user_record_name);
+        CREATE TABLE passkey_challenges (
+            challenge TEXT PRIMARY KEY,
+            container_id TEXT NOT NULL,
+            purpose TEXT NOT NULL,
+            user_record_name TEXT,
+            details TEXT,
+            created_at BIGINT NOT NULL,
+            expires_at BIGINT NOT NULL
+        );
+        CREATE INDEX passkey_challenges_expiry ON passkey_challenges (expires_at);
+        CREATE INDEX passkey_challenges_account ON passkey_challenges (container_id, user_record_name);
         """
 }

@@ -470,6 +470,36 @@ enum SQLiteMigrations {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v18-passkeys") { db in
+            try db.execute(sql: """
+                -- Accounts' passkeys: each WebAuthn credential's public key (COSE, base64url) and signature counter.
+                CREATE TABLE passkeys (
+                    container_id TEXT NOT NULL,
+                    credential_id TEXT NOT NULL,
+                    user_record_name TEXT NOT NULL,
+                    public_key TEXT NOT NULL,
+                    sign_count INTEGER NOT NULL,
+                    name TEXT NOT NULL,
+                    backed_up INTEGER NOT NULL DEFAULT 0,
+                    created_at INTEGER NOT NULL,
+                    last_used_at INTEGER,
+                    PRIMARY KEY (container_id, credential_id)
+                ) WITHOUT ROWID;
+                CREATE INDEX passkeys_account ON passkeys (container_id, user_record_name);
+                -- Single-use challenges of passkey ceremonies (PasskeyChallenge).
+                CREATE TABLE passkey_challenges (
+                    challenge TEXT PRIMARY KEY,
+                    container_id TEXT NOT NULL,
+                    purpose TEXT NOT NULL,
+                    user_record_name TEXT,
+                    details TEXT,
+                    created_at INTEGER NOT NULL,
+                    expires_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX passkey_challenges_expiry ON passkey_challenges (expires_at);
+                CREATE INDEX passkey_challenges_account ON passkey_challenges (container_id, user_record_name);
+                """)
+        }
         return migrator
     }
 }

@@ -15,7 +15,7 @@ extension StoreConformance {
                     """
                     INSERT INTO accounts (container_id, user_record_name, email, password_hash, given_name, family_name, phone_number, \
                     discoverable, created_at) VALUES (\(.text("iCloud.a")), \(.text("_u1")), \(.text("u1@example.com")), \(.text("h")), \
-                    \(SQLValue("Ünïcode ✓")), \(SQLValue(nil)), \(.null), \(.bool(true)), \(.integer(Int64.max)))
+                    \(SQLValue("Ünïcode ✓")), \(SQLValue(nil as String?)), \(.null), \(.bool(true)), \(.integer(Int64.max)))
                     """,
                 ])
                 let meta = try #require(try await tables.rows("SELECT value FROM meta WHERE key = \(.text("k1"))").first)

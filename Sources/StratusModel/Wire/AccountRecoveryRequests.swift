@@ -68,11 +68,17 @@ public struct AccountResponse: Sendable, Hashable, Codable {
     public var totpEnabled: Bool?
     /// How many recovery codes are left.
     public var recoveryCodesLeft: Int?
+    /// How many passkeys the account has.
+    public var passkeys: Int?
+    /// Whether the account has a password (one made with a passkey has none until a reset sets one).
+    public var hasPassword: Bool?
 
     public init(
         userRecordName: String, emailAddress: String, emailVerified: Bool, givenName: String?, familyName: String?, created: Int64,
-        totpEnabled: Bool? = nil, recoveryCodesLeft: Int? = nil
+        totpEnabled: Bool? = nil, recoveryCodesLeft: Int? = nil, passkeys: Int? = nil, hasPassword: Bool? = nil
     ) {
+        self.passkeys = passkeys
+        self.hasPassword = hasPassword
         self.totpEnabled = totpEnabled
         self.recoveryCodesLeft = recoveryCodesLeft
         self.userRecordName = userRecordName

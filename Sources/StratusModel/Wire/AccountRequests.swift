@@ -77,11 +77,16 @@ public struct SignInResponse: Sendable, Hashable, Codable {
     public var secondFactorSetupRequired: Bool?
     /// Proof of the first factor for the steps above, valid 5 minutes.
     public var secondFactorToken: String?
+    /// The second factors the account can use: `totp` (with `recoveryCode`), `passkey` (`signin/passkey/options`
+    /// with the token).
+    public var secondFactorMethods: [String]?
 
     public init(
         ckWebAuthToken: String?, userRecordName: String, emailVerified: Bool? = nil, emailVerificationRequired: Bool? = nil,
-        secondFactorRequired: Bool? = nil, secondFactorSetupRequired: Bool? = nil, secondFactorToken: String? = nil
+        secondFactorRequired: Bool? = nil, secondFactorSetupRequired: Bool? = nil, secondFactorToken: String? = nil,
+        secondFactorMethods: [String]? = nil
     ) {
+        self.secondFactorMethods = secondFactorMethods
         self.ckWebAuthToken = ckWebAuthToken
         self.userRecordName = userRecordName
         self.emailVerified = emailVerified

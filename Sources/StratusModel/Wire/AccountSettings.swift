@@ -43,12 +43,21 @@ public struct AccountSettings: Sendable, Hashable, Codable {
     /// Where the hosted sign-in page may send a signed-in user back, with their `ckWebAuthToken`: addresses a
     /// `redirect` must start with (`https://app.example.com/`).
     public var redirectURLs: [String]
+    /// The domain passkeys are bound to (WebAuthn's relying party ID, such as `example.com`): the host of the
+    /// server's public URL when unset. An iOS app that signs in with passkeys lists it in its associated domains
+    /// (`webcredentials:example.com`).
+    public var passkeyRelyingPartyID: String?
+    /// Origins besides the server's own and `https://` + ``passkeyRelyingPartyID`` that may use the container's
+    /// passkeys: a web app's (`https://app.example.com`) or an Android app's (`android:apk-key-hash:…`).
+    public var passkeyOrigins: [String]
 
     public init(
         appName: String? = nil, emailVerification: EmailVerification = .optional, senderAddress: String? = nil, senderName: String? = nil,
         languages: [String] = ["en"], deletedUserPublicRecords: DeletedUserPublicRecords = .keep, secondFactor: SecondFactor = .optional,
-        redirectURLs: [String] = []
+        redirectURLs: [String] = [], passkeyRelyingPartyID: String? = nil, passkeyOrigins: [String] = []
     ) {
+        self.passkeyRelyingPartyID = passkeyRelyingPartyID
+        self.passkeyOrigins = passkeyOrigins
         self.redirectURLs = redirectURLs
         self.secondFactor = secondFactor
         self.appName = appName
@@ -71,6 +80,8 @@ public struct AccountSettings: Sendable, Hashable, Codable {
             try container.decodeIfPresent(DeletedUserPublicRecords.self, forKey: .deletedUserPublicRecords) ?? defaults.deletedUserPublicRecords
         secondFactor = try container.decodeIfPresent(SecondFactor.self, forKey: .secondFactor) ?? defaults.secondFactor
         redirectURLs = try container.decodeIfPresent([String].self, forKey: .redirectURLs) ?? []
+        passkeyRelyingPartyID = try container.decodeIfPresent(String.self, forKey: .passkeyRelyingPartyID)
+        passkeyOrigins = try container.decodeIfPresent([String].self, forKey: .passkeyOrigins) ?? []
     }
 
     /// The settings as stored: compact JSON with sorted keys.

@@ -27,7 +27,35 @@ enum AccountSettingsRules {
                 throw APIError.badRequest("redirect address '\(address)' must be an http or https URL without a query, such as https://app.example.com/")
             }
         }
+        settings.passkeyRelyingPartyID = settings.passkeyRelyingPartyID.map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            .flatMap { $0.isEmpty ? nil : $0 }
+        if let id = settings.passkeyRelyingPartyID, !isDomainName(id) {
+            throw APIError.badRequest("passkeyRelyingPartyID '\(id)' must be a domain name such as example.com (no scheme, port or path)")
+        }
+        for origin in settings.passkeyOrigins where !isPasskeyOrigin(origin) {
+            throw APIError.badRequest(
+                "passkey origin '\(origin)' must be a scheme and host without a path (https://app.example.com) or an app origin (android:apk-key-hash:…)"
+            )
+        }
         return settings
+    }
+
+    /// `example.com`, `login.example.co.uk`, `localhost`: labels of letters, digits and dashes.
+    static func isDomainName(_ name: String) -> Bool {
+        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        return name.count <= 253 && labels.allSatisfy { label in
+            (1...63).contains(label.count) && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+                && label.first != "-" && label.last != "-"
+        }
+    }
+
+    /// A web origin (`https://host[:port]`, exactly as browsers write it) or an app's (`android:apk-key-hash:…`).
+    static func isPasskeyOrigin(_ origin: String) -> Bool {
+        if origin.hasPrefix("android:apk-key-hash:") { return origin.count > 21 }
+        guard let url = URLComponents(string: origin), let scheme = url.scheme, ["http", "https"].contains(scheme), let host = url.host,
+            !host.isEmpty, url.path.isEmpty, url.query == nil, url.fragment == nil, url.user == nil
+        else { return false }
+        return origin == "\(scheme)://\(host)" + (url.port.map { ":\($0)" } ?? "")
     }
 
     /// `en`, `fr`, `pt-BR`, `zh-Hant-TW`: a primary language of 2 or 3 letters and subtags of 2 to 8 letters or digits.

@@ -13,6 +13,7 @@ extension AccountStore where Self: SQLTables {
                 throw StorageError.noSuchAccount
             }
             try await transaction.rows("DELETE FROM account_codes WHERE \(key)")
+            try await transaction.rows("DELETE FROM passkey_challenges WHERE \(key)")
             _ = try await Self.endSessions(containerID: containerID, userRecordName: userRecordName, keeping: nil, in: transaction)
             return try Self.account(from: row)
         }
@@ -74,6 +75,8 @@ extension AccountStore where Self: SQLTables {
             [
                 "DELETE FROM account_codes WHERE \(key)",
                 "DELETE FROM sessions WHERE \(key) RETURNING id",
+                "DELETE FROM passkeys WHERE \(key)",
+                "DELETE FROM passkey_challenges WHERE \(key)",
                 "DELETE FROM accounts WHERE \(key) AND deleting = \(.bool(true))",
             ],
             then: { results in try results[1].map { .sessionEnded(sessionID: try $0.text("id")) } }

@@ -6,7 +6,7 @@ import StratusModel
 extension AccountStore where Self: SQLTables {
     /// The account's row and, in each environment's public database, its `Users` record through the record engine,
     /// in one transaction.
-    public func createAccount(_ account: Account) async throws {
+    public func createAccount(_ account: Account, passkey: Passkey?) async throws {
         try await transaction { transaction in
             let inserted = try await transaction.rows("""
                 INSERT INTO accounts (container_id, user_record_name, email, password_hash, given_name, family_name, phone_number,
@@ -32,6 +32,7 @@ extension AccountStore where Self: SQLTables {
                 _ = try await transaction.positions(plan.sequencesUsed)
                 try await transaction.applyPlan(plan, in: row, caller: .anonymous)
             }
+            if let passkey { try await Self.insert(passkey, in: transaction) }
         }
     }
 
@@ -119,7 +120,9 @@ extension AccountStore where Self: SQLTables {
     static var accountColumns: SQLFragment {
         """
         container_id, user_record_name, email, password_hash, given_name, family_name, phone_number, discoverable, email_verified, \
-        disabled, deleting, totp_secret, totp_enabled, totp_last_step, recovery_codes, created_at
+        disabled, deleting, totp_secret, totp_enabled, totp_last_step, recovery_codes, created_at, \
+        (SELECT COUNT(*) FROM passkeys WHERE passkeys.container_id = accounts.container_id \
+        AND passkeys.user_record_name = accounts.user_record_name) AS passkey_count
         """
     }
 
@@ -134,7 +137,7 @@ extension AccountStore where Self: SQLTables {
                 sealedTOTPSecret: try row.optionalText("totp_secret"), isTOTPEnabled: try row.bool("totp_enabled"),
                 lastTOTPStep: try row.integer("totp_last_step"), recoveryCodeHashes: SecondFactorState.hashes(decoding: try row.text("recovery_codes"))
             ),
-            createdAt: try row.integer("created_at")
+            passkeyCount: Int(try row.integer("passkey_count")), createdAt: try row.integer("created_at")
         )
     }
 

@@ -22,9 +22,10 @@ public protocol AccountStore: Sendable {
     /// - Throws: ``StorageError/Code/notFound`` for an unknown container.
     func setAccountSettings(_ settings: AccountSettings, containerID: String) async throws
 
-    /// Creates an account, and its `Users` record in both environments' public databases.
-    /// - Throws: ``StorageError/Code/alreadyExists`` when the email address is taken in that container.
-    func createAccount(_ account: Account) async throws
+    /// Creates an account, and its `Users` record in both environments' public databases, with its first passkey
+    /// when it has no password.
+    /// - Throws: ``StorageError/Code/alreadyExists`` when the email address (or the passkey) is taken in that container.
+    func createAccount(_ account: Account, passkey: Passkey?) async throws
     /// The account with that (lowercased) email address in a container.
     func account(containerID: String, emailAddress: String) async throws -> Account?
     /// The account with that user record name in a container.
@@ -89,6 +90,26 @@ public protocol AccountStore: Sendable {
     /// - Throws: ``StorageError/Code/notFound`` when the code was used, expired or replaced.
     @discardableResult
     func redeemAccountCode(id: String, now: Int64, change: AccountChange) async throws -> Account
+
+    /// Keeps a challenge until ``redeemPasskeyChallenge(_:containerID:now:)`` uses it; expired ones are swept.
+    func createPasskeyChallenge(_ challenge: PasskeyChallenge) async throws
+    /// Uses a live challenge up and returns it; `nil` when it was used, has expired, or belongs to another container.
+    func redeemPasskeyChallenge(_ challenge: String, containerID: String, now: Int64) async throws -> PasskeyChallenge?
+    /// Registers a passkey to its account.
+    /// - Throws: ``StorageError/Code/alreadyExists`` when the credential is registered already in the container,
+    ///   ``StorageError/Code/notFound`` when there is no such account.
+    func addPasskey(_ passkey: Passkey) async throws
+    /// The passkey with that credential ID in a container.
+    func passkey(containerID: String, credentialID: String) async throws -> Passkey?
+    /// An account's passkeys, oldest first.
+    func passkeys(containerID: String, userRecordName: String) async throws -> [Passkey]
+    /// Notes a sign-in with a passkey: its new signature counter and the time.
+    /// - Throws: ``StorageError/Code/conflict`` when the counter did not move forward (a cloned authenticator), or
+    ///   ``StorageError/Code/notFound`` for a passkey removed meanwhile.
+    func usePasskey(containerID: String, credentialID: String, signCount: Int64, at time: Int64) async throws
+    /// Removes one of an account's passkeys.
+    /// - Throws: ``StorageError/Code/notFound`` when the account has no such passkey.
+    func removePasskey(containerID: String, userRecordName: String, credentialID: String) async throws
 
     /// A server secret, created from `makeSecret` the first time it is asked for, the same ever after
     /// (and on every node that shares the store).

@@ -42,14 +42,18 @@ public struct Account: Sendable, Hashable {
     public var isBeingDeleted: Bool
     /// The account's second factor.
     public var secondFactor: SecondFactorState
+    /// How many passkeys the account has registered: each signs in alone, and stands as a second factor after a
+    /// password or a mailed code.
+    public var passkeyCount: Int
     public var createdAt: Int64
 
     public init(
         containerID: String, userRecordName: String, emailAddress: String, passwordHash: String,
         givenName: String?, familyName: String?, phoneNumber: String? = nil, isDiscoverable: Bool = false,
         isEmailVerified: Bool = false, isDisabled: Bool = false, isBeingDeleted: Bool = false,
-        secondFactor: SecondFactorState = SecondFactorState(), createdAt: Int64
+        secondFactor: SecondFactorState = SecondFactorState(), passkeyCount: Int = 0, createdAt: Int64
     ) {
+        self.passkeyCount = passkeyCount
         self.secondFactor = secondFactor
         self.isBeingDeleted = isBeingDeleted
         self.isEmailVerified = isEmailVerified
@@ -64,6 +68,13 @@ public struct Account: Sendable, Hashable {
         self.familyName = familyName
         self.createdAt = createdAt
     }
+}
+
+extension Account {
+    /// Whether a password or a mailed code must be followed by a second factor: an authenticator app or a passkey.
+    public var hasSecondFactor: Bool { secondFactor.isTOTPEnabled || passkeyCount > 0 }
+    /// Whether the account has a password (an account made with a passkey has none until a reset sets one).
+    public var hasPassword: Bool { !passwordHash.isEmpty }
 }
 
 /// A signed-in session; the web auth token names it.

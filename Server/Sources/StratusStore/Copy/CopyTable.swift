@@ -81,6 +81,22 @@ public struct CopyTable: Sendable, Hashable {
             key: ["id"]
         ),
         CopyTable(
+            "passkeys",
+            [
+                ("container_id", .text), ("credential_id", .text), ("user_record_name", .text), ("public_key", .text), ("sign_count", .integer),
+                ("name", .text), ("backed_up", .boolean), ("created_at", .integer), ("last_used_at", .integer),
+            ],
+            key: ["container_id", "credential_id"]
+        ),
+        CopyTable(
+            "passkey_challenges",
+            [
+                ("challenge", .text), ("container_id", .text), ("purpose", .text), ("user_record_name", .text), ("details", .text),
+                ("created_at", .integer), ("expires_at", .integer),
+            ],
+            key: ["challenge"]
+        ),
+        CopyTable(
             "mail_queue",
             [
                 ("id", .integer), ("container_id", .text), ("environment", .text), ("kind", .text), ("language", .text), ("recipient", .text),

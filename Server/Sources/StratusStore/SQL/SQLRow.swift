@@ -47,6 +47,12 @@ public struct SQLRow: Sendable {
         return try text(column)
     }
 
+    /// The column's integer, or `nil` for `NULL`.
+    public func optionalInteger(_ column: some SQLColumnKey) throws(StorageError) -> Int64? {
+        if case .null = try value(column) { return nil }
+        return try integer(column)
+    }
+
     /// A boolean column: PostgreSQL's `BOOLEAN`, or SQLite's 0 and 1.
     public func bool(_ column: some SQLColumnKey) throws(StorageError) -> Bool {
         switch try value(column) {

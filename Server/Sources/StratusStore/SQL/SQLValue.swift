@@ -14,5 +14,10 @@ public enum SQLValue: Sendable, Hashable {
     public init(_ text: String?) {
         self = text.map { .text($0) } ?? .null
     }
+
+    /// `number`, or `NULL` for none.
+    public init(_ number: Int64?) {
+        self = number.map { .integer($0) } ?? .null
+    }
 }
 

@@ -20,14 +20,15 @@ extension AccountsController {
     func finishSignIn(_ account: Account, container: ContainerInfo, deviceName: String?, status: HTTPResponse.Status = .ok) async throws -> Response {
         let verificationRequired = container.accountSettings.emailVerification == .required
         let purpose: SecondFactors.Purpose? =
-            account.secondFactor.isTOTPEnabled ? .verify : container.accountSettings.secondFactor == .required ? .setup : nil
+            account.hasSecondFactor ? .verify : container.accountSettings.secondFactor == .required ? .setup : nil
         if let purpose {
             let token = server.secondFactors.pendingToken(containerID: container.id, userRecordName: account.userRecordName, purpose: purpose)
             return try JSONResponse.make(
                 encoding: SignInResponse(
                     ckWebAuthToken: nil, userRecordName: account.userRecordName, emailVerified: account.isEmailVerified,
                     emailVerificationRequired: verificationRequired, secondFactorRequired: purpose == .verify ? true : nil,
-                    secondFactorSetupRequired: purpose == .setup ? true : nil, secondFactorToken: token
+                    secondFactorSetupRequired: purpose == .setup ? true : nil, secondFactorToken: token,
+                    secondFactorMethods: Self.secondFactorMethods(of: account, purpose: purpose)
                 ),
                 status: status
             )
@@ -40,6 +41,16 @@ extension AccountsController {
             ),
             status: status
         )
+    }
+
+    /// The second factors a pending sign-in can use (`verify`) or set up (`setup`).
+    static func secondFactorMethods(of account: Account, purpose: SecondFactors.Purpose) -> [String] {
+        if purpose == .setup { return ["totp", "passkey"] }
+        var methods: [String] = []
+        if account.secondFactor.isTOTPEnabled { methods.append("totp") }
+        if account.passkeyCount > 0 { methods.append("passkey") }
+        if !account.secondFactor.recoveryCodeHashes.isEmpty { methods.append("recoveryCode") }
+        return methods
     }
 
     /// `POST signin/second-factor` with `{secondFactorToken, code | recoveryCode, deviceName?}`: answers a session.
@@ -167,7 +178,7 @@ extension AccountsController {
             }
             return
         }
-        guard let sealed = account.secondFactor.sealedTOTPSecret, let secret = server.secondFactors.open(sealed) else { throw Self.wrongSecondFactor }
+        guard account.secondFactor.isTOTPEnabled, let sealed = account.secondFactor.sealedTOTPSecret, let secret = server.secondFactors.open(sealed) else { throw Self.wrongSecondFactor }
         try await throttled(account, request, context) {
             TOTP.matchingStep(body.code ?? "", secret: secret)
         } onMatch: { step in

@@ -16,7 +16,8 @@ extension AccountsController {
         return try JSONResponse.make(encoding: AccountResponse(
             userRecordName: account.userRecordName, emailAddress: account.emailAddress, emailVerified: account.isEmailVerified,
             givenName: account.givenName, familyName: account.familyName, created: account.createdAt,
-            totpEnabled: account.secondFactor.isTOTPEnabled, recoveryCodesLeft: account.secondFactor.recoveryCodeHashes.count
+            totpEnabled: account.secondFactor.isTOTPEnabled, recoveryCodesLeft: account.secondFactor.recoveryCodeHashes.count,
+            passkeys: account.passkeyCount, hasPassword: account.hasPassword
         ))
     }
 

@@ -18,6 +18,7 @@ struct AccountsController {
         registerDeletion(on: group)
         registerSecondFactor(on: group)
         registerExport(on: group)
+        registerPasskeys(on: group)
     }
 
     /// Lets the signed-in user be found by other users (`users/discover`), or stops it: Stratus's
@@ -108,7 +109,9 @@ struct AccountsController {
         }
         let account = try await server.store.account(containerID: container.id, emailAddress: email)
         // An unknown address costs a hash too, so timing does not tell which addresses have accounts.
-        let valid = server.passwordHasher.verify(password, against: account?.passwordHash ?? server.decoyPasswordHash)
+        // An account made with a passkey has no password: it costs the decoy's hash and fails like a wrong one.
+        let stored = account.flatMap { $0.hasPassword ? $0.passwordHash : nil }
+        let valid = server.passwordHasher.verify(password, against: stored ?? server.decoyPasswordHash) && stored != nil
         guard let account, valid else {
             try await server.signInThrottle.recordFailure(account: throttleKey, address: address)
             throw APIError(.authenticationFailed, "the email address or password is wrong")
