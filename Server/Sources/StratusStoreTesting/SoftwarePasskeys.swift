@@ -52,11 +52,35 @@ public final class SoftwarePasskeys: @unchecked Sendable {
         self.keepsCounter = keepsCounter
     }
 
+    /// What `navigator.credentials.create` answers, as bytes.
+    public struct MadeCredential {
+        public let credentialID: [UInt8]
+        public let clientDataJSON: [UInt8]
+        public let attestationObject: [UInt8]
+    }
+
+    /// What `navigator.credentials.get` answers, as bytes.
+    public struct Signature {
+        public let credentialID: [UInt8]
+        public let clientDataJSON: [UInt8]
+        public let authenticatorData: [UInt8]
+        public let signature: [UInt8]
+        public let userHandle: [UInt8]
+    }
+
     /// Makes a credential for `options` and answers as `navigator.credentials.create` would.
     public func register(_ options: PasskeyCreationOptions, tampering: Tampering = Tampering()) -> PasskeyRegistration {
+        let made = register(relyingPartyID: options.rp.id, challenge: Self.bytes(options.challenge), userHandle: Self.bytes(options.user.id), tampering: tampering)
+        return PasskeyRegistration(
+            id: Self.base64URL(made.credentialID), clientDataJSON: Self.base64URL(made.clientDataJSON), attestationObject: Self.base64URL(made.attestationObject)
+        )
+    }
+
+    /// Makes a credential for a relying party and user.
+    public func register(relyingPartyID: String, challenge: [UInt8], userHandle: [UInt8], tampering: Tampering = Tampering()) -> MadeCredential {
         let credential = Credential(
-            id: (0..<16).map { _ in UInt8.random(in: 0...255) }, key: P256.Signing.PrivateKey(), relyingPartyID: options.rp.id,
-            userHandle: Self.bytes(options.user.id), counter: 0
+            id: (0..<16).map { _ in UInt8.random(in: 0...255) }, key: P256.Signing.PrivateKey(), relyingPartyID: relyingPartyID,
+            userHandle: userHandle, counter: 0
         )
         credentials.append(credential)
         let point = Array(credential.key.publicKey.x963Representation)
@@ -66,31 +90,42 @@ public final class SoftwarePasskeys: @unchecked Sendable {
         ])
         var attested = [UInt8](repeating: 0, count: 16) + [UInt8(credential.id.count >> 8), UInt8(credential.id.count & 0xff)] + credential.id
         attested += coseKey
-        let data = authenticatorData(options.rp.id, tampering, counter: 0, extraFlags: 0x40) + attested
+        let data = authenticatorData(relyingPartyID, tampering, counter: 0, extraFlags: 0x40) + attested
         let attestation = MiniCBOR.map([
             (MiniCBOR.text("fmt"), MiniCBOR.text("none")), (MiniCBOR.text("attStmt"), MiniCBOR.map([])),
             (MiniCBOR.text("authData"), MiniCBOR.bytes(data)),
         ])
-        let client = clientData(type: tampering.type ?? "webauthn.create", challenge: tampering.challenge ?? options.challenge, tampering)
-        return PasskeyRegistration(id: Self.base64URL(credential.id), clientDataJSON: Self.base64URL(client), attestationObject: Self.base64URL(attestation))
+        let client = clientData(type: tampering.type ?? "webauthn.create", challenge: tampering.challenge ?? Self.base64URL(challenge), tampering)
+        return MadeCredential(credentialID: credential.id, clientDataJSON: client, attestationObject: attestation)
     }
 
     /// Signs `options`' challenge with a credential it allows (any of the relying party's when it lists none) and
     /// answers as `navigator.credentials.get` would; `nil` when the authenticator holds no such credential.
     public func assert(_ options: PasskeyRequestOptions, tampering: Tampering = Tampering()) -> PasskeyAssertion? {
-        let allowed = Set(options.allowCredentials.map(\.id))
-        guard let index = credentials.lastIndex(where: {
-            $0.relyingPartyID == options.rpId && (allowed.isEmpty || allowed.contains(Self.base64URL($0.id)))
-        }) else { return nil }
+        guard let made = sign(
+            relyingPartyID: options.rpId, challenge: Self.bytes(options.challenge), allowing: options.allowCredentials.map { Self.bytes($0.id) },
+            tampering: tampering
+        ) else { return nil }
+        return PasskeyAssertion(
+            id: Self.base64URL(made.credentialID), clientDataJSON: Self.base64URL(made.clientDataJSON),
+            authenticatorData: Self.base64URL(made.authenticatorData), signature: Self.base64URL(made.signature),
+            userHandle: Self.base64URL(made.userHandle)
+        )
+    }
+
+    /// Signs a challenge with the newest credential of the relying party among `allowing` (any when empty).
+    public func sign(relyingPartyID: String, challenge: [UInt8], allowing: [[UInt8]] = [], tampering: Tampering = Tampering()) -> Signature? {
+        guard let index = credentials.lastIndex(where: { $0.relyingPartyID == relyingPartyID && (allowing.isEmpty || allowing.contains($0.id)) }) else {
+            return nil
+        }
         if keepsCounter { credentials[index].counter += 1 }
         let credential = credentials[index]
-        let data = authenticatorData(options.rpId, tampering, counter: tampering.counter ?? credential.counter, extraFlags: 0)
-        let client = clientData(type: tampering.type ?? "webauthn.get", challenge: tampering.challenge ?? options.challenge, tampering)
+        let data = authenticatorData(relyingPartyID, tampering, counter: tampering.counter ?? credential.counter, extraFlags: 0)
+        let client = clientData(type: tampering.type ?? "webauthn.get", challenge: tampering.challenge ?? Self.base64URL(challenge), tampering)
         let key = tampering.signWithOtherKey ? P256.Signing.PrivateKey() : credential.key
         let signature = try! key.signature(for: Data(data + Array(SHA256.hash(data: client)))).derRepresentation
-        return PasskeyAssertion(
-            id: Self.base64URL(credential.id), clientDataJSON: Self.base64URL(client), authenticatorData: Self.base64URL(data),
-            signature: Self.base64URL(Array(signature)), userHandle: Self.base64URL(credential.userHandle)
+        return Signature(
+            credentialID: credential.id, clientDataJSON: client, authenticatorData: data, signature: Array(signature), userHandle: credential.userHandle
         )
     }
 

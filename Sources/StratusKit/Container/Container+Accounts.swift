@@ -47,10 +47,11 @@ extension Container {
             let setup = answer.secondFactorSetupRequired == true
             var error = StratusError(
                 .notAuthenticated,
-                setup ? "the container requires a second factor: set up an authenticator app" : "enter a code from the authenticator app",
+                setup ? "the container requires a second factor: set up an authenticator app or a passkey" : "confirm the sign-in with a second factor",
                 serverErrorCode: setup ? "SECOND_FACTOR_SETUP_REQUIRED" : "SECOND_FACTOR_REQUIRED"
             )
             error.secondFactorToken = pending
+            error.secondFactorMethods = answer.secondFactorMethods ?? []
             throw error
         }
         if let token = answer.ckWebAuthToken {

@@ -20,6 +20,10 @@ extension Container {
         public var isAuthenticatorAppOn: Bool
         /// How many recovery codes are left.
         public var recoveryCodesLeft: Int
+        /// How many passkeys the account has.
+        public var passkeyCount: Int
+        /// Whether the account has a password (one made with a passkey has none until a reset sets one).
+        public var hasPassword: Bool
     }
 
     /// One of the signed-in user's sessions (a device signed in).
@@ -39,7 +43,8 @@ extension Container {
         return Account(
             userRecordID: Record.ID(recordName: answer.userRecordName), emailAddress: answer.emailAddress, isEmailVerified: answer.emailVerified,
             givenName: answer.givenName, familyName: answer.familyName, created: Date(milliseconds: answer.created),
-            isAuthenticatorAppOn: answer.totpEnabled ?? false, recoveryCodesLeft: answer.recoveryCodesLeft ?? 0
+            isAuthenticatorAppOn: answer.totpEnabled ?? false, recoveryCodesLeft: answer.recoveryCodesLeft ?? 0,
+            passkeyCount: answer.passkeys ?? 0, hasPassword: answer.hasPassword ?? true
         )
     }
 

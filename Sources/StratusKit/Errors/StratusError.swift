@@ -59,8 +59,13 @@ public struct StratusError: Error, Sendable, CustomStringConvertible {
     /// For a sign-in whose password or mailed code was right but that needs a second factor (`notAuthenticated`
     /// with ``serverErrorCode`` `SECOND_FACTOR_REQUIRED`, or `SECOND_FACTOR_SETUP_REQUIRED` where the container
     /// requires one the account has not set up): pass it to ``Container/signIn(secondFactorToken:code:recoveryCode:deviceName:)``
-    /// or ``Container/setUpAuthenticatorApp(secondFactorToken:)``. Valid 5 minutes.
+    /// or ``Container/passkeySignInOptions(secondFactorToken:)``; to set one up, to
+    /// ``Container/setUpAuthenticatorApp(secondFactorToken:)`` or ``Container/passkeyRegistrationOptions(password:secondFactorToken:)``.
+    /// Valid 5 minutes.
     public var secondFactorToken: String?
+    /// With ``secondFactorToken``: the second factors the account can use (`totp`, `passkey`, `recoveryCode`), or
+    /// those it can set up.
+    public var secondFactorMethods: [String] = []
 
     public init(_ code: Code, _ reason: String, serverErrorCode: String? = nil, retryAfter: TimeInterval? = nil) {
         self.code = code
