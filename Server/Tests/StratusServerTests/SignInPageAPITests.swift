@@ -79,4 +79,60 @@ import Testing
             #expect(byCode.status == 200 && Self.page(byCode).contains("authenticator app"), "\(Self.page(byCode))")
         }
     }
+
+    @Test("the page's passkey button: options from the page, the answer posted with its form, alone or after a password")
+    func passkey() async throws {
+        try await TestServer.run(configure: { $0.publicURL = "https://login.example.com" }) { client in
+            let token = try await client.createContainer()
+            _ = try await client.send(.put, "/admin/1/\(TestServer.container)/accounts/settings", body: #"{"redirectURLs":["https://app.example.com/"]}"#, headers: client.admin)
+            let authenticator = SoftwarePasskeys(origin: "https://login.example.com")
+            let session = try #require(try await client.auth("signup", #"{"emailAddress":"ann@example.com","password":"correct horse"}"#, token: token).string("ckWebAuthToken"))
+            let options: PasskeyCreationOptions = try await client.passkeyStep("passkeys/register/options", #"{"password":"correct horse"}"#, token: token, session: session)
+            let registered = try await client.auth("passkeys/register", try PasskeyAPITests.json(RegisterPasskeyRequest(credential: authenticator.register(options))), token: token, session: session)
+            #expect(registered.status == 201, "\(registered.json)")
+
+            let path = "/account/1/\(TestServer.container)/development/signin"
+            let redirect = Self.redirect.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let shown = try await client.send(.get, path + "?redirect=" + redirect)
+            #expect(Self.page(shown).contains("id=\"passkey\"") && Self.page(shown).contains("/account/1/passkeys.js"))
+            #expect(shown.headers[.contentSecurityPolicy]?.contains("script-src 'self'; connect-src 'self'") == true, "\(shown.headers)")
+            let script = try await client.send(.get, "/account/1/passkeys.js")
+            #expect(script.status == 200 && (script.json.stringValue ?? "").contains("navigator.credentials.get"))
+
+            func post(_ credential: PasskeyAssertion, token pending: String? = nil) async throws -> Reply {
+                let json = try PasskeyAPITests.json(credential).addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+                let extra = pending.map { "&secondFactorToken=" + $0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)! } ?? ""
+                return try await client.send(.post, path, body: "redirect=\(redirect)&step=passkey&credential=\(json)\(extra)", headers: Self.form)
+            }
+            let alone: PasskeyRequestOptions = try await Self.decode(try await client.send(.post, path + "/passkey/options", body: "{}"))
+            #expect(alone.rpId == "login.example.com" && alone.userVerification == "required")
+            let signedIn = try await post(try #require(authenticator.assert(alone)))
+            #expect(try await client.isSignedIn(try #require(Self.token(signedIn), "\(signedIn.status) \(Self.page(signedIn))"), token: token))
+            let forged = try await post(try #require(authenticator.assert(
+                try await Self.decode(try await client.send(.post, path + "/passkey/options", body: "{}")), tampering: .init(signWithOtherKey: true)
+            )))
+            #expect(forged.status == 400 && Self.page(forged).contains("signature does not verify"), "\(Self.page(forged))")
+
+            let afterPassword = try await client.send(
+                .post, path, body: "redirect=\(redirect)&step=password&email=ann%40example.com&password=correct+horse", headers: Self.form
+            )
+            let page = Self.page(afterPassword)
+            #expect(page.contains("Use a passkey") && !page.contains("authenticator app"), "\(page)")
+            let pending = try #require(page.components(separatedBy: "name=\"secondFactorToken\" value=\"").dropFirst().first?.prefix { $0 != "\"" })
+            let second: PasskeyRequestOptions = try await Self.decode(
+                try await client.send(.post, path + "/passkey/options", body: #"{"secondFactorToken":"\#(pending)"}"#)
+            )
+            #expect(second.allowCredentials.count == 1)
+            let finished = try await post(try #require(authenticator.assert(second, tampering: .init(userVerified: false))), token: String(pending))
+            #expect(Self.token(finished) != nil, "\(finished.status) \(Self.page(finished))")
+        }
+    }
+
+    static func decode<T: Decodable>(_ reply: Reply) throws -> T {
+        guard reply.status == 200 else { throw TestFailure("\(reply.status): \(reply.json)") }
+        var writer = JSONWriter()
+        reply.json.write(to: &writer)
+        return try JSONDecoder().decode(T.self, from: Data(writer.text.utf8))
+    }
 }
+

@@ -3,11 +3,15 @@ import Hummingbird
 import HTTPTypes
 
 /// The server's own small pages for what happens outside an app (the links in account mail): plain HTML with
-/// inline style, no script, not framed, not cached, and no referrer (their addresses hold tokens).
+/// inline style, no script but the sign-in page's passkey button (``PasskeyScript``), not framed, not cached, and no referrer (their addresses hold tokens).
 enum HostedPage {
     /// A page with a title, the app's name above it, and `body` (HTML the caller escaped).
-    /// - Parameter formTargets: origins besides this server's that its forms may lead to (a sign-in's redirect).
-    static func render(title: String, appName: String, body: String, status: HTTPResponse.Status = .ok, formTargets: [String] = []) -> Response {
+    /// - Parameters:
+    ///   - formTargets: origins besides this server's that its forms may lead to (a sign-in's redirect).
+    ///   - script: whether the page runs ``PasskeyScript`` (which then may call this server).
+    static func render(
+        title: String, appName: String, body: String, status: HTTPResponse.Status = .ok, formTargets: [String] = [], script: Bool = false
+    ) -> Response {
         let html = """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -23,13 +27,14 @@ enum HostedPage {
             </style></head>
             <body><main><p class="app">\(escape(appName))</p><h1>\(escape(title))</h1>
             \(body)
-            </main></body></html>
+            </main>\(script ? "<script src=\"\(PasskeyScript.path)\" defer></script>" : "")</body></html>
             """
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"
         headers[.cacheControl] = "no-store"
         let targets = (["'self'"] + formTargets).joined(separator: " ")
-        headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'; form-action \(targets); frame-ancestors 'none'"
+        let scripts = script ? "; script-src 'self'; connect-src 'self'" : ""
+        headers[.contentSecurityPolicy] = "default-src 'none'; style-src 'unsafe-inline'\(scripts); form-action \(targets); frame-ancestors 'none'"
         headers[HTTPField.Name("Referrer-Policy")!] = "no-referrer"
         headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: html)))

@@ -4,8 +4,9 @@ import StratusModel
 import StratusStore
 
 /// The hosted sign-in page, for web apps in the manner of CloudKit JS: `421 AUTHENTICATION_REQUIRED` names it as its
-/// `redirectURL`, and the app opens it with `?redirect=` its own address. The user signs in with a password (then a
-/// code from their authenticator app, when they use one) or with a code mailed to them, and the page sends them
+/// `redirectURL`, and the app opens it with `?redirect=` its own address. The user signs in with a passkey, a
+/// password or a code mailed to them (then a second factor, when they have one: a code from their authenticator
+/// app, or a passkey), and the page sends them
 /// back to `redirect` with `ckWebAuthToken` added to its query. Only addresses the container allows
 /// (``AccountSettings/redirectURLs``) are returned to.
 struct SignInPage {
@@ -15,12 +16,23 @@ struct SignInPage {
     func register(on router: Router<StratusRequestContext>) {
         router.get("account/1/:container/:environment/signin", use: show)
         router.post("account/1/:container/:environment/signin", use: submit)
+        router.post("account/1/:container/:environment/signin/passkey/options", use: passkeyOptions)
+        router.get(RouterPath(stringLiteral: String(PasskeyScript.path.dropFirst())), use: PasskeyScript.serve)
+    }
+
+    /// `POST …/signin/passkey/options` with `{secondFactorToken?}`, from the page's script: options for the browser's
+    /// authenticator, as the API's `signin/passkey/options` answers them.
+    @Sendable func passkeyOptions(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let target = try await self.target(request, context, redirect: nil)
+        let body = try await RequestBody.decode(PasskeySignInOptionsRequest.self, from: request, limit: 16 * 1024)
+        let authentication = Authentication(container: target.container, environment: target.environment)
+        return try JSONResponse.make(encoding: try await accounts.passkeyRequestOptions(secondFactorToken: body.secondFactorToken, authentication, request))
     }
 
     @Sendable func show(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let target = try await self.target(request, context, redirect: request.uri.queryParameters["redirect"].map(String.init))
         guard let redirect = target.redirect else { return target.refusal() }
-        return target.page(Self.passwordForm(redirect: redirect, email: "", error: nil))
+        return target.page(Self.passwordForm(redirect: redirect, email: "", error: nil, target: target))
     }
 
     @Sendable func submit(_ request: Request, context: StratusRequestContext) async throws -> Response {
@@ -43,6 +55,9 @@ struct SignInPage {
             case "code":
                 let code = try await accounts.findCode(.signIn, RedeemCodeRequest(emailAddress: email, code: form["code"]), authentication, request, context)
                 return try await signedIn(try await accounts.redeem(code, change: .verifyEmail), target: target, redirect: redirect)
+            case "passkey":
+                let credential = try RequestBody.decode(PasskeyAssertion.self, from: Array((form["credential"] ?? "").utf8))
+                return try await session(for: try await accounts.passkeyAccount(credential, authentication, request), redirect: redirect)
             case "second-factor":
                 let body = SecondFactorRequest(secondFactorToken: form["secondFactorToken"], code: form["code"])
                 let account = try await accounts.pendingAccount(body, purpose: .verify, authentication)
@@ -57,24 +72,28 @@ struct SignInPage {
             switch form["step"] {
             case "code", "send-code":
                 return target.page(Self.codeForm(redirect: redirect, email: email, error: message), status: .badRequest)
-            case "second-factor":
+            case "second-factor", "passkey" where form["secondFactorToken"] != nil:
+                let token = form["secondFactorToken"] ?? ""
+                let pending = server.secondFactors.pending(token, containerID: target.container.id)
+                var account: Account?
+                if let pending { account = try await server.store.account(containerID: pending.containerID, userRecordName: pending.userRecordName) }
                 return target.page(
-                    Self.secondFactorForm(redirect: redirect, token: form["secondFactorToken"] ?? "", error: message), status: .badRequest
+                    Self.secondFactorForm(redirect: redirect, token: token, account: account, error: message, target: target), status: .badRequest
                 )
             default:
-                return target.page(Self.passwordForm(redirect: redirect, email: email, error: message), status: .badRequest)
+                return target.page(Self.passwordForm(redirect: redirect, email: email, error: message, target: target), status: .badRequest)
             }
         }
     }
 
-    /// A right first factor: a code from the authenticator app next, or back to the app.
+    /// A right first factor: a second factor next (a code from the authenticator app or a passkey), or back to the app.
     private func signedIn(_ account: Account, target: Target, redirect: String) async throws -> Response {
-        if account.secondFactor.isTOTPEnabled {
+        if account.hasSecondFactor {
             let token = server.secondFactors.pendingToken(containerID: target.container.id, userRecordName: account.userRecordName, purpose: .verify)
-            return target.page(Self.secondFactorForm(redirect: redirect, token: token, error: nil))
+            return target.page(Self.secondFactorForm(redirect: redirect, token: token, account: account, error: nil, target: target))
         }
         if target.container.accountSettings.secondFactor == .required {
-            throw APIError(.authenticationFailed, "set up an authenticator app in the app first, then sign in here")
+            throw APIError(.authenticationFailed, "set up an authenticator app or a passkey in the app first, then sign in here")
         }
         return try await session(for: account, redirect: redirect)
     }
@@ -104,11 +123,16 @@ struct SignInPage {
 
         var appName: String { container.accountSettings.appName ?? container.id }
 
+        /// Where the page's script asks for passkey options.
+        var passkeyOptionsPath: String { "/account/1/\(container.id)/\(environment.rawValue)/signin/passkey/options" }
+
         func page(_ body: String, status: HTTPResponse.Status = .ok) -> Response {
             let origin = redirect.flatMap { URLComponents(string: $0) }.map { url in
                 "\(url.scheme ?? "https")://\(url.host ?? "")\(url.port.map { ":\($0)" } ?? "")"
             }
-            return HostedPage.render(title: "Sign in to \(appName)", appName: appName, body: body, status: status, formTargets: origin.map { [$0] } ?? [])
+            return HostedPage.render(
+                title: "Sign in to \(appName)", appName: appName, body: body, status: status, formTargets: origin.map { [$0] } ?? [], script: true
+            )
         }
 
         func refusal() -> Response {
@@ -132,15 +156,26 @@ struct SignInPage {
         message.map { HostedPage.paragraph($0, class: "error") } ?? ""
     }
 
-    /// One form, two ways in: the password, or (its second button) a code mailed to the address.
-    static func passwordForm(redirect: String, email: String, error message: String?) -> String {
+    /// One form, two ways in: the password, or (its second button) a code mailed to the address; and a passkey.
+    static func passwordForm(redirect: String, email: String, error message: String?, target: Target) -> String {
         """
         \(error(message))
         <form method="post">\(HostedPage.hidden("redirect", redirect))
-        <label for="email">Email address</label><input id="email" name="email" type="email" autocomplete="username" value="\(HostedPage.escape(email))" required autofocus>
+        <label for="email">Email address</label><input id="email" name="email" type="email" autocomplete="username webauthn" value="\(HostedPage.escape(email))" required autofocus>
         <label for="password">Password</label><input id="password" name="password" type="password" autocomplete="current-password" required>
         <button id="sign-in" type="submit" name="step" value="password">Sign in</button>
         <button id="email-code" class="secondary" type="submit" name="step" value="send-code" formnovalidate>Email me a code instead</button></form>
+        \(passkeyForm(redirect: redirect, token: nil, label: "Sign in with a passkey", target: target))
+        """
+    }
+
+    /// The passkey button's form: the page's script fills `credential` with the authenticator's answer.
+    static func passkeyForm(redirect: String, token: String?, label: String, target: Target) -> String {
+        """
+        <form method="post">\(HostedPage.hidden("redirect", redirect))\(HostedPage.hidden("step", "passkey"))\(HostedPage.hidden("credential", ""))\(
+            token.map { HostedPage.hidden("secondFactorToken", $0) } ?? "")
+        <button id="passkey" class="secondary" type="button" data-options="\(HostedPage.escape(target.passkeyOptionsPath))" hidden>\(HostedPage.escape(label))</button>
+        <p id="passkey-error" class="error" role="alert"></p></form>
         """
     }
 
@@ -154,13 +189,20 @@ struct SignInPage {
         """
     }
 
-    static func secondFactorForm(redirect: String, token: String, error message: String?) -> String {
-        """
-        \(error(message))
-        \(HostedPage.paragraph("Enter the code your authenticator app shows."))
-        <form method="post">\(HostedPage.hidden("redirect", redirect))\(HostedPage.hidden("step", "second-factor"))\(HostedPage.hidden("secondFactorToken", token))
-        <label for="code">Code</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required autofocus>
-        <button type="submit">Continue</button></form>
-        """
+    /// The second factor: a code from the authenticator app, a passkey, or both, as the account has them.
+    static func secondFactorForm(redirect: String, token: String, account: Account?, error message: String?, target: Target) -> String {
+        let totp = account?.secondFactor.isTOTPEnabled ?? true
+        let passkey = (account?.passkeyCount ?? 0) > 0
+        let codeForm = """
+            \(HostedPage.paragraph("Enter the code your authenticator app shows."))
+            <form method="post">\(HostedPage.hidden("redirect", redirect))\(HostedPage.hidden("step", "second-factor"))\(HostedPage.hidden("secondFactorToken", token))
+            <label for="code">Code</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required autofocus>
+            <button type="submit">Continue</button></form>
+            """
+        return """
+            \(error(message))
+            \(totp ? codeForm : HostedPage.paragraph("Confirm with your passkey."))
+            \(passkey ? passkeyForm(redirect: redirect, token: token, label: "Use a passkey", target: target) : "")
+            """
     }
 }

@@ -165,21 +165,7 @@ extension AccountsController {
     @Sendable func passkeySignInOptions(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let body = try await RequestBody.decode(PasskeySignInOptionsRequest.self, from: request, limit: 64 * 1024)
-        let party = relyingParty(authentication, request)
-        guard body.secondFactorToken != nil else {
-            let challenge = try await issueChallenge(.signIn, container: authentication.container, userRecordName: nil, details: nil)
-            return try JSONResponse.make(encoding: PasskeyRequestOptions(
-                challenge: challenge, rpId: party.id, timeout: Int(RelyingParty.challengeLifetime), userVerification: "required", allowCredentials: []
-            ))
-        }
-        let account = try await pendingAccount(SecondFactorRequest(secondFactorToken: body.secondFactorToken), purpose: .verify, authentication)
-        let passkeys = try await server.store.passkeys(containerID: account.containerID, userRecordName: account.userRecordName)
-        guard !passkeys.isEmpty else { throw APIError.badRequest("this account has no passkey; use its other second factor") }
-        let challenge = try await issueChallenge(.secondFactor, container: authentication.container, userRecordName: account.userRecordName, details: nil)
-        return try JSONResponse.make(encoding: PasskeyRequestOptions(
-            challenge: challenge, rpId: party.id, timeout: Int(RelyingParty.challengeLifetime), userVerification: "preferred",
-            allowCredentials: passkeys.map { PasskeyDescriptor(id: $0.credentialID) }
-        ))
+        return try JSONResponse.make(encoding: try await passkeyRequestOptions(secondFactorToken: body.secondFactorToken, authentication, request))
     }
 
     /// `POST signin/passkey` with `{credential, deviceName?}`: checks the passkey's signature and answers a session.
@@ -187,7 +173,40 @@ extension AccountsController {
     @Sendable func signInWithPasskey(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let body = try await RequestBody.decode(PasskeySignInRequest.self, from: request, limit: 64 * 1024)
-        let credential = body.credential
+        let account = try await passkeyAccount(body.credential, authentication, request)
+        let token = try await server.authenticator.startSession(for: account, deviceName: body.deviceName)
+        return try JSONResponse.make(
+            encoding: SignInResponse(
+                ckWebAuthToken: token, userRecordName: account.userRecordName, emailVerified: account.isEmailVerified,
+                emailVerificationRequired: authentication.container.accountSettings.emailVerification == .required
+            )
+        )
+    }
+
+    /// Options for a passkey sign-in: alone (no token: any of the user's passkeys, user verification required), or
+    /// finishing the first factor a `secondFactorToken` proves (the account's passkeys).
+    func passkeyRequestOptions(secondFactorToken: String?, _ authentication: Authentication, _ request: Request) async throws -> PasskeyRequestOptions {
+        let party = relyingParty(authentication, request)
+        guard let secondFactorToken else {
+            let challenge = try await issueChallenge(.signIn, container: authentication.container, userRecordName: nil, details: nil)
+            return PasskeyRequestOptions(
+                challenge: challenge, rpId: party.id, timeout: Int(RelyingParty.challengeLifetime), userVerification: "required", allowCredentials: []
+            )
+        }
+        let account = try await pendingAccount(SecondFactorRequest(secondFactorToken: secondFactorToken), purpose: .verify, authentication)
+        let passkeys = try await server.store.passkeys(containerID: account.containerID, userRecordName: account.userRecordName)
+        guard !passkeys.isEmpty else { throw APIError.badRequest("this account has no passkey; use its other second factor") }
+        let challenge = try await issueChallenge(.secondFactor, container: authentication.container, userRecordName: account.userRecordName, details: nil)
+        return PasskeyRequestOptions(
+            challenge: challenge, rpId: party.id, timeout: Int(RelyingParty.challengeLifetime), userVerification: "preferred",
+            allowCredentials: passkeys.map { PasskeyDescriptor(id: $0.credentialID) }
+        )
+    }
+
+    /// The account a passkey's answer to a sign-in challenge signs in to, once every check passes.
+    /// - Throws: `AUTHENTICATION_FAILED` for a check that fails or a disabled account, `ACCESS_DENIED` for an address
+    ///   the container requires verified first, `BAD_REQUEST` for an answer that does not parse.
+    func passkeyAccount(_ credential: PasskeyAssertion, _ authentication: Authentication, _ request: Request) async throws -> Account {
         let (clientData, challenge) = try await redeemChallenge(credential.response.clientDataJSON, authentication, purposes: [.signIn, .secondFactor])
         let container = authentication.container
         guard let passkey = try await server.store.passkey(containerID: container.id, credentialID: credential.id) else {
@@ -196,9 +215,7 @@ extension AccountsController {
         if let expected = challenge.userRecordName, expected != passkey.userRecordName {
             throw APIError(.authenticationFailed, "this passkey belongs to another account than the one signing in")
         }
-        if let handle = credential.response.userHandle, !handle.isEmpty,
-            try Self.bytes(handle, "userHandle") != Array(passkey.userRecordName.utf8)
-        {
+        if let handle = credential.response.userHandle, !handle.isEmpty, try Self.bytes(handle, "userHandle") != Array(passkey.userRecordName.utf8) {
             throw APIError(.authenticationFailed, "the passkey's user handle does not match its account")
         }
         let data = try relyingParty(authentication, request).verifyAssertion(
@@ -208,7 +225,9 @@ extension AccountsController {
             publicKey: try Self.bytes(passkey.publicKey, "publicKey"), requireUserVerification: challenge.purpose == .signIn
         )
         do {
-            try await server.store.usePasskey(containerID: container.id, credentialID: passkey.credentialID, signCount: Int64(data.signCount), at: Authenticator.now())
+            try await server.store.usePasskey(
+                containerID: container.id, credentialID: passkey.credentialID, signCount: Int64(data.signCount), at: Authenticator.now()
+            )
         } catch let error as StorageError where error.code == .conflict || error.code == .notFound {
             throw APIError(.authenticationFailed, error.message)
         }
@@ -216,20 +235,13 @@ extension AccountsController {
             throw APIError(.authenticationFailed, "the account no longer exists")
         }
         if account.isDisabled { throw Self.disabled }
-        let verificationRequired = container.accountSettings.emailVerification == .required
-        if verificationRequired && !account.isEmailVerified {
+        if container.accountSettings.emailVerification == .required && !account.isEmailVerified {
             throw APIError(
                 .accessDenied,
                 "the email address is not verified yet: enter the code mailed to it (email/verify), or ask for another (email/verify/send)"
             )
         }
-        let token = try await server.authenticator.startSession(for: account, deviceName: body.deviceName)
-        return try JSONResponse.make(
-            encoding: SignInResponse(
-                ckWebAuthToken: token, userRecordName: account.userRecordName, emailVerified: account.isEmailVerified,
-                emailVerificationRequired: verificationRequired
-            )
-        )
+        return account
     }
 
     // MARK: - Helpers
