@@ -91,4 +91,83 @@ import Testing
         }
         await browser.quit()
     }
+
+    @Test("a passkey made by Chromium's authenticator through the API signs in on the hosted page, which returns to the app")
+    func passkeyInTheBrowser() async throws {
+        let server = ServerProcess(dataFolder: EndToEndTests.temporaryFolder(), arguments: ["--quiet"])
+        try await server.start()
+        defer { server.stop() }
+        let token = try await server.createContainer(Self.container)
+        // WebAuthn takes a domain for the relying party, not an address: the browser uses the server as localhost.
+        let site = server.baseURL.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+        let appPage = site + "/healthz"
+        _ = try await server.admin.send("PUT", "/admin/1/\(Self.container)/accounts/settings", body: Data(#"{"redirectURLs":["\#(appPage)"]}"#.utf8))
+        let signInPage = "\(site)/account/1/\(Self.container)/development/signin?redirect=" + appPage.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+
+        let browser = try await WebDriver()
+        do {
+            let added = try await browser.session("POST", "/webauthn/authenticator", [
+                "protocol": "ctap2", "transport": "internal", "hasResidentKey": true, "hasUserVerification": true, "isUserVerified": true,
+                "automaticPresenceSimulation": true,
+            ])
+            let authenticator = try #require(added as? String, "a virtual authenticator: \(String(describing: added))")
+            try await browser.open(signInPage)
+            _ = try await browser.waitForText("Sign in to \(Self.container)", in: "h1")
+            // The app's sign-up, in the page's origin: options from the API, a passkey from the browser, the answer back.
+            let made = try await browser.script(Self.signUpScript, ["/auth/1/\(Self.container)/development", token, "fay@example.com"])
+            let answer = try #require(made as? [String: Any], "\(String(describing: made))")
+            #expect(answer["status"] as? Int == 201, "sign-up with Chromium's passkey: \(answer)")
+            let user = try #require((answer["body"] as? [String: Any])?["userRecordName"] as? String, "\(answer)")
+
+            try await browser.open(signInPage)
+            let button = try await browser.element("#passkey")
+            try await browser.waitUntil("the passkey button shows") { try await button.isDisplayed() }
+            try await browser.screenshot("account-sign-in-passkey")
+            try await button.click()
+            var location = ""
+            try await browser.waitUntil("the browser is back at the app") {
+                location = (try await browser.session("GET", "/url") as? String) ?? ""
+                return location.hasPrefix(appPage + "?ckWebAuthToken=")
+            }
+            let session = try #require(URLComponents(string: location)?.queryItems?.first { $0.name == "ckWebAuthToken" }?.value)
+            let encoded = session.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let (caller, who) = try await server.send("GET", "/database/1/\(Self.container)/development/public/users/caller?ckAPIToken=\(token)&ckWebAuthToken=\(encoded)")
+            #expect(caller == 200 && "\(who)".contains(user), "\(caller) \(who)")
+            let credentials = try await browser.session("GET", "/webauthn/authenticator/\(authenticator)/credentials") as? [[String: Any]]
+            #expect(credentials?.count == 1 && credentials?.first?["isResidentCredential"] as? Bool == true, "\(String(describing: credentials))")
+        } catch {
+            try? await browser.screenshot("account-sign-in-passkey-failure")
+            await browser.quit()
+            throw error
+        }
+        await browser.quit()
+    }
+
+    /// Signs up with a passkey from the page, as a web app would: `arguments` are the API's auth path, the API token
+    /// and the address. Answers `{status, body}` of `signup/passkey`.
+    static let signUpScript = """
+        const [base, token, email] = arguments;
+        const bytes = (text) => {
+          const base64 = text.replace(/-/g, "+").replace(/_/g, "/");
+          return Uint8Array.from(atob(base64 + "===".slice((base64.length + 3) % 4)), (c) => c.charCodeAt(0));
+        };
+        const text = (buffer) => btoa(String.fromCharCode(...new Uint8Array(buffer))).replace(/\\+/g, "-").replace(/\\//g, "_").replace(/=+$/, "");
+        const post = async (path, body) => {
+          const reply = await fetch(base + path + "?ckAPIToken=" + token, { method: "POST", body: JSON.stringify(body) });
+          return { status: reply.status, body: await reply.json() };
+        };
+        return (async () => {
+          const options = await post("/signup/passkey/options", { emailAddress: email });
+          if (options.status !== 200) return options;
+          const o = options.body;
+          const credential = await navigator.credentials.create({ publicKey: {
+            challenge: bytes(o.challenge), rp: o.rp, user: { id: bytes(o.user.id), name: o.user.name, displayName: o.user.displayName },
+            pubKeyCredParams: o.pubKeyCredParams, timeout: o.timeout, authenticatorSelection: o.authenticatorSelection, attestation: o.attestation,
+            excludeCredentials: o.excludeCredentials.map((c) => ({ type: "public-key", id: bytes(c.id) })),
+          } });
+          return await post("/signup/passkey", { deviceName: "Chromium", credential: { id: credential.id, type: "public-key", response: {
+            clientDataJSON: text(credential.response.clientDataJSON), attestationObject: text(credential.response.attestationObject),
+          } } });
+        })();
+        """
 }
