@@ -53,6 +53,9 @@ import Testing
             let listed = try await client.authGet("passkeys", token: token, session: second)
             guard case .array(let passkeys)? = listed["passkeys"], let first = passkeys.first?.objectValue else { throw TestFailure("\(listed.json)") }
             #expect(first["name"] == .string("Phone") && first["credentialID"] == .string(credential.id) && first["lastUsed"] != nil)
+            let users = try await client.send(.get, "/admin/1/\(TestServer.container)/development/users", headers: client.admin)
+            let listedUser = try #require(users["users"]?.arrayValue?.compactMap(\.objectValue).first { $0["userRecordName"] == .string(user) }, "\(users.json)")
+            #expect(listedUser["passkeys"] == .integer(1) && listedUser["hasPassword"] == .bool(false) && listedUser["totpEnabled"] == .bool(false))
             let taken = try await client.auth("signup/passkey/options", #"{"emailAddress":"alice@example.com"}"#, token: token)
             #expect(taken.status == 409 && taken.errorCode == "EXISTS", "\(taken.json)")
         }

@@ -31,10 +31,14 @@ import Testing
             try await session.go("#/accounts", heading: "Accounts")
             try await browser.element("#app-name").fill("Notes")
             try await browser.select("#email-verification", "required")
+            try await browser.element("#passkey-rp-id").fill("example.com")
+            try await browser.element("#passkey-origins").fill("https://notes.example.com, android:apk-key-hash:abc")
             try await browser.element("#account-settings button[type=submit]").click()
             try await browser.waitForText("Account settings saved.", in: "#notices")
             let settings = try await session.admin("GET", "/admin/1/\(Self.container)/accounts/settings")
             #expect(settings["appName"] as? String == "Notes" && settings["emailVerification"] as? String == "required", "\(settings)")
+            #expect(settings["passkeyRelyingPartyID"] as? String == "example.com", "\(settings)")
+            #expect(settings["passkeyOrigins"] as? [String] == ["https://notes.example.com", "android:apk-key-hash:abc"], "\(settings)")
 
             // A mail template: edited, previewed with sample values, saved.
             try await browser.select("#template-kind", "reset-password")

@@ -36,6 +36,9 @@ function settingsPanel(settings) {
     choice("deleted-public-records", "A deleted user's public records", settings.deletedUserPublicRecords,
       [["keep", "stay, without an owner"], ["delete", "are deleted too"]]),
     field("redirect-urls", "The sign-in page may return to (addresses, comma-separated)", (settings.redirectURLs ?? []).join(", "), "https://app.example.com/"),
+    field("passkey-rp-id", "Passkeys' domain (relying party ID; in apps' associated domains)", settings.passkeyRelyingPartyID, "this server's host"),
+    field("passkey-origins", "Other origins that use passkeys (comma-separated)", (settings.passkeyOrigins ?? []).join(", "),
+      "https://app.example.com, android:apk-key-hash:…"),
     h("button", { type: "submit" }, "Save settings"));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -47,6 +50,8 @@ function settingsPanel(settings) {
         languages: value("languages").split(",").map((tag) => tag.trim()).filter(Boolean),
         deletedUserPublicRecords: value("deleted-public-records"),
         redirectURLs: value("redirect-urls").split(",").map((address) => address.trim()).filter(Boolean),
+        passkeyRelyingPartyID: value("passkey-rp-id") || undefined,
+        passkeyOrigins: value("passkey-origins").split(",").map((origin) => origin.trim()).filter(Boolean),
       });
       showInfo("Account settings saved.");
       go("accounts");

@@ -58,7 +58,17 @@ function status(user) {
   if (!user.emailAddress) return null;
   return h("div", {},
     user.disabled ? h("span", { class: "tag warning" }, "disabled") : null,
-    h("span", { class: "muted" }, user.emailVerified ? "verified" : "unverified"));
+    h("span", { class: "muted" }, user.emailVerified ? "verified" : "unverified"),
+    h("div", { class: "muted" }, signInMethods(user)));
+}
+
+/** How the user signs in: a password, passkeys, an authenticator app. */
+function signInMethods(user) {
+  const methods = [];
+  if (user.hasPassword) methods.push("password");
+  if (user.passkeys) methods.push(user.passkeys === 1 ? "1 passkey" : `${user.passkeys} passkeys`);
+  if (user.totpEnabled) methods.push("authenticator app");
+  return methods.join(" · ") || "mailed codes only";
 }
 
 /** What an operator does to a user; each takes effect on every node at once. */
