@@ -37,9 +37,11 @@ struct UserLine: Sendable {
     var emailAddress: String
     var emailVerified: Bool
     var disabled: Bool
+    var passkeys: Int
 
     var description: String {
-        "\(userRecordName)  \(emailAddress)\(emailVerified ? "" : "  (unverified)")\(disabled ? "  DISABLED" : "")"
+        let keys = passkeys == 0 ? "" : passkeys == 1 ? "  1 passkey" : "  \(passkeys) passkeys"
+        return "\(userRecordName)  \(emailAddress)\(emailVerified ? "" : "  (unverified)")\(keys)\(disabled ? "  DISABLED" : "")"
     }
 }
 

@@ -43,7 +43,10 @@ struct LocalAdmin: AdminBackend {
 
     func users(container: String, search: String?, offset: Int, limit: Int) async throws -> [UserLine] {
         try await store.accounts(containerID: container, matching: search, offset: offset, limit: limit).filter { !$0.isDeveloper }.map {
-            UserLine(userRecordName: $0.userRecordName, emailAddress: $0.emailAddress, emailVerified: $0.isEmailVerified, disabled: $0.isDisabled)
+            UserLine(
+                userRecordName: $0.userRecordName, emailAddress: $0.emailAddress, emailVerified: $0.isEmailVerified, disabled: $0.isDisabled,
+                passkeys: $0.passkeyCount
+            )
         }
     }
 

@@ -57,7 +57,8 @@ struct RemoteAdmin: AdminBackend {
         return try users.filter { ($0.object["emailAddress"] as? String)?.isEmpty == false }.map { user in
             UserLine(
                 userRecordName: try user.string("userRecordName"), emailAddress: try user.string("emailAddress"),
-                emailVerified: user.object["emailVerified"] as? Bool ?? false, disabled: user.object["disabled"] as? Bool ?? false
+                emailVerified: user.object["emailVerified"] as? Bool ?? false, disabled: user.object["disabled"] as? Bool ?? false,
+                passkeys: user.object["passkeys"] as? Int ?? 0
             )
         }
     }
