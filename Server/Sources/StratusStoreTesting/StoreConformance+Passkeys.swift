@@ -80,6 +80,24 @@ extension StoreConformance {
                 #expect(try await store.passkey(containerID: Fixture.container, credentialID: "bobs") == nil)
                 #expect(try await store.passkeys(containerID: Fixture.container, userRecordName: Fixture.alice).count == 1)
             },
+            ConformanceCase("an operator's removal of second factors takes the authenticator app, recovery codes and passkeys, and every session") { store in
+                let recorder = EventRecorder(store)
+                try await makeAccount(store, Fixture.alice, "alice@example.com")
+                try await store.addPasskey(passkey("k1", owner: Fixture.alice, signCount: 0))
+                try await store.changeAccount(containerID: Fixture.container, userRecordName: Fixture.alice, change: .pendingTOTP(sealedSecret: "sealed"))
+                try await store.changeAccount(
+                    containerID: Fixture.container, userRecordName: Fixture.alice, change: .enableTOTP(recoveryCodeHashes: ["r1", "r2"], step: 1)
+                )
+                try await store.createSession(Session(
+                    id: "s1", containerID: Fixture.container, userRecordName: Fixture.alice, createdAt: Fixture.now, expiresAt: Fixture.now + 10_000
+                ))
+                let changed = try await store.changeAccount(containerID: Fixture.container, userRecordName: Fixture.alice, change: .removeSecondFactors)
+                #expect(!changed.hasSecondFactor && changed.passkeyCount == 0, "\(changed)")
+                #expect(changed.secondFactor.sealedTOTPSecret == nil && changed.secondFactor.recoveryCodeHashes.isEmpty, "\(changed)")
+                #expect(try await store.session(id: "s1") == nil)
+                try await store.catchUpEvents()
+                #expect(recorder.events.contains(.sessionEnded(sessionID: "s1")))
+            },
         ]
     }
 

@@ -117,6 +117,24 @@ import Testing
         #expect(try await !signedIn(), "a disabled user is signed out at once")
         #expect(try await Self.stratus(["users", "list", Self.container], server: server).1.contains("DISABLED"))
         #expect(try await Self.stratus(["users", "enable", Self.container, user], server: server).0 == 0)
+        // A passkey, then an operator's removal of the second factors (which signs the user out).
+        let again = try await server.send(
+            "POST", "/auth/1/\(Self.container)/development/signin?ckAPIToken=\(token)", body: #"{"emailAddress":"ada@example.com","password":"correct horse"}"#
+        ).1
+        let fresh = try #require(again["ckWebAuthToken"] as? String, "\(again)")
+        let signedInAda = SignedInUser(
+            server: server, container: Self.container,
+            query: "ckAPIToken=\(token)&ckWebAuthToken=\(fresh.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)", userRecordName: user
+        )
+        try await signedInAda.addPasskey(with: SoftwarePasskeys(origin: server.baseURL), password: "correct horse")
+        #expect(try await Self.stratus(["users", "list", Self.container], server: server).1.contains("1 passkey"))
+        let (unsure, unsureOutput) = try await Self.stratus(["users", "remove-second-factors", Self.container, user], server: server)
+        #expect(unsure != 0 && unsureOutput.contains("--yes"), "\(unsureOutput)")
+        let (removed, removedOutput) = try await Self.stratus(["users", "remove-second-factors", Self.container, user, "--yes"], server: server)
+        #expect(removed == 0 && removedOutput.contains("removed the second factors"), "\(removedOutput)")
+        #expect(try await signedInAda.send("public", "users/caller", "{}").0 == 401, "removing the second factors signs the user out")
+        #expect(try await !Self.stratus(["users", "list", Self.container], server: server).1.contains("passkey"))
+
         let (unconfirmed, refusal) = try await Self.stratus(["users", "delete", Self.container, user], server: server)
         #expect(unconfirmed != 0 && refusal.contains("--yes"), "\(refusal)")
 

@@ -206,7 +206,7 @@ import Testing
         }
     }
 
-    @Test("a container's relying party ID and origins decide where its passkeys work; a disabled account's passkey is refused")
+    @Test("a container's relying party ID and origins decide where its passkeys work; removed or disabled, a passkey is refused")
     func relyingPartySettings() async throws {
         try await Self.withServer { client, token in
             let base = "/admin/1/\(TestServer.container)/accounts/settings"
@@ -235,7 +235,19 @@ import Testing
             let elsewhere = try #require(web.assert(request, tampering: .init(origin: "https://example.org")))
             #expect(try await client.auth("signin/passkey", try Self.json(PasskeySignInRequest(credential: elsewhere)), token: token).status == 401)
 
-            let disabled = try await client.send(.post, "/admin/1/\(TestServer.container)/development/users/\(user)/disable", headers: client.admin)
+            // An operator removes the second factors of a user who lost them: the passkey no longer signs in.
+            let removed = try await client.send(.post, "/admin/1/\(TestServer.container)/development/users/\(user)/second-factors/remove", headers: client.admin)
+            #expect(removed.status == 200 && removed["passkeys"] == .integer(0), "\(removed.json)")
+            let gone: PasskeyRequestOptions = try await client.passkeyStep("signin/passkey/options", "{}", token: token)
+            let refusedGone = try await client.auth("signin/passkey", try Self.json(PasskeySignInRequest(credential: try #require(web.assert(gone)))), token: token)
+            #expect(refusedGone.status == 401 && (refusedGone.string("reason") ?? "").contains("not registered"), "\(refusedGone.json)")
+            let unknownUser = try await client.send(.post, "/admin/1/\(TestServer.container)/development/users/_nobody/second-factors/remove", headers: client.admin)
+            #expect(unknownUser.status == 404, "\(unknownUser.json)")
+            let again: PasskeyCreationOptions = try await client.passkeyStep("signup/passkey/options", #"{"emailAddress":"dan@example.com"}"#, token: token)
+            let dan = try #require(try await client.auth("signup/passkey", try Self.json(RegisterPasskeyRequest(credential: web.register(again))), token: token)
+                .string("userRecordName"))
+
+            let disabled = try await client.send(.post, "/admin/1/\(TestServer.container)/development/users/\(dan)/disable", headers: client.admin)
             #expect(disabled.status == 200, "\(disabled.json)")
             let afterwards: PasskeyRequestOptions = try await client.passkeyStep("signin/passkey/options", "{}", token: token)
             let refused = try await client.auth(

@@ -4,7 +4,7 @@ import StratusModel
 import StratusStore
 
 /// Admin endpoints for a container's accounts: their settings, the users themselves (disable, enable, end
-/// sessions, send a reset), the mail templates and the mail sent.
+/// sessions, send a reset, remove second factors), the mail templates and the mail sent.
 extension AdminController {
     func registerAccountRoutes(on group: RouterGroup<StratusRequestContext>) {
         group.get(":container/accounts/settings", use: accountSettings)
@@ -13,6 +13,7 @@ extension AdminController {
         group.post(":container/:environment/users/:user/enable", use: enableUser)
         group.post(":container/:environment/users/:user/sessions/end", use: endUserSessions)
         group.post(":container/:environment/users/:user/reset", use: sendUserReset)
+        group.post(":container/:environment/users/:user/second-factors/remove", use: removeSecondFactors)
         group.delete(":container/:environment/users/:user", use: deleteUser)
         group.get(":container/:environment/mail/templates", use: mailTemplates)
         group.put(":container/:environment/mail/templates/:kind/:language", use: saveMailTemplate)
@@ -84,6 +85,25 @@ extension AdminController {
             baseURL: DatabaseCall.baseURL(of: request, server)
         )
         return AccountsController.accepted()
+    }
+
+    /// `POST .../users/{user}/second-factors/remove`: turns the user's authenticator app off and removes their
+    /// recovery codes and passkeys, signing them out everywhere: for a user who lost their devices. Answers
+    /// `{passkeys: 0, totpEnabled: false, userRecordName}`.
+    @Sendable func removeSecondFactors(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try await requireAdmin(request)
+        let containerID = try context.parameters.require("container")
+        let account = try await server.store.changeAccount(
+            containerID: containerID, userRecordName: try context.parameters.require("user"), change: .removeSecondFactors
+        )
+        return JSONResponse.make(JSONWriter.object { writer in
+            writer.key("passkeys")
+            writer.integer(Int64(account.passkeyCount))
+            writer.key("totpEnabled")
+            writer.bool(account.secondFactor.isTOTPEnabled)
+            writer.key("userRecordName")
+            writer.string(account.userRecordName)
+        })
     }
 
     /// `DELETE .../users/{user}`: deletes the user as they could themselves: at once, for good, on every node.

@@ -69,10 +69,12 @@ struct SignInPage {
             }
         } catch let error as APIError {
             let message = error.reason.prefix(1).uppercased() + error.reason.dropFirst() + "."
+            // A failed second factor (a code, or a passkey after the password) shows the second factor's form again.
+            let secondFactor = form["step"] == "second-factor" || (form["step"] == "passkey" && form["secondFactorToken"] != nil)
             switch form["step"] {
             case "code", "send-code":
                 return target.page(Self.codeForm(redirect: redirect, email: email, error: message), status: .badRequest)
-            case "second-factor", "passkey" where form["secondFactorToken"] != nil:
+            case _ where secondFactor:
                 let token = form["secondFactorToken"] ?? ""
                 let pending = server.secondFactors.pending(token, containerID: target.container.id)
                 var account: Account?

@@ -72,6 +72,9 @@ public enum AccountChange: Sendable, Hashable {
     case useTOTPStep(Int64)
     /// Uses up a recovery code: refused (``StorageError/Code/notFound``) when the account has no such code left.
     case useRecoveryCode(hash: String)
+    /// Removes every second factor (the authenticator app, its recovery codes and every passkey) and ends every
+    /// session: an operator's help for a user who lost them.
+    case removeSecondFactors
     /// Changes nothing: for codes whose redemption only proves something (a sign-in, a deletion's confirmation).
     case none
 }

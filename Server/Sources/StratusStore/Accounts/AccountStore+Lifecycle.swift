@@ -104,6 +104,12 @@ extension AccountStore where Self: SQLTables {
                 AND recovery_codes = \(.text(before)) RETURNING 1 AS updated
                 """)
             if updated.isEmpty { throw StorageError(.notFound, "no such recovery code") }
+        case .removeSecondFactors:
+            try await transaction.rows("""
+                UPDATE accounts SET totp_secret = NULL, totp_enabled = \(.bool(false)), recovery_codes = '[]' WHERE \(key)
+                """)
+            try await transaction.rows("DELETE FROM passkeys WHERE \(key)")
+            endsSessions = true
         case .none:
             break
         }

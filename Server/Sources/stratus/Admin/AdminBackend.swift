@@ -21,6 +21,8 @@ protocol AdminBackend: Sendable {
     func setDisabled(_ disabled: Bool, user: String, container: String) async throws
     /// Signs a user out everywhere; returns how many sessions ended.
     func endSessions(user: String, container: String) async throws -> Int
+    /// Turns the user's authenticator app off and removes their recovery codes and passkeys, signing them out.
+    func removeSecondFactors(user: String, container: String) async throws
     /// Deletes a user and their data.
     func deleteUser(_ user: String, container: String) async throws
     /// Mails a user a password reset.

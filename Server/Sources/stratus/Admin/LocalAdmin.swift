@@ -54,6 +54,10 @@ struct LocalAdmin: AdminBackend {
         try await store.changeAccount(containerID: container, userRecordName: user, change: .disabled(disabled))
     }
 
+    func removeSecondFactors(user: String, container: String) async throws {
+        try await store.changeAccount(containerID: container, userRecordName: user, change: .removeSecondFactors)
+    }
+
     func endSessions(user: String, container: String) async throws -> Int {
         try await store.endSessions(containerID: container, userRecordName: user, keeping: nil).count
     }

@@ -67,6 +67,10 @@ struct RemoteAdmin: AdminBackend {
         _ = try await send("POST", userPath(user, container) + (disabled ? "/disable" : "/enable"), json: [String: Any]())
     }
 
+    func removeSecondFactors(user: String, container: String) async throws {
+        _ = try await send("POST", userPath(user, container) + "/second-factors/remove", json: [String: Any]())
+    }
+
     func endSessions(user: String, container: String) async throws -> Int {
         (try await send("POST", userPath(user, container) + "/sessions/end", json: [String: Any]()).object["ended"] as? [Any])?.count ?? 0
     }

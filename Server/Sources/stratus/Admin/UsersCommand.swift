@@ -5,7 +5,7 @@ import StratusModel
 struct UsersCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "users", abstract: "Manage users.",
-        subcommands: [List.self, Disable.self, Enable.self, SignOut.self, Reset.self, Delete.self, Roles.self]
+        subcommands: [List.self, Disable.self, Enable.self, SignOut.self, Reset.self, RemoveSecondFactors.self, Delete.self, Roles.self]
     )
 
     struct List: AsyncParsableCommand {
@@ -78,6 +78,24 @@ struct UsersCommand: AsyncParsableCommand {
             try await reportingErrors {
                 try await target.connect().sendReset(user: user, container: target.container)
                 print("a reset is on its way to \(user)")
+            }
+        }
+    }
+
+    struct RemoveSecondFactors: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "remove-second-factors",
+            abstract: "Turn a user's authenticator app off and remove their recovery codes and passkeys (signs them out), for a user who lost them."
+        )
+        @OptionGroup var target: SchemaCommand.Target
+        @Argument(help: "The user's record name.") var user: String
+        @Flag(help: "Confirm: the user sets their second factors up again.") var yes = false
+
+        func run() async throws {
+            guard yes else { throw ValidationError("\(user)'s authenticator app and passkeys will be gone: add --yes to confirm") }
+            try await reportingErrors {
+                try await target.connect().removeSecondFactors(user: user, container: target.container)
+                print("removed the second factors of \(user)")
             }
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import StratusStoreTesting
 import Testing
 
 /// The console's account pages in headless Chromium: operators act on users, set how accounts work, edit and
@@ -26,6 +27,16 @@ import Testing
             #expect(try await alice.send("public", "users/caller", "{}").0 == 401, "a disabled user is signed out at once")
             try await browser.element("button[aria-label='Enable alice@example.com']").click()
             try await browser.waitForText("alice@example.com: enabled.", in: "#notices")
+
+            // A user who lost their passkey: the operator removes their second factors.
+            let signedInAgain = try await SignedInUser.signIn("alice@example.com", container: Self.container, on: server)
+            try await signedInAgain.addPasskey(with: SoftwarePasskeys(origin: server.baseURL))
+            try await browser.session("POST", "/refresh")
+            try await browser.waitForText("1 passkey", in: "#users-table")
+            try await browser.element("button[aria-label='Remove second factors alice@example.com']").click()
+            try await browser.waitForText("alice@example.com: second factors removed and signed out.", in: "#notices")
+            try await browser.waitUntil("the list shows no passkey") { try await !browser.element("#users-table").text().contains("passkey") }
+            #expect(try await signedInAgain.send("public", "users/caller", "{}").0 == 401, "removing the second factors signs the user out")
 
             // Account settings.
             try await session.go("#/accounts", heading: "Accounts")

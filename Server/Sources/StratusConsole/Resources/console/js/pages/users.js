@@ -92,6 +92,10 @@ function actions(user) {
       : act("Disable", () => admin.userAction(...target, "disable"), "disabled and signed out", `Disable ${name}? They are signed out everywhere at once.`),
     act("Sign out", () => admin.userAction(...target, "sessions/end"), "signed out everywhere"),
     act("Send reset", () => admin.userAction(...target, "reset"), "a password reset is on its way"),
+    user.passkeys || user.totpEnabled
+      ? act("Remove second factors", () => admin.userAction(...target, "second-factors/remove"), "second factors removed and signed out",
+        `Remove ${name}'s authenticator app and passkeys? They are signed out and set them up again.`)
+      : null,
     act("Delete", () => admin.deleteUser(...target), "deleted",
       `Delete ${name} for good? Their private data, shares and subscriptions go at once; this cannot be undone.`));
 }
