@@ -117,6 +117,8 @@ import FoundationNetworking
         try await target.start()
         defer { target.stop() }
         let (alice, bob, carol, photo) = try await Self.populate(source)
+        let alicesKeys = SoftwarePasskeys(origin: source.baseURL)
+        try await alice.addPasskey(with: alicesKeys)
 
         let archive = folder + "/archive.tar"
         let admin = ["--admin-key", ServerProcess.adminKey]
@@ -166,6 +168,29 @@ import FoundationNetworking
         let carolThere = try await SignedInUser.signIn("carol@example.com", container: Self.container, on: target)
         let carolShared = try await carolThere.send("shared", "changes/database", "{}")
         #expect((carolShared.1["zones"] as? [[String: Any]])?.compactMap { ($0["zoneID"] as? [String: Any])?["zoneName"] as? String } == ["Home"], "\(carolShared)")
+
+        // Alice's passkey moved with her account: it signs in on the target (whose address is now the app's origin).
+        let targetToken = try await target.admin.apiToken(for: Self.container)
+        let auth = "/auth/1/\(Self.container)/development"
+        let (_, options) = try await target.send("POST", "\(auth)/signin/passkey/options?ckAPIToken=\(targetToken)", body: "{}")
+        let relyingParty = try #require(options["rpId"] as? String, "\(options)")
+        let challenge = try #require(options["challenge"] as? String)
+        let signature = try #require(alicesKeys.sign(
+            relyingPartyID: relyingParty, challenge: SoftwarePasskeys.bytes(challenge), tampering: .init(origin: target.baseURL)
+        ))
+        let assertion: [String: Any] = ["credential": [
+            "id": SoftwarePasskeys.base64URL(signature.credentialID), "type": "public-key",
+            "response": [
+                "clientDataJSON": SoftwarePasskeys.base64URL(signature.clientDataJSON),
+                "authenticatorData": SoftwarePasskeys.base64URL(signature.authenticatorData),
+                "signature": SoftwarePasskeys.base64URL(signature.signature), "userHandle": SoftwarePasskeys.base64URL(signature.userHandle),
+            ],
+        ]]
+        let (passkeySignIn, passkeyAnswer) = try await target.send(
+            "POST", "\(auth)/signin/passkey?ckAPIToken=\(targetToken)",
+            body: String(decoding: try JSONSerialization.data(withJSONObject: assertion), as: UTF8.self)
+        )
+        #expect(passkeySignIn == 200 && passkeyAnswer["userRecordName"] as? String == alice.userRecordName, "\(passkeySignIn) \(passkeyAnswer)")
 
         // Roles, subscriptions and files.
         let roles = try await target.admin.send("GET", "/admin/1/\(Self.container)/development/users/\(alice.userRecordName)/roles")

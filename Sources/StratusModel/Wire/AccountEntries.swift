@@ -1,5 +1,7 @@
 /// An account as `GET /admin/1/{container}/accounts` lists it and `POST /admin/1/{container}/accounts/import`
-/// takes it: everything but its sessions, with its roles, and its password hash only when asked for (`?secrets=true`).
+/// takes it: everything but its sessions and second factors, with its roles, and its password hash and passkeys
+/// only when asked for (`?secrets=true`). (An authenticator app's secret is sealed with the server's own key, so
+/// it does not move: its user sets it up again.)
 public struct AccountEntry: Sendable, Hashable, Codable {
     public var userRecordName: String
     public var emailAddress: String
@@ -13,11 +15,18 @@ public struct AccountEntry: Sendable, Hashable, Codable {
     public var passwordHash: String?
     /// The user's custom roles (`Admin`...) by environment name.
     public var roles: [String: [String]]
+    /// Whether the address was verified.
+    public var emailVerified: Bool?
+    /// The account's passkeys (public keys), so that an account without a password still signs in.
+    public var passkeys: [PasskeyArchiveEntry]?
 
     public init(
         userRecordName: String, emailAddress: String, phoneNumber: String?, givenName: String?, familyName: String?,
-        discoverable: Bool, createdAt: Int64, passwordHash: String?, roles: [String: [String]] = [:]
+        discoverable: Bool, createdAt: Int64, passwordHash: String?, roles: [String: [String]] = [:], emailVerified: Bool? = nil,
+        passkeys: [PasskeyArchiveEntry]? = nil
     ) {
+        self.emailVerified = emailVerified
+        self.passkeys = passkeys
         self.userRecordName = userRecordName
         self.emailAddress = emailAddress
         self.phoneNumber = phoneNumber
@@ -27,6 +36,27 @@ public struct AccountEntry: Sendable, Hashable, Codable {
         self.createdAt = createdAt
         self.passwordHash = passwordHash
         self.roles = roles
+    }
+}
+
+/// A passkey in an ``AccountEntry``: what checks its signatures (binary values base64url).
+public struct PasskeyArchiveEntry: Sendable, Hashable, Codable {
+    public var credentialID: String
+    /// The COSE key.
+    public var publicKey: String
+    public var signCount: Int64
+    public var name: String
+    public var backedUp: Bool
+    /// Milliseconds since 1970.
+    public var createdAt: Int64
+
+    public init(credentialID: String, publicKey: String, signCount: Int64, name: String, backedUp: Bool, createdAt: Int64) {
+        self.credentialID = credentialID
+        self.publicKey = publicKey
+        self.signCount = signCount
+        self.name = name
+        self.backedUp = backedUp
+        self.createdAt = createdAt
     }
 }
 

@@ -149,10 +149,17 @@ extension AdminController {
                 let held = try await server.store.roles(containerID: container.id, environment: environment, userRecordName: account.userRecordName)
                 if !held.isEmpty { roles[environment.rawValue] = held.sorted() }
             }
+            let passkeys = secrets ? try await server.store.passkeys(containerID: container.id, userRecordName: account.userRecordName) : []
             entries.append(AccountEntry(
                 userRecordName: account.userRecordName, emailAddress: account.emailAddress, phoneNumber: account.phoneNumber,
                 givenName: account.givenName, familyName: account.familyName, discoverable: account.isDiscoverable,
-                createdAt: account.createdAt, passwordHash: secrets ? account.passwordHash : nil, roles: roles
+                createdAt: account.createdAt, passwordHash: secrets ? account.passwordHash : nil, roles: roles, emailVerified: account.isEmailVerified,
+                passkeys: passkeys.isEmpty ? nil : passkeys.map { passkey in
+                    PasskeyArchiveEntry(
+                        credentialID: passkey.credentialID, publicKey: passkey.publicKey, signCount: passkey.signCount, name: passkey.name,
+                        backedUp: passkey.isBackedUp, createdAt: passkey.createdAt
+                    )
+                }
             ))
         }
         return try JSONResponse.make(encoding: AccountEntries(accounts: entries, moreComing: page.count > limit))
@@ -160,7 +167,8 @@ extension AdminController {
 
     /// `POST /admin/1/{container}/accounts/import` with `{accounts: [AccountEntry]}`: creates each account that
     /// is not there yet (by user record name), with its `Users` records, and gives it its roles (defined in the
-    /// schema, which is imported first); one without a password hash cannot sign in. Answers `{"created": N}`.
+    /// schema, which is imported first), with its passkeys; one without a password hash or passkey signs in only
+    /// with a mailed code until it sets a password. Answers `{"created": N}`.
     @Sendable func importAccounts(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
@@ -172,11 +180,22 @@ extension AdminController {
                 throw APIError.badRequest("'\(entry.userRecordName)' is not a user record name")
             }
             if try await server.store.account(containerID: container.id, userRecordName: entry.userRecordName) == nil {
-                try await server.store.createAccount(Account(
-                    containerID: container.id, userRecordName: entry.userRecordName, emailAddress: entry.emailAddress.lowercased(),
-                    passwordHash: entry.passwordHash ?? "", givenName: entry.givenName, familyName: entry.familyName,
-                    phoneNumber: entry.phoneNumber, isDiscoverable: entry.discoverable, createdAt: entry.createdAt
-                ))
+                let passkeys = (entry.passkeys ?? []).map { passkey in
+                    Passkey(
+                        containerID: container.id, credentialID: passkey.credentialID, userRecordName: entry.userRecordName, publicKey: passkey.publicKey,
+                        signCount: passkey.signCount, name: passkey.name, isBackedUp: passkey.backedUp, createdAt: passkey.createdAt
+                    )
+                }
+                try await server.store.createAccount(
+                    Account(
+                        containerID: container.id, userRecordName: entry.userRecordName, emailAddress: entry.emailAddress.lowercased(),
+                        passwordHash: entry.passwordHash ?? "", givenName: entry.givenName, familyName: entry.familyName,
+                        phoneNumber: entry.phoneNumber, isDiscoverable: entry.discoverable, isEmailVerified: entry.emailVerified ?? false,
+                        createdAt: entry.createdAt
+                    ),
+                    passkey: passkeys.first
+                )
+                for passkey in passkeys.dropFirst() { try await server.store.addPasskey(passkey) }
                 created += 1
             }
             for (name, roles) in entry.roles {
