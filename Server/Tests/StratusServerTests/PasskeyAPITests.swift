@@ -47,6 +47,11 @@ import Testing
             #expect(signedIn.status == 200 && signedIn.string("userRecordName") == user, "\(signedIn.json)")
             let second = try #require(signedIn.string("ckWebAuthToken"))
             #expect(try await client.isSignedIn(second, token: token))
+            // Without a password, a fresh sign-in confirms the steps that would ask for it.
+            let moved = try await client.auth("email/change/send", #"{"newEmailAddress":"alice@new.example"}"#, token: token, session: second)
+            #expect(moved.status == 202, "\(moved.json)")
+            let totp = try await client.auth("second-factor/totp/setup", "{}", token: token, session: second)
+            #expect(totp.status == 200 && totp.string("secret") != nil, "\(totp.json)")
             let again = try await client.auth("signin/passkey", try Self.json(PasskeySignInRequest(credential: assertion)), token: token)
             #expect(again.status == 401, "an answer to a used challenge is refused: \(again.json)")
 

@@ -82,7 +82,9 @@ extension Container {
     }
 
     /// Mails a code to `newEmail`; ``confirmEmailChange(code:)`` then makes it the signed-in user's address.
-    public func changeEmail(to newEmail: String, password: String) async throws {
+    /// - Parameter password: the account's; an account without one (made with a passkey) calls this within 5
+    ///   minutes of signing in.
+    public func changeEmail(to newEmail: String, password: String?) async throws {
         try await send("POST", authURL("email/change/send"), body: ChangeEmailRequest(newEmailAddress: newEmail, password: password))
     }
 

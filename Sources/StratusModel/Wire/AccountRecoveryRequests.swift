@@ -45,10 +45,11 @@ public struct ChangePasswordRequest: Sendable, Hashable, Codable {
 /// The body of `email/change/send`: the new address (a code goes to it) and the current password.
 public struct ChangeEmailRequest: Sendable, Hashable, Codable {
     public var newEmailAddress: String
-    public var password: String
+    /// The password; an account without one (made with a passkey) confirms by having signed in within 5 minutes.
+    public var password: String?
     public var language: String?
 
-    public init(newEmailAddress: String, password: String, language: String? = nil) {
+    public init(newEmailAddress: String, password: String?, language: String? = nil) {
         self.newEmailAddress = newEmailAddress
         self.password = password
         self.language = language

@@ -303,6 +303,19 @@ extension AccountsController {
         )
     }
 
+    /// Checks the password of an account that has one; an account without one (made with a passkey) must have
+    /// signed in within 5 minutes.
+    func confirmIdentity(
+        password: String?, of account: Account, _ authentication: Authentication, _ request: Request, _ context: StratusRequestContext,
+        to action: String
+    ) async throws {
+        if account.hasPassword {
+            try await checkPassword(password ?? "", of: account, request, context)
+        } else {
+            try await confirmRecentSignIn(password: nil, of: account, authentication, request, context, to: action)
+        }
+    }
+
     /// Checks that the signed-in user is who they say, for a step that changes how the account signs in: the
     /// password when given (and the account has one), else a session started within 5 minutes.
     func confirmRecentSignIn(

@@ -95,7 +95,7 @@ extension AccountsController {
         let account = try await signedInAccount(authentication)
         let body = try await RequestBody.decode(ChangeEmailRequest.self, from: request, limit: 64 * 1024)
         let newEmail = try Self.normalizedEmail(body.newEmailAddress)
-        try await checkPassword(body.password, of: account, request, context)
+        try await confirmIdentity(password: body.password, of: account, authentication, request, context, to: "change the address")
         let client = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
         try await server.mailThrottle.admit(recipient: account.containerID + "|" + newEmail, client: client)
         try await server.mailer.send(

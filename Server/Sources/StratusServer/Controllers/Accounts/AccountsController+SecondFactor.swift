@@ -75,7 +75,7 @@ extension AccountsController {
             account = try await pendingAccount(body, purpose: .setup, authentication)
         } else {
             account = try await signedInAccount(authentication)
-            try await checkPassword(body.password ?? "", of: account, request, context)
+            try await confirmIdentity(password: body.password, of: account, authentication, request, context, to: "set up an authenticator app")
         }
         if account.secondFactor.isTOTPEnabled {
             throw APIError.badRequest("an authenticator app is set up already; turn it off first (second-factor/totp/disable)")
@@ -121,7 +121,7 @@ extension AccountsController {
         let authentication = try await authenticate(request, context)
         let account = try await signedInAccount(authentication)
         let body = try await RequestBody.decode(SecondFactorRequest.self, from: request, limit: 64 * 1024)
-        try await checkPassword(body.password ?? "", of: account, request, context)
+        try await confirmIdentity(password: body.password, of: account, authentication, request, context, to: "turn the authenticator app off")
         if account.secondFactor.isTOTPEnabled { try await checkSecondFactor(body, of: account, request, context) }
         try await server.store.changeAccount(containerID: account.containerID, userRecordName: account.userRecordName, change: .disableTOTP)
         return Self.empty()
