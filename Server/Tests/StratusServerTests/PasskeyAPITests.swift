@@ -277,3 +277,54 @@ extension TestClient {
         return try JSONDecoder().decode(T.self, from: Data(writer.text.utf8))
     }
 }
+
+/// The files that let apps use a container's passkeys.
+@Suite struct AssociatedDomainsAPITests {
+    @Test("the server lists its containers' Apple and Android apps for their passkeys' domain, and an Android app's origin signs in")
+    func wellKnownFiles() async throws {
+        try await TestServer.run(configure: { $0.publicURL = "https://login.example.com" }) { client in
+            let token = try await client.createContainer()
+            #expect(try await client.send(.get, "/.well-known/apple-app-site-association").status == 404)
+            let base = "/admin/1/\(TestServer.container)/accounts/settings"
+            for bad in [
+                #"{"passkeyAppleAppIDs":["com.example.Notes"]}"#,
+                #"{"passkeyAndroidApps":[{"packageName":"notes","sha256CertFingerprints":["00"]}]}"#,
+                #"{"passkeyAndroidApps":[{"packageName":"com.example.notes","sha256CertFingerprints":["zz"]}]}"#,
+            ] {
+                let reply = try await client.send(.put, base, body: bad, headers: client.admin)
+                #expect(reply.status == 400 && reply.errorCode == "BAD_REQUEST", "\(bad): \(reply.json)")
+            }
+            let fingerprint = (0..<32).map { String(format: "%02x", $0 * 7 % 256) }.joined()
+            let set = try await client.send(
+                .put, base,
+                body: #"{"passkeyAppleAppIDs":["ABCDE12345.com.example.Notes"],"passkeyAndroidApps":[{"packageName":"com.example.notes","sha256CertFingerprints":["\#(fingerprint)"]}]}"#,
+                headers: client.admin
+            )
+            #expect(set.status == 200, "\(set.json)")
+            let keytoolStyle = (0..<32).map { String(format: "%02X", $0 * 7 % 256) }.joined(separator: ":")
+            #expect(set["passkeyAndroidApps"]?.arrayValue?.first?.objectValue?["sha256CertFingerprints"] == .array([.string(keytoolStyle)]))
+
+            let apple = try await client.send(.get, "/.well-known/apple-app-site-association")
+            #expect(apple.status == 200 && apple["webcredentials"]?.objectValue?["apps"] == .array([.string("ABCDE12345.com.example.Notes")]), "\(apple.json)")
+            let android = try await client.send(.get, "/.well-known/assetlinks.json")
+            let statement = try #require(android.json.arrayValue?.first?.objectValue, "\(android.json)")
+            #expect(statement["target"]?.objectValue?["package_name"] == .string("com.example.notes"))
+            #expect(statement["relation"]?.arrayValue?.contains(.string("delegate_permission/common.get_login_creds")) == true)
+
+            // The app's origin is its certificate's hash.
+            let bytes = (0..<32).map { UInt8($0 * 7 % 256) }
+            let app = SoftwarePasskeys(origin: "android:apk-key-hash:" + SoftwarePasskeys.base64URL(bytes))
+            let options: PasskeyCreationOptions = try await client.passkeyStep("signup/passkey/options", #"{"emailAddress":"gus@example.com"}"#, token: token)
+            let made = try await client.auth("signup/passkey", try PasskeyAPITests.json(RegisterPasskeyRequest(credential: app.register(options))), token: token)
+            #expect(made.status == 201, "\(made.json)")
+            let other = SoftwarePasskeys(origin: "android:apk-key-hash:" + SoftwarePasskeys.base64URL(Array(repeating: 1, count: 32)))
+            let refused: PasskeyCreationOptions = try await client.passkeyStep("signup/passkey/options", #"{"emailAddress":"hal@example.com"}"#, token: token)
+            #expect(try await client.auth("signup/passkey", try PasskeyAPITests.json(RegisterPasskeyRequest(credential: other.register(refused))), token: token).status == 401)
+
+            // Another domain's containers are not listed.
+            let elsewhere = try await client.send(.put, base, body: #"{"passkeyRelyingPartyID":"example.org","passkeyAppleAppIDs":["ABCDE12345.com.example.Notes"]}"#, headers: client.admin)
+            #expect(elsewhere.status == 200)
+            #expect(try await client.send(.get, "/.well-known/apple-app-site-association").status == 404)
+        }
+    }
+}

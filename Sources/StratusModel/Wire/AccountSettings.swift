@@ -29,6 +29,20 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         case required
     }
 
+    /// An Android app that signs in with the container's passkeys: the server lists it in its
+    /// `/.well-known/assetlinks.json`, and the origin its signing certificate gives it may use the passkeys.
+    public struct AndroidApp: Sendable, Hashable, Codable {
+        /// `com.example.notes`.
+        public var packageName: String
+        /// The SHA-256 fingerprints of its signing certificates, as `keytool` prints them (`AB:CD:…`, 32 bytes).
+        public var sha256CertFingerprints: [String]
+
+        public init(packageName: String, sha256CertFingerprints: [String]) {
+            self.packageName = packageName
+            self.sha256CertFingerprints = sha256CertFingerprints
+        }
+    }
+
     /// The app's name in mail and on the hosted pages; the container ID when unset.
     public var appName: String?
     public var emailVerification: EmailVerification
@@ -50,12 +64,19 @@ public struct AccountSettings: Sendable, Hashable, Codable {
     /// Origins besides the server's own and `https://` + ``passkeyRelyingPartyID`` that may use the container's
     /// passkeys: a web app's (`https://app.example.com`) or an Android app's (`android:apk-key-hash:…`).
     public var passkeyOrigins: [String]
+    /// Apple apps (`TEAMID.com.example.Notes`) that sign in with the container's passkeys: the server lists them in
+    /// its `/.well-known/apple-app-site-association`, which their `webcredentials:` associated domain fetches.
+    public var passkeyAppleAppIDs: [String]
+    public var passkeyAndroidApps: [AndroidApp]
 
     public init(
         appName: String? = nil, emailVerification: EmailVerification = .optional, senderAddress: String? = nil, senderName: String? = nil,
         languages: [String] = ["en"], deletedUserPublicRecords: DeletedUserPublicRecords = .keep, secondFactor: SecondFactor = .optional,
-        redirectURLs: [String] = [], passkeyRelyingPartyID: String? = nil, passkeyOrigins: [String] = []
+        redirectURLs: [String] = [], passkeyRelyingPartyID: String? = nil, passkeyOrigins: [String] = [], passkeyAppleAppIDs: [String] = [],
+        passkeyAndroidApps: [AndroidApp] = []
     ) {
+        self.passkeyAppleAppIDs = passkeyAppleAppIDs
+        self.passkeyAndroidApps = passkeyAndroidApps
         self.passkeyRelyingPartyID = passkeyRelyingPartyID
         self.passkeyOrigins = passkeyOrigins
         self.redirectURLs = redirectURLs
@@ -82,6 +103,8 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         redirectURLs = try container.decodeIfPresent([String].self, forKey: .redirectURLs) ?? []
         passkeyRelyingPartyID = try container.decodeIfPresent(String.self, forKey: .passkeyRelyingPartyID)
         passkeyOrigins = try container.decodeIfPresent([String].self, forKey: .passkeyOrigins) ?? []
+        passkeyAppleAppIDs = try container.decodeIfPresent([String].self, forKey: .passkeyAppleAppIDs) ?? []
+        passkeyAndroidApps = try container.decodeIfPresent([AndroidApp].self, forKey: .passkeyAndroidApps) ?? []
     }
 
     /// The settings as stored: compact JSON with sorted keys.

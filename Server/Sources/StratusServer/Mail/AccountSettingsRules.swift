@@ -37,7 +37,52 @@ enum AccountSettingsRules {
                 "passkey origin '\(origin)' must be a scheme and host without a path (https://app.example.com) or an app origin (android:apk-key-hash:…)"
             )
         }
+        for appID in settings.passkeyAppleAppIDs where !isAppleAppID(appID) {
+            throw APIError.badRequest("Apple app ID '\(appID)' must be the team ID and the bundle ID, such as ABCDE12345.com.example.Notes")
+        }
+        settings.passkeyAndroidApps = try settings.passkeyAndroidApps.map(validatedAndroidApp)
         return settings
+    }
+
+    /// `ABCDE12345.com.example.Notes`: a team ID of 10 capitals and digits, a dot, and a bundle ID.
+    static func isAppleAppID(_ appID: String) -> Bool {
+        let parts = appID.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, parts[0].count == 10, parts[0].allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) else { return false }
+        return parts[1].split(separator: ".", omittingEmptySubsequences: false).allSatisfy { part in
+            !part.isEmpty && part.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+        }
+    }
+
+    /// The app with its fingerprints as `keytool` prints them (uppercase, colon-separated), or a `BAD_REQUEST`.
+    static func validatedAndroidApp(_ app: AccountSettings.AndroidApp) throws -> AccountSettings.AndroidApp {
+        let segments = app.packageName.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count >= 2, segments.allSatisfy({ segment in
+            segment.first?.isLetter == true && segment.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") }
+        }) else {
+            throw APIError.badRequest("Android package name '\(app.packageName)' must be like com.example.notes")
+        }
+        guard !app.sha256CertFingerprints.isEmpty else {
+            throw APIError.badRequest("Android app \(app.packageName) needs the SHA-256 fingerprint of its signing certificate")
+        }
+        let fingerprints = try app.sha256CertFingerprints.map { fingerprint in
+            guard let bytes = certificateFingerprint(fingerprint) else {
+                throw APIError.badRequest("'\(fingerprint)' is not a SHA-256 fingerprint (32 bytes in hexadecimal, such as AB:CD:…)")
+            }
+            return bytes.map { String(format: "%02X", $0) }.joined(separator: ":")
+        }
+        return AccountSettings.AndroidApp(packageName: app.packageName, sha256CertFingerprints: fingerprints)
+    }
+
+    /// The 32 bytes of a SHA-256 fingerprint written in hexadecimal, with or without colons.
+    static func certificateFingerprint(_ text: String) -> [UInt8]? {
+        let digits = Array(text.filter { $0 != ":" })
+        guard digits.count == 64 else { return nil }
+        var bytes: [UInt8] = []
+        for index in stride(from: 0, to: 64, by: 2) {
+            guard let byte = UInt8(String(digits[index..<index + 2]), radix: 16) else { return nil }
+            bytes.append(byte)
+        }
+        return bytes
     }
 
     /// `example.com`, `login.example.co.uk`, `localhost`: labels of letters, digits and dashes.

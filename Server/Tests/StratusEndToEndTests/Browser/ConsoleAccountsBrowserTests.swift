@@ -44,12 +44,18 @@ import Testing
             try await browser.select("#email-verification", "required")
             try await browser.element("#passkey-rp-id").fill("example.com")
             try await browser.element("#passkey-origins").fill("https://notes.example.com, android:apk-key-hash:abc")
+            try await browser.element("#passkey-apple-apps").fill("ABCDE12345.com.example.Notes")
+            try await browser.element("#passkey-android-apps").fill("com.example.notes " + String(repeating: "ab", count: 32))
             try await browser.element("#account-settings button[type=submit]").click()
             try await browser.waitForText("Account settings saved.", in: "#notices")
             let settings = try await session.admin("GET", "/admin/1/\(Self.container)/accounts/settings")
             #expect(settings["appName"] as? String == "Notes" && settings["emailVerification"] as? String == "required", "\(settings)")
             #expect(settings["passkeyRelyingPartyID"] as? String == "example.com", "\(settings)")
             #expect(settings["passkeyOrigins"] as? [String] == ["https://notes.example.com", "android:apk-key-hash:abc"], "\(settings)")
+            #expect(settings["passkeyAppleAppIDs"] as? [String] == ["ABCDE12345.com.example.Notes"], "\(settings)")
+            let android = (settings["passkeyAndroidApps"] as? [[String: Any]])?.first
+            #expect(android?["packageName"] as? String == "com.example.notes", "\(settings)")
+            #expect(android?["sha256CertFingerprints"] as? [String] == [Array(repeating: "AB", count: 32).joined(separator: ":")], "\(settings)")
 
             // A mail template: edited, previewed with sample values, saved.
             try await browser.select("#template-kind", "reset-password")

@@ -11,7 +11,7 @@ import StratusModel
 struct RelyingParty {
     let id: String
     let name: String
-    /// Exact origins: the server's own, `https://` + the ID, and the container's `passkeyOrigins`.
+    /// Exact origins: the server's own, `https://` + the ID, the container's `passkeyOrigins`, and its Android apps'.
     let origins: [String]
 
     /// How long a ceremony's challenge is valid, in milliseconds: 5 minutes.
@@ -27,6 +27,14 @@ struct RelyingParty {
             origins.append("\(scheme)://\(host)" + (server.port.map { ":\($0)" } ?? ""))
         }
         origins.append("https://" + id)
+        // An Android app's origin: `android:apk-key-hash:` and the base64url SHA-256 of its signing certificate.
+        for app in settings.passkeyAndroidApps {
+            for fingerprint in app.sha256CertFingerprints {
+                if let bytes = AccountSettingsRules.certificateFingerprint(fingerprint) {
+                    origins.append("android:apk-key-hash:" + WebAuthTokens.base64URL(bytes))
+                }
+            }
+        }
         self.origins = origins
     }
 

@@ -20,6 +20,9 @@ extension AccountsController {
         group.post("signin/passkey", use: signInWithPasskey)
     }
 
+    /// What a registration's challenge carries when it finishes a sign-in that must set up a second factor.
+    private static let signsInDetails = #"{"signsIn":true}"#
+
     /// What a sign-up ceremony carries from its options to its end.
     private struct SignUpDetails: Codable {
         var emailAddress: String
@@ -51,7 +54,7 @@ extension AccountsController {
         let party = relyingParty(authentication, request)
         let existing = try await server.store.passkeys(containerID: account.containerID, userRecordName: account.userRecordName)
         let challenge = try await issueChallenge(
-            .register, container: authentication.container, userRecordName: account.userRecordName, details: signsIn ? "{\"signsIn\":true}" : nil
+            .register, container: authentication.container, userRecordName: account.userRecordName, details: signsIn ? Self.signsInDetails : nil
         )
         return try JSONResponse.make(encoding: creationOptions(
             challenge: challenge, party: party, userRecordName: account.userRecordName, emailAddress: account.emailAddress,
@@ -67,7 +70,7 @@ extension AccountsController {
         let body = try await RequestBody.decode(RegisterPasskeyRequest.self, from: request, limit: 64 * 1024)
         let (clientData, challenge) = try await redeemChallenge(body.credential.response.clientDataJSON, authentication, purposes: [.register])
         guard let user = challenge.userRecordName else { throw Self.wrongChallenge }
-        let signsIn = challenge.details != nil
+        let signsIn = challenge.details == Self.signsInDetails
         if !signsIn, authentication.userRecordName != user {
             throw APIError(.authenticationRequired, "a passkey is added by the signed-in user who asked for the options")
         }

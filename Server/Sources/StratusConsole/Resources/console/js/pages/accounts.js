@@ -39,6 +39,11 @@ function settingsPanel(settings) {
     field("passkey-rp-id", "Passkeys' domain (relying party ID; in apps' associated domains)", settings.passkeyRelyingPartyID, "this server's host"),
     field("passkey-origins", "Other origins that use passkeys (comma-separated)", (settings.passkeyOrigins ?? []).join(", "),
       "https://app.example.com, android:apk-key-hash:…"),
+    field("passkey-apple-apps", "Apple apps using passkeys (team ID and bundle ID, comma-separated)", (settings.passkeyAppleAppIDs ?? []).join(", "),
+      "ABCDE12345.com.example.Notes"),
+    field("passkey-android-apps", "Android apps using passkeys (package and certificate SHA-256, comma-separated)",
+      (settings.passkeyAndroidApps ?? []).map((app) => [app.packageName, ...app.sha256CertFingerprints].join(" ")).join(", "),
+      "com.example.notes AB:CD:…"),
     h("button", { type: "submit" }, "Save settings"));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -52,6 +57,9 @@ function settingsPanel(settings) {
         redirectURLs: value("redirect-urls").split(",").map((address) => address.trim()).filter(Boolean),
         passkeyRelyingPartyID: value("passkey-rp-id") || undefined,
         passkeyOrigins: value("passkey-origins").split(",").map((origin) => origin.trim()).filter(Boolean),
+        passkeyAppleAppIDs: value("passkey-apple-apps").split(",").map((app) => app.trim()).filter(Boolean),
+        passkeyAndroidApps: value("passkey-android-apps").split(",").map((entry) => entry.trim().split(/\s+/)).filter((parts) => parts[0])
+          .map(([packageName, ...sha256CertFingerprints]) => ({ packageName, sha256CertFingerprints })),
       });
       showInfo("Account settings saved.");
       go("accounts");
