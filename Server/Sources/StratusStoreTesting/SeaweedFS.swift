@@ -45,10 +45,12 @@ public enum SeaweedFS {
         return outcome
     }
 
-    /// A base port whose eight ports (HTTP, and gRPC at HTTP + 10000) nothing listens on now.
+    /// A base port whose eight ports (HTTP, and gRPC at HTTP + 10000) nothing listens on now. The gRPC ports stay
+    /// below the kernel's ephemeral range (32768 and up), where the tests' own connections and `--port 0` servers
+    /// take ports at any moment.
     private static func freeBase() -> Int {
         while true {
-            let base = Int.random(in: 21_000...29_000)
+            let base = Int.random(in: 21_000...22_700)
             let ports = (0..<4).flatMap { [base + $0, base + $0 + 10_000] }
             if !ports.contains(where: Loopback.isListening(port:)) { return base }
         }
@@ -66,8 +68,16 @@ public enum SeaweedFS {
         } catch {
             return .failure(SeaweedUnavailable(description: "cannot prepare SeaweedFS's folder: \(error)"))
         }
-        // gRPC ports are the HTTP ports + 10000, so the base stays below 55000.
         let base = freeBase()
+        // SeaweedFS also listens on Unix sockets named by port (`/tmp/seaweedfs-filer-<port>.sock`…); one left by a
+        // SeaweedFS killed earlier makes the new one fail to bind it, and its filer never answers. Nothing listens on
+        // these ports, so such sockets are stale.
+        let ports = (0..<4).flatMap { [base + $0, base + $0 + 10_000] }
+        let socketFolder = URL(fileURLWithPath: "/tmp")
+        let staleSockets = ((try? FileManager.default.contentsOfDirectory(atPath: socketFolder.path)) ?? []).filter { name in
+            name.hasPrefix("seaweedfs-") && name.hasSuffix(".sock") && ports.contains { name.hasSuffix("-\($0).sock") }
+        }
+        for name in staleSockets { try? FileManager.default.removeItem(at: socketFolder.appendingPathComponent(name)) }
         let arguments = [
             "-logdir=\(folder.path)", "server", "-dir=\(data.path)", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-master.port=\(base)", "-volume.port=\(base + 1)",
             "-filer.port=\(base + 2)", "-s3", "-s3.port=\(base + 3)", "-s3.config=\(folder.path)/s3.json", "-s3.port.iceberg=0", "-s3.port.lance=0", "-volume.max=100", "-master.volumeSizeLimitMB=64",
@@ -76,8 +86,11 @@ public enum SeaweedFS {
         let script = """
             "\(weed)" \(arguments.map { "'\($0)'" }.joined(separator: " ")) > '\(folder.path)/weed.log' 2>&1 &
             child=$!
-            while kill -0 \(ProcessInfo.processInfo.processIdentifier) 2>/dev/null && kill -0 $child 2>/dev/null; do sleep 1; done
+            while kill -0 \(ProcessInfo.processInfo.processIdentifier) 2>/dev/null && kill -0 $child 2>/dev/null && [ ! -e '\(folder.path)/abandon' ]; do
+                sleep 1
+            done
             kill $child 2>/dev/null; sleep 2; kill -9 $child 2>/dev/null; rm -rf '\(folder.path)'
+            for port in \(ports.map(String.init).joined(separator: " ")); do rm -f /tmp/seaweedfs-*-$port.sock; done
             """
         // Not the test's own output: a runner reading it would wait for SeaweedFS to close it.
         do {
@@ -88,11 +101,27 @@ public enum SeaweedFS {
         var ready = endpoint
         ready.url = "http://127.0.0.1:\(base + 3)"
         let logFile = folder.appendingPathComponent("weed.log")
+        // Abandons this start (the shell stops SeaweedFS and removes its folder) so that the next attempt takes others.
+        func abandon(_ reason: String) -> Result<Endpoint, SeaweedUnavailable> {
+            let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+            FileManager.default.createFile(atPath: folder.appendingPathComponent("abandon").path, contents: nil)
+            return .failure(SeaweedUnavailable(description: "\(reason): \(log.suffix(500))"))
+        }
         for _ in 0..<120 {
             if Loopback.isListening(port: base + 3) {
-                // The S3 gateway listens before the filer behind it is ready; give it a moment.
-                Thread.sleep(forTimeInterval: 1)
-                return .success(ready)
+                // The S3 gateway listens before the filer behind it is ready: wait for the master's and the filer's
+                // ports (HTTP and gRPC), and give up on a start where another process took one of them first.
+                for _ in 0..<60 {
+                    if let log = try? String(contentsOf: logFile, encoding: .utf8), log.contains("address already in use") {
+                        return abandon("another process took one of SeaweedFS's ports")
+                    }
+                    if [base, base + 2, base + 10_000, base + 10_002].allSatisfy(Loopback.isListening(port:)) {
+                        Thread.sleep(forTimeInterval: 1)
+                        return .success(ready)
+                    }
+                    Thread.sleep(forTimeInterval: 0.5)
+                }
+                return abandon("SeaweedFS's master or filer did not listen within 30 seconds")
             }
             if let log = try? String(contentsOf: logFile, encoding: .utf8), log.contains("glog.Fatal") {
                 return .failure(SeaweedUnavailable(description: "SeaweedFS gave up starting: \(log.suffix(500))"))
