@@ -27,6 +27,7 @@ enum PostgresMigrations {
         Migration(version: 4, name: "transfers", sql: transfers),
         Migration(version: 5, name: "account-lifecycle", sql: accountLifecycle),
         Migration(version: 6, name: "passkeys", sql: passkeys),
+        Migration(version: 7, name: "identities", sql: identities),
     ]
 
     /// The newest version this build knows.
@@ -530,5 +531,27 @@ enum PostgresMigrations {
         );
         CREATE INDEX passkey_challenges_expiry ON passkey_challenges (expires_at);
         CREATE INDEX passkey_challenges_account ON passkey_challenges (container_id, user_record_name);
+        """
+
+    /// Version 7: accounts without an address (anonymous ones, and those a provider gave none), and accounts'
+    /// identities at sign-in providers.
+    static let identities = """
+        ALTER TABLE accounts ALTER COLUMN email DROP NOT NULL;
+        ALTER TABLE accounts ADD COLUMN anonymous BOOLEAN NOT NULL DEFAULT FALSE;
+        CREATE INDEX accounts_anonymous ON accounts (container_id, created_at) WHERE anonymous;
+        CREATE TABLE account_identities (
+            container_id TEXT NOT NULL,
+            provider TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            user_record_name TEXT NOT NULL,
+            email TEXT,
+            email_verified BOOLEAN NOT NULL DEFAULT FALSE,
+            private_email BOOLEAN NOT NULL DEFAULT FALSE,
+            sealed_refresh_token TEXT,
+            created_at BIGINT NOT NULL,
+            last_used_at BIGINT,
+            PRIMARY KEY (container_id, provider, subject)
+        );
+        CREATE INDEX account_identities_account ON account_identities (container_id, user_record_name);
         """
 }

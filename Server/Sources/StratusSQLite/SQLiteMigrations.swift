@@ -500,6 +500,58 @@ enum SQLiteMigrations {
                 CREATE INDEX passkey_challenges_account ON passkey_challenges (container_id, user_record_name);
                 """)
         }
+        migrator.registerMigration("v19-identities") { db in
+            try db.execute(sql: """
+                -- Accounts may have no address (anonymous ones, and those a provider gave none): SQLite cannot drop a
+                -- column's NOT NULL, so the table is made again with the same columns and indexes.
+                CREATE TABLE accounts_next (
+                    container_id TEXT NOT NULL,
+                    user_record_name TEXT NOT NULL,
+                    email TEXT,
+                    password_hash TEXT NOT NULL,
+                    given_name TEXT,
+                    family_name TEXT,
+                    created_at INTEGER NOT NULL,
+                    phone_number TEXT,
+                    discoverable INTEGER NOT NULL DEFAULT 0,
+                    email_verified INTEGER NOT NULL DEFAULT 0,
+                    disabled INTEGER NOT NULL DEFAULT 0,
+                    deleting INTEGER NOT NULL DEFAULT 0,
+                    totp_secret TEXT,
+                    totp_enabled INTEGER NOT NULL DEFAULT 0,
+                    totp_last_step INTEGER NOT NULL DEFAULT 0,
+                    recovery_codes TEXT NOT NULL DEFAULT '[]',
+                    -- Made for a device without asking anything, and nothing attached since (Account.isAnonymous).
+                    anonymous INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (container_id, user_record_name),
+                    UNIQUE (container_id, email)
+                );
+                INSERT INTO accounts_next (container_id, user_record_name, email, password_hash, given_name, family_name, created_at,
+                    phone_number, discoverable, email_verified, disabled, deleting, totp_secret, totp_enabled, totp_last_step, recovery_codes)
+                SELECT container_id, user_record_name, email, password_hash, given_name, family_name, created_at, phone_number, discoverable,
+                    email_verified, disabled, deleting, totp_secret, totp_enabled, totp_last_step, recovery_codes FROM accounts;
+                DROP TABLE accounts;
+                ALTER TABLE accounts_next RENAME TO accounts;
+                CREATE INDEX accounts_phone ON accounts (container_id, phone_number) WHERE phone_number IS NOT NULL;
+                CREATE INDEX accounts_deleting ON accounts (deleting) WHERE deleting = 1;
+                CREATE INDEX accounts_anonymous ON accounts (container_id, created_at) WHERE anonymous = 1;
+                -- Accounts' identities at sign-in providers (AccountIdentity).
+                CREATE TABLE account_identities (
+                    container_id TEXT NOT NULL,
+                    provider TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    user_record_name TEXT NOT NULL,
+                    email TEXT,
+                    email_verified INTEGER NOT NULL DEFAULT 0,
+                    private_email INTEGER NOT NULL DEFAULT 0,
+                    sealed_refresh_token TEXT,
+                    created_at INTEGER NOT NULL,
+                    last_used_at INTEGER,
+                    PRIMARY KEY (container_id, provider, subject)
+                ) WITHOUT ROWID;
+                CREATE INDEX account_identities_account ON account_identities (container_id, user_record_name);
+                """)
+        }
         return migrator
     }
 }

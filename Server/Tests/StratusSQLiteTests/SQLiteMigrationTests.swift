@@ -55,4 +55,40 @@ import Testing
         #expect(after.map(\.id) == stored.map(\.id))
         #expect(try await store.pendingRecordEvents(limit: 10).isEmpty)
     }
+
+    @Test("a file from before accounts could lack an address keeps every account, column by column, and takes anonymous ones")
+    func accountsWithoutAddress() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-tests-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/stratus.sqlite"
+        do {
+            let pool = try DatabasePool(path: path)
+            try SQLiteMigrations.migrator.migrate(pool, upTo: "v18-passkeys")
+            try await pool.write { db in
+                try db.execute(sql: """
+                    INSERT INTO accounts (container_id, user_record_name, email, password_hash, given_name, family_name, created_at, phone_number,
+                        discoverable, email_verified, disabled, deleting, totp_secret, totp_enabled, totp_last_step, recovery_codes)
+                    VALUES ('iCloud.m', '_ann', 'ann@example.com', 'hash', 'Ann', 'Lee', 5, '+3312345', 1, 1, 1, 0, 'sealed', 1, 77, '["r"]'),
+                        ('iCloud.m', '_dev', '', '', 'Developer', NULL, 6, NULL, 0, 0, 0, 0, NULL, 0, 0, '[]')
+                    """)
+            }
+            try pool.close()
+        }
+        let store = try SQLiteStore(configuration: .init(path: path))
+        let ann = try #require(try await store.account(containerID: "iCloud.m", emailAddress: "ann@example.com"))
+        #expect(ann.userRecordName == "_ann" && ann.passwordHash == "hash" && ann.givenName == "Ann" && ann.familyName == "Lee" && ann.createdAt == 5)
+        #expect(ann.phoneNumber == "+3312345" && ann.isDiscoverable && ann.isEmailVerified && ann.isDisabled && !ann.isBeingDeleted && !ann.isAnonymous)
+        #expect(ann.secondFactor.sealedTOTPSecret == "sealed" && ann.secondFactor.isTOTPEnabled && ann.secondFactor.lastTOTPStep == 77)
+        #expect(ann.secondFactor.recoveryCodeHashes == ["r"])
+        #expect(try await store.account(containerID: "iCloud.m", emailAddress: "")?.isDeveloper == true)
+        #expect(try await store.account(containerID: "iCloud.m", phoneNumber: "+3312345")?.userRecordName == "_ann")
+        for user in ["_x1", "_x2"] {
+            try await store.createAccount(Account(
+                containerID: "iCloud.m", userRecordName: user, emailAddress: nil, passwordHash: "", givenName: nil, familyName: nil, isAnonymous: true,
+                createdAt: 7
+            ))
+        }
+        #expect(try await store.anonymousAccounts(containerID: "iCloud.m", inactiveSince: 8, limit: 10).map(\.userRecordName) == ["_x1", "_x2"])
+    }
 }

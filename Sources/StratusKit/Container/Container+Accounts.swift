@@ -19,6 +19,23 @@ extension Container {
         return try await startSession("signup", body: body)
     }
 
+    /// Makes an anonymous account for this device and signs it in, asking the user nothing: every database works
+    /// as for any account. ``attachPassword(email:password:)``, a passkey (``addPasskey(_:name:deviceName:)``) or
+    /// another way in later keeps the same user record name, data, shares and sync state. Unused anonymous accounts
+    /// are removed after the container's period.
+    /// - Throws: ``StratusError`` `requestRateLimited` when one network made too many in an hour.
+    @discardableResult
+    public func signUpAnonymously(deviceName: String? = nil) async throws -> Record.ID {
+        try await startSession("signup/anonymous", body: AnonymousSignUpRequest(deviceName: deviceName))
+    }
+
+    /// Gives the signed-in anonymous account an address (a verification code is mailed) and a password: it signs in
+    /// with them anywhere from then on, as the same user.
+    /// - Throws: ``StratusError`` `serverRecordChanged` (`EXISTS`) when the address has an account already.
+    public func attachPassword(email: String, password: String) async throws {
+        try await send("POST", authURL("account/attach/password"), body: AttachPasswordRequest(emailAddress: email, password: password))
+    }
+
     /// Signs in with an email address and password.
     /// - Throws: ``StratusError`` `notAuthenticated` for a wrong password or a disabled account, or with a
     ///   ``StratusError/secondFactorToken`` when a second factor must follow; `permissionFailure`

@@ -11,7 +11,8 @@ extension Container {
     /// The signed-in user's account.
     public struct Account: Sendable, Hashable {
         public var userRecordID: Record.ID
-        public var emailAddress: String
+        /// `nil` for an anonymous account.
+        public var emailAddress: String?
         public var isEmailVerified: Bool
         public var givenName: String?
         public var familyName: String?
@@ -24,6 +25,8 @@ extension Container {
         public var passkeyCount: Int
         /// Whether the account has a password (one made with a passkey has none until a reset sets one).
         public var hasPassword: Bool
+        /// Whether the account is anonymous: nothing but this device's session leads to it yet.
+        public var isAnonymous: Bool
     }
 
     /// One of the signed-in user's sessions (a device signed in).
@@ -44,7 +47,7 @@ extension Container {
             userRecordID: Record.ID(recordName: answer.userRecordName), emailAddress: answer.emailAddress, isEmailVerified: answer.emailVerified,
             givenName: answer.givenName, familyName: answer.familyName, created: Date(milliseconds: answer.created),
             isAuthenticatorAppOn: answer.totpEnabled ?? false, recoveryCodesLeft: answer.recoveryCodesLeft ?? 0,
-            passkeyCount: answer.passkeys ?? 0, hasPassword: answer.hasPassword ?? true
+            passkeyCount: answer.passkeys ?? 0, hasPassword: answer.hasPassword ?? true, isAnonymous: answer.anonymous ?? false
         )
     }
 

@@ -4,7 +4,8 @@
 /// it does not move: its user sets it up again.)
 public struct AccountEntry: Sendable, Hashable, Codable {
     public var userRecordName: String
-    public var emailAddress: String
+    /// Absent for an account without an address (an anonymous one).
+    public var emailAddress: String?
     public var phoneNumber: String?
     public var givenName: String?
     public var familyName: String?
@@ -19,12 +20,15 @@ public struct AccountEntry: Sendable, Hashable, Codable {
     public var emailVerified: Bool?
     /// The account's passkeys (public keys), so that an account without a password still signs in.
     public var passkeys: [PasskeyArchiveEntry]?
+    /// Whether the account is anonymous (nothing but its sessions led to it).
+    public var anonymous: Bool?
 
     public init(
-        userRecordName: String, emailAddress: String, phoneNumber: String?, givenName: String?, familyName: String?,
+        userRecordName: String, emailAddress: String?, phoneNumber: String?, givenName: String?, familyName: String?,
         discoverable: Bool, createdAt: Int64, passwordHash: String?, roles: [String: [String]] = [:], emailVerified: Bool? = nil,
-        passkeys: [PasskeyArchiveEntry]? = nil
+        passkeys: [PasskeyArchiveEntry]? = nil, anonymous: Bool? = nil
     ) {
+        self.anonymous = anonymous
         self.emailVerified = emailVerified
         self.passkeys = passkeys
         self.userRecordName = userRecordName

@@ -59,7 +59,8 @@ public struct ChangeEmailRequest: Sendable, Hashable, Codable {
 /// The signed-in user's account, as `GET auth/1/.../account` answers it.
 public struct AccountResponse: Sendable, Hashable, Codable {
     public var userRecordName: String
-    public var emailAddress: String
+    /// Absent for an account without an address (an anonymous one).
+    public var emailAddress: String?
     public var emailVerified: Bool
     public var givenName: String?
     public var familyName: String?
@@ -73,11 +74,14 @@ public struct AccountResponse: Sendable, Hashable, Codable {
     public var passkeys: Int?
     /// Whether the account has a password (one made with a passkey has none until a reset sets one).
     public var hasPassword: Bool?
+    /// Whether the account is anonymous: nothing but its sessions leads to it yet.
+    public var anonymous: Bool?
 
     public init(
-        userRecordName: String, emailAddress: String, emailVerified: Bool, givenName: String?, familyName: String?, created: Int64,
-        totpEnabled: Bool? = nil, recoveryCodesLeft: Int? = nil, passkeys: Int? = nil, hasPassword: Bool? = nil
+        userRecordName: String, emailAddress: String?, emailVerified: Bool, givenName: String?, familyName: String?, created: Int64,
+        totpEnabled: Bool? = nil, recoveryCodesLeft: Int? = nil, passkeys: Int? = nil, hasPassword: Bool? = nil, anonymous: Bool? = nil
     ) {
+        self.anonymous = anonymous
         self.passkeys = passkeys
         self.hasPassword = hasPassword
         self.totpEnabled = totpEnabled

@@ -25,6 +25,29 @@ public struct SignInRequest: Sendable, Hashable, Codable {
     }
 }
 
+/// The body of `auth/1/.../signup/anonymous`.
+public struct AnonymousSignUpRequest: Sendable, Hashable, Codable {
+    public var deviceName: String?
+
+    public init(deviceName: String? = nil) {
+        self.deviceName = deviceName
+    }
+}
+
+/// The body of `auth/1/.../account/attach/password`: the address and password an anonymous account gets.
+public struct AttachPasswordRequest: Sendable, Hashable, Codable {
+    public var emailAddress: String
+    public var password: String
+    /// The language of the verification mail (a BCP 47 tag); else the request's `Accept-Language`.
+    public var language: String?
+
+    public init(emailAddress: String, password: String, language: String? = nil) {
+        self.emailAddress = emailAddress
+        self.password = password
+        self.language = language
+    }
+}
+
 /// The body of `auth/1/.../discoverability`: whether other users may find the caller.
 public struct DiscoverabilityRequest: Sendable, Hashable, Codable {
     public var discoverable: Bool
@@ -80,12 +103,16 @@ public struct SignInResponse: Sendable, Hashable, Codable {
     /// The second factors the account can use: `totp` (with `recoveryCode`), `passkey` (`signin/passkey/options`
     /// with the token).
     public var secondFactorMethods: [String]?
+    /// Whether the account is anonymous (`signup/anonymous`): its session is its only way in until something is
+    /// attached to it.
+    public var anonymous: Bool?
 
     public init(
         ckWebAuthToken: String?, userRecordName: String, emailVerified: Bool? = nil, emailVerificationRequired: Bool? = nil,
         secondFactorRequired: Bool? = nil, secondFactorSetupRequired: Bool? = nil, secondFactorToken: String? = nil,
-        secondFactorMethods: [String]? = nil
+        secondFactorMethods: [String]? = nil, anonymous: Bool? = nil
     ) {
+        self.anonymous = anonymous
         self.secondFactorMethods = secondFactorMethods
         self.ckWebAuthToken = ckWebAuthToken
         self.userRecordName = userRecordName

@@ -68,13 +68,17 @@ public struct AccountSettings: Sendable, Hashable, Codable {
     /// its `/.well-known/apple-app-site-association`, which their `webcredentials:` associated domain fetches.
     public var passkeyAppleAppIDs: [String]
     public var passkeyAndroidApps: [AndroidApp]
+    /// Days after which an anonymous account (`signup/anonymous`) that nothing was attached to and that nobody used
+    /// since is removed with its data; 0 keeps them.
+    public var anonymousAccountLifetimeDays: Int
 
     public init(
         appName: String? = nil, emailVerification: EmailVerification = .optional, senderAddress: String? = nil, senderName: String? = nil,
         languages: [String] = ["en"], deletedUserPublicRecords: DeletedUserPublicRecords = .keep, secondFactor: SecondFactor = .optional,
         redirectURLs: [String] = [], passkeyRelyingPartyID: String? = nil, passkeyOrigins: [String] = [], passkeyAppleAppIDs: [String] = [],
-        passkeyAndroidApps: [AndroidApp] = []
+        passkeyAndroidApps: [AndroidApp] = [], anonymousAccountLifetimeDays: Int = 30
     ) {
+        self.anonymousAccountLifetimeDays = anonymousAccountLifetimeDays
         self.passkeyAppleAppIDs = passkeyAppleAppIDs
         self.passkeyAndroidApps = passkeyAndroidApps
         self.passkeyRelyingPartyID = passkeyRelyingPartyID
@@ -105,6 +109,7 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         passkeyOrigins = try container.decodeIfPresent([String].self, forKey: .passkeyOrigins) ?? []
         passkeyAppleAppIDs = try container.decodeIfPresent([String].self, forKey: .passkeyAppleAppIDs) ?? []
         passkeyAndroidApps = try container.decodeIfPresent([AndroidApp].self, forKey: .passkeyAndroidApps) ?? []
+        anonymousAccountLifetimeDays = try container.decodeIfPresent(Int.self, forKey: .anonymousAccountLifetimeDays) ?? defaults.anonymousAccountLifetimeDays
     }
 
     /// The settings as stored: compact JSON with sorted keys.

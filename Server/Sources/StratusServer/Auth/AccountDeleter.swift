@@ -3,8 +3,8 @@ import Logging
 import ServiceLifecycle
 import StratusStore
 
-/// Finishes account deletions that a crash interrupted: every minute (``LeasedChore``), in the one process that
-/// holds the `account-deletion` lease, each account still marked as being deleted is deleted to the end.
+/// Finishes account deletions that a crash interrupted, and removes anonymous accounts past their container's
+/// period: every minute (``LeasedChore``), in the one process that holds the `account-deletion` lease.
 ///
 /// A deletion asked for over HTTP runs to its end in the request; this is the safety net behind it.
 struct AccountDeleter: Service {
@@ -17,6 +17,20 @@ struct AccountDeleter: Service {
         let interval = Duration.milliseconds(Int64(configuration.accountDeletionSweepInterval * 1000))
         await LeasedChore.run(lease, store: store, every: interval, logger: logger, failure: "interrupted account deletions could not be finished") {
             try await finishInterrupted()
+            try await expireAnonymousAccounts()
+        }
+    }
+
+    /// Deletes the anonymous accounts that nothing was attached to and that nobody used for their container's
+    /// ``AccountSettings/anonymousAccountLifetimeDays``, as of `now`.
+    func expireAnonymousAccounts(now: Int64 = Authenticator.now()) async throws {
+        for container in try await store.containers() where container.accountSettings.anonymousAccountLifetimeDays > 0 {
+            let cutoff = now - Int64(container.accountSettings.anonymousAccountLifetimeDays) * 86_400_000
+            for account in try await store.anonymousAccounts(containerID: container.id, inactiveSince: cutoff, limit: 100) {
+                let begun = try await store.beginAccountDeletion(containerID: account.containerID, userRecordName: account.userRecordName)
+                try await AccountDeletion.finish(begun, publicRecords: container.accountSettings.deletedUserPublicRecords, store: store)
+                logger.info("removed an unused anonymous account", metadata: ["stratus.user": "\(account.userRecordName)"])
+            }
         }
     }
 

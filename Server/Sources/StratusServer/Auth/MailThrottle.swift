@@ -14,13 +14,23 @@ struct MailThrottle: Sendable {
     /// Counts a request for mail to `recipient` from `client`, or refuses it with the seconds to wait.
     /// - Throws: `THROTTLED` with `retryAfter` when a limit is reached.
     func admit(recipient: String, client: String, now: Int64 = Authenticator.now()) async throws {
-        let keys = ["mail-to:" + recipient, "mail-from:" + client]
+        try await Self.admit(
+            [("mail-to:" + recipient, perRecipient), ("mail-from:" + client, perClient)], window: window, store: store, now: now,
+            refusal: "too many messages were asked for; try again later"
+        )
+    }
+
+    /// Counts a request under each key, or refuses it with the seconds to wait when a key has reached its limit
+    /// within `window` (counted in the store, for every node).
+    /// - Throws: `THROTTLED` with `retryAfter` and `refusal` as the reason.
+    static func admit(_ limits: [(key: String, limit: Int)], window: Int64, store: any AccountStore, now: Int64, refusal: String) async throws {
+        let keys = limits.map(\.key)
         let counted = try await store.signInFailures(keys: keys, now: now, window: window)
-        for (key, limit) in zip(keys, [perRecipient, perClient]) {
+        for (key, limit) in limits {
             guard let count = counted[key], count.count >= limit else { continue }
             // Counts restart once a whole window passes without a request.
             let wait = max(1, Int((count.lastAt + window - now + 999) / 1000))
-            throw APIError(.throttled, "too many messages were asked for; try again later", retryAfter: wait)
+            throw APIError(.throttled, refusal, retryAfter: wait)
         }
         try await store.recordSignInFailures(keys: keys, now: now, window: window)
     }

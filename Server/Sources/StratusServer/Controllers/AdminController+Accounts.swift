@@ -80,8 +80,9 @@ extension AdminController {
         guard let account = try await server.store.account(containerID: container.id, userRecordName: try context.parameters.require("user")),
             !account.isDeveloper
         else { throw APIError(.notFound, "no such user") }
+        guard let email = account.emailAddress else { throw APIError.badRequest("the user has no email address to mail a reset to") }
         try await server.mailer.send(
-            .resetPassword, for: account, to: account.emailAddress, container: container, environment: environment, languages: [],
+            .resetPassword, for: account, to: email, container: container, environment: environment, languages: [],
             baseURL: DatabaseCall.baseURL(of: request, server)
         )
         return AccountsController.accepted()

@@ -55,12 +55,18 @@ extension AdminController {
 
     private static func write(_ account: Account, roles: Set<String>, counts: UserRecordCounts, to writer: inout JSONWriter) {
         writer.beginObject()
+        writer.key("anonymous")
+        writer.bool(account.isAnonymous)
         writer.key("created")
         writer.integer(account.createdAt)
+        writer.key("developer")
+        writer.bool(account.isDeveloper)
         writer.key("disabled")
         writer.bool(account.isDisabled)
-        writer.key("emailAddress")
-        writer.string(account.emailAddress)
+        if let email = account.emailAddress {
+            writer.key("emailAddress")
+            writer.string(email)
+        }
         writer.key("emailVerified")
         writer.bool(account.isEmailVerified)
         if let familyName = account.familyName {

@@ -159,7 +159,8 @@ extension AdminController {
                         credentialID: passkey.credentialID, publicKey: passkey.publicKey, signCount: passkey.signCount, name: passkey.name,
                         backedUp: passkey.isBackedUp, createdAt: passkey.createdAt
                     )
-                }
+                },
+                anonymous: account.isAnonymous ? true : nil
             ))
         }
         return try JSONResponse.make(encoding: AccountEntries(accounts: entries, moreComing: page.count > limit))
@@ -188,10 +189,10 @@ extension AdminController {
                 }
                 try await server.store.createAccount(
                     Account(
-                        containerID: container.id, userRecordName: entry.userRecordName, emailAddress: entry.emailAddress.lowercased(),
+                        containerID: container.id, userRecordName: entry.userRecordName, emailAddress: entry.emailAddress?.lowercased(),
                         passwordHash: entry.passwordHash ?? "", givenName: entry.givenName, familyName: entry.familyName,
                         phoneNumber: entry.phoneNumber, isDiscoverable: entry.discoverable, isEmailVerified: entry.emailVerified ?? false,
-                        createdAt: entry.createdAt
+                        isAnonymous: entry.anonymous ?? false, createdAt: entry.createdAt
                     ),
                     passkey: passkeys.first
                 )

@@ -56,9 +56,9 @@ struct UsersController {
         return call.respond(JSONWriter.object { writer in
             writer.array("users", found) { writer, match in
                 writer.beginObject()
-                if showingEmail {
+                if showingEmail, let email = match.account.emailAddress {
                     writer.key("emailAddress")
-                    writer.string(match.account.emailAddress)
+                    writer.string(email)
                 }
                 writer.key("firstName")
                 if let given = match.account.givenName { writer.string(given) } else { writer.null() }

@@ -41,6 +41,9 @@ enum AccountSettingsRules {
             throw APIError.badRequest("Apple app ID '\(appID)' must be the team ID and the bundle ID, such as ABCDE12345.com.example.Notes")
         }
         settings.passkeyAndroidApps = try settings.passkeyAndroidApps.map(validatedAndroidApp)
+        guard (0...3650).contains(settings.anonymousAccountLifetimeDays) else {
+            throw APIError.badRequest("anonymousAccountLifetimeDays must be from 0 (kept) to 3650")
+        }
         return settings
     }
 

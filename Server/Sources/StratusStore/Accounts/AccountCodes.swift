@@ -59,6 +59,9 @@ public enum AccountChange: Sendable, Hashable {
     /// Replaces the address (verified, since a code sent to it came back).
     /// - Throws: ``StorageError/Code/alreadyExists`` when another account has it.
     case emailAddress(String)
+    /// Gives an anonymous account an address (unverified) and a password: it is an account like any other since.
+    /// - Throws: ``StorageError/Code/alreadyExists`` when another account has the address.
+    case attachPassword(emailAddress: String, hash: String)
     /// Disables the account (ending every session) or enables it.
     case disabled(Bool)
     /// Keeps a new TOTP secret (sealed), not yet on: it is turned on once a code from it is confirmed.

@@ -77,6 +77,7 @@ extension AccountStore where Self: SQLTables {
                 "DELETE FROM sessions WHERE \(key) RETURNING id",
                 "DELETE FROM passkeys WHERE \(key)",
                 "DELETE FROM passkey_challenges WHERE \(key)",
+                "DELETE FROM account_identities WHERE \(key)",
                 "DELETE FROM accounts WHERE \(key) AND deleting = \(.bool(true))",
             ],
             then: { results in try results[1].map { .sessionEnded(sessionID: try $0.text("id")) } }

@@ -74,6 +74,16 @@ extension AccountStore where Self: SQLTables {
                 """)
             if !taken.isEmpty { throw StorageError.accountExists }
             try await transaction.rows("UPDATE accounts SET email = \(.text(address)), email_verified = \(.bool(true)) WHERE \(key)")
+        case .attachPassword(let address, let hash):
+            let taken = try await transaction.rows("""
+                SELECT 1 AS taken FROM accounts WHERE container_id = \(.text(containerID)) AND email = \(.text(address)) \
+                AND user_record_name <> \(.text(userRecordName))
+                """)
+            if !taken.isEmpty { throw StorageError.accountExists }
+            try await transaction.rows("""
+                UPDATE accounts SET email = \(.text(address)), email_verified = \(.bool(false)), password_hash = \(.text(hash)), \
+                anonymous = \(.bool(false)) WHERE \(key)
+                """)
         case .disabled(let disabled):
             try await transaction.rows("UPDATE accounts SET disabled = \(.bool(disabled)) WHERE \(key)")
             endsSessions = disabled

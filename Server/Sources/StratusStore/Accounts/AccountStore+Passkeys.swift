@@ -3,7 +3,12 @@ import StratusModel
 extension AccountStore {
     /// Creates an account that signs in with a password or mailed codes (no passkey yet).
     public func createAccount(_ account: Account) async throws {
-        try await createAccount(account, passkey: nil)
+        try await createAccount(account, passkey: nil, identity: nil)
+    }
+
+    /// Creates an account whose way in is a passkey.
+    public func createAccount(_ account: Account, passkey: Passkey?) async throws {
+        try await createAccount(account, passkey: passkey, identity: nil)
     }
 }
 
@@ -46,6 +51,7 @@ extension AccountStore where Self: SQLTables {
                 """)
             if owner.isEmpty { throw StorageError.noSuchAccount }
             try await Self.insert(passkey, in: transaction)
+            try await Self.attach(containerID: passkey.containerID, userRecordName: passkey.userRecordName, in: transaction)
         }
     }
 

@@ -6,15 +6,16 @@ import StratusModel
 extension AccountStore where Self: SQLTables {
     /// The account's row and, in each environment's public database, its `Users` record through the record engine,
     /// in one transaction.
-    public func createAccount(_ account: Account, passkey: Passkey?) async throws {
+    public func createAccount(_ account: Account, passkey: Passkey?, identity: AccountIdentity?) async throws {
         try await transaction { transaction in
             let inserted = try await transaction.rows("""
                 INSERT INTO accounts (container_id, user_record_name, email, password_hash, given_name, family_name, phone_number,
-                    discoverable, email_verified, disabled, created_at)
-                VALUES (\(.text(account.containerID)), \(.text(account.userRecordName)), \(.text(account.emailAddress)), \
+                    discoverable, email_verified, disabled, anonymous, created_at)
+                VALUES (\(.text(account.containerID)), \(.text(account.userRecordName)), \(SQLValue(account.emailAddress)), \
                 \(.text(account.passwordHash)), \(SQLValue(account.givenName)), \(SQLValue(account.familyName)), \(SQLValue(account.phoneNumber)), \
-                \(.bool(account.isDiscoverable)), \(.bool(account.isEmailVerified)), \(.bool(account.isDisabled)), \(.integer(account.createdAt)))
-                ON CONFLICT (container_id, email) DO NOTHING
+                \(.bool(account.isDiscoverable)), \(.bool(account.isEmailVerified)), \(.bool(account.isDisabled)), \(.bool(account.isAnonymous)), \
+                \(.integer(account.createdAt)))
+                ON CONFLICT DO NOTHING
                 RETURNING user_record_name
                 """)
             if inserted.isEmpty { throw StorageError.accountExists }
@@ -33,6 +34,7 @@ extension AccountStore where Self: SQLTables {
                 try await transaction.applyPlan(plan, in: row, caller: .anonymous)
             }
             if let passkey { try await Self.insert(passkey, in: transaction) }
+            if let identity { try await Self.insert(identity, in: transaction) }
         }
     }
 
@@ -120,7 +122,7 @@ extension AccountStore where Self: SQLTables {
     static var accountColumns: SQLFragment {
         """
         container_id, user_record_name, email, password_hash, given_name, family_name, phone_number, discoverable, email_verified, \
-        disabled, deleting, totp_secret, totp_enabled, totp_last_step, recovery_codes, created_at, \
+        disabled, deleting, totp_secret, totp_enabled, totp_last_step, recovery_codes, anonymous, created_at, \
         (SELECT COUNT(*) FROM passkeys WHERE passkeys.container_id = accounts.container_id \
         AND passkeys.user_record_name = accounts.user_record_name) AS passkey_count
         """
@@ -128,7 +130,7 @@ extension AccountStore where Self: SQLTables {
 
     static func account(from row: SQLRow) throws -> Account {
         Account(
-            containerID: try row.text("container_id"), userRecordName: try row.text("user_record_name"), emailAddress: try row.text("email"),
+            containerID: try row.text("container_id"), userRecordName: try row.text("user_record_name"), emailAddress: try row.optionalText("email"),
             passwordHash: try row.text("password_hash"), givenName: try row.optionalText("given_name"),
             familyName: try row.optionalText("family_name"), phoneNumber: try row.optionalText("phone_number"),
             isDiscoverable: try row.bool("discoverable"), isEmailVerified: try row.bool("email_verified"),
@@ -137,7 +139,7 @@ extension AccountStore where Self: SQLTables {
                 sealedTOTPSecret: try row.optionalText("totp_secret"), isTOTPEnabled: try row.bool("totp_enabled"),
                 lastTOTPStep: try row.integer("totp_last_step"), recoveryCodeHashes: SecondFactorState.hashes(decoding: try row.text("recovery_codes"))
             ),
-            passkeyCount: Int(try row.integer("passkey_count")), createdAt: try row.integer("created_at")
+            passkeyCount: Int(try row.integer("passkey_count")), isAnonymous: try row.bool("anonymous"), createdAt: try row.integer("created_at")
         )
     }
 

@@ -23,9 +23,10 @@ public protocol AccountStore: Sendable {
     func setAccountSettings(_ settings: AccountSettings, containerID: String) async throws
 
     /// Creates an account, and its `Users` record in both environments' public databases, with its first passkey
-    /// when it has no password.
-    /// - Throws: ``StorageError/Code/alreadyExists`` when the email address (or the passkey) is taken in that container.
-    func createAccount(_ account: Account, passkey: Passkey?) async throws
+    /// or provider identity when it has no password.
+    /// - Throws: ``StorageError/Code/alreadyExists`` when the email address (or the passkey, or the identity) is
+    ///   taken in that container.
+    func createAccount(_ account: Account, passkey: Passkey?, identity: AccountIdentity?) async throws
     /// The account with that (lowercased) email address in a container.
     func account(containerID: String, emailAddress: String) async throws -> Account?
     /// The account with that user record name in a container.
@@ -110,6 +111,22 @@ public protocol AccountStore: Sendable {
     /// Removes one of an account's passkeys.
     /// - Throws: ``StorageError/Code/notFound`` when the account has no such passkey.
     func removePasskey(containerID: String, userRecordName: String, credentialID: String) async throws
+
+    /// The identity a provider's user has in a container.
+    func identity(containerID: String, provider: String, subject: String) async throws -> AccountIdentity?
+    /// An account's provider identities, oldest first.
+    func identities(containerID: String, userRecordName: String) async throws -> [AccountIdentity]
+    /// Links a provider identity to its account (which stops being anonymous).
+    /// - Throws: ``StorageError/Code/alreadyExists`` when the identity belongs to an account already,
+    ///   ``StorageError/Code/notFound`` when there is no such account.
+    func addIdentity(_ identity: AccountIdentity) async throws
+    /// Keeps what the provider said at a sign-in (address, whether verified, a new sealed refresh token) and when.
+    func updateIdentity(_ identity: AccountIdentity) async throws
+    /// Unlinks a provider identity from its account.
+    /// - Throws: ``StorageError/Code/notFound`` when the account has no such identity.
+    func removeIdentity(containerID: String, userRecordName: String, provider: String, subject: String) async throws
+    /// Anonymous accounts of a container made before `time` whose sessions were not used since, oldest first.
+    func anonymousAccounts(containerID: String, inactiveSince time: Int64, limit: Int) async throws -> [Account]
 
     /// A server secret, created from `makeSecret` the first time it is asked for, the same ever after
     /// (and on every node that shares the store).

@@ -24,8 +24,9 @@ public struct Account: Sendable, Hashable {
     public var containerID: String
     /// `_` + 32 lowercase hex digits; also the name of the user's `Users` record.
     public var userRecordName: String
-    /// Lowercased.
-    public var emailAddress: String
+    /// Lowercased; `nil` for an account that has none (an anonymous one, or one that signs in with a provider that
+    /// gave none); empty for a container's developer.
+    public var emailAddress: String?
     /// A salted slow hash in a self-describing form (see `PasswordHasher` in the server).
     public var passwordHash: String
     public var givenName: String?
@@ -45,14 +46,18 @@ public struct Account: Sendable, Hashable {
     /// How many passkeys the account has registered: each signs in alone, and stands as a second factor after a
     /// password or a mailed code.
     public var passkeyCount: Int
+    /// Whether the account was made for a device without asking anything (`signup/anonymous`) and nothing has been
+    /// attached to it since: its sessions are its only way in, and it is removed after the container's period.
+    public var isAnonymous: Bool
     public var createdAt: Int64
 
     public init(
-        containerID: String, userRecordName: String, emailAddress: String, passwordHash: String,
+        containerID: String, userRecordName: String, emailAddress: String?, passwordHash: String,
         givenName: String?, familyName: String?, phoneNumber: String? = nil, isDiscoverable: Bool = false,
         isEmailVerified: Bool = false, isDisabled: Bool = false, isBeingDeleted: Bool = false,
-        secondFactor: SecondFactorState = SecondFactorState(), passkeyCount: Int = 0, createdAt: Int64
+        secondFactor: SecondFactorState = SecondFactorState(), passkeyCount: Int = 0, isAnonymous: Bool = false, createdAt: Int64
     ) {
+        self.isAnonymous = isAnonymous
         self.passkeyCount = passkeyCount
         self.secondFactor = secondFactor
         self.isBeingDeleted = isBeingDeleted
@@ -120,7 +125,7 @@ extension Account {
     /// Whether this is a container's developer: the identity its server-to-server keys act as, as on Apple's
     /// server, where a key acts as the developer who made it. It has no email address and no password, so
     /// nobody signs in as it.
-    public var isDeveloper: Bool { emailAddress.isEmpty }
+    public var isDeveloper: Bool { emailAddress == "" }
 
     /// A container's developer account, named `userRecordName`.
     public static func developer(containerID: String, userRecordName: String, createdAt: Int64) -> Account {

@@ -60,7 +60,7 @@ public struct CopyTable: Sendable, Hashable {
                 ("container_id", .text), ("user_record_name", .text), ("email", .text), ("password_hash", .text), ("given_name", .text),
                 ("family_name", .text), ("phone_number", .text), ("discoverable", .boolean), ("created_at", .integer),
                 ("email_verified", .boolean), ("disabled", .boolean), ("deleting", .boolean), ("totp_secret", .text),
-                ("totp_enabled", .boolean), ("totp_last_step", .integer), ("recovery_codes", .text),
+                ("totp_enabled", .boolean), ("totp_last_step", .integer), ("recovery_codes", .text), ("anonymous", .boolean),
             ],
             key: ["container_id", "user_record_name"]
         ),
@@ -87,6 +87,15 @@ public struct CopyTable: Sendable, Hashable {
                 ("name", .text), ("backed_up", .boolean), ("created_at", .integer), ("last_used_at", .integer),
             ],
             key: ["container_id", "credential_id"]
+        ),
+        CopyTable(
+            "account_identities",
+            [
+                ("container_id", .text), ("provider", .text), ("subject", .text), ("user_record_name", .text), ("email", .text),
+                ("email_verified", .boolean), ("private_email", .boolean), ("sealed_refresh_token", .text), ("created_at", .integer),
+                ("last_used_at", .integer),
+            ],
+            key: ["container_id", "provider", "subject"]
         ),
         CopyTable(
             "passkey_challenges",

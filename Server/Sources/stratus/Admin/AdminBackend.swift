@@ -36,14 +36,16 @@ protocol AdminBackend: Sendable {
 /// One user as `stratus users list` prints them.
 struct UserLine: Sendable {
     var userRecordName: String
-    var emailAddress: String
+    /// `nil` for an anonymous account.
+    var emailAddress: String?
     var emailVerified: Bool
     var disabled: Bool
     var passkeys: Int
 
     var description: String {
         let keys = passkeys == 0 ? "" : passkeys == 1 ? "  1 passkey" : "  \(passkeys) passkeys"
-        return "\(userRecordName)  \(emailAddress)\(emailVerified ? "" : "  (unverified)")\(keys)\(disabled ? "  DISABLED" : "")"
+        let address = emailAddress.map { $0 + (emailVerified ? "" : "  (unverified)") } ?? "(anonymous)"
+        return "\(userRecordName)  \(address)\(keys)\(disabled ? "  DISABLED" : "")"
     }
 }
 

@@ -54,9 +54,9 @@ struct RemoteAdmin: AdminBackend {
         if let search { query += "&search=" + (search.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }
         let users = try await send("GET", "/admin/1/\(escaped(container))/development/users?\(query)").objects("users")
         // The container's developer (the identity of its server-to-server keys) has no address and is no user.
-        return try users.filter { ($0.object["emailAddress"] as? String)?.isEmpty == false }.map { user in
+        return try users.filter { $0.object["developer"] as? Bool != true && $0.object["emailAddress"] as? String != "" }.map { user in
             UserLine(
-                userRecordName: try user.string("userRecordName"), emailAddress: try user.string("emailAddress"),
+                userRecordName: try user.string("userRecordName"), emailAddress: user.object["emailAddress"] as? String,
                 emailVerified: user.object["emailVerified"] as? Bool ?? false, disabled: user.object["disabled"] as? Bool ?? false,
                 passkeys: user.object["passkeys"] as? Int ?? 0
             )

@@ -16,11 +16,14 @@ extension AccountsController {
     @Sendable func sendDeletionCode(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let account = try await signedInAccount(authentication)
+        guard let email = account.emailAddress, !email.isEmpty else {
+            throw APIError.badRequest("this account has no email address: confirm the deletion by signing in again, or at once if it is anonymous")
+        }
         let body = try? await RequestBody.decode(MailCodeRequest.self, from: request, limit: 64 * 1024)
         let client = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
-        try await server.mailThrottle.admit(recipient: account.containerID + "|" + account.emailAddress, client: client)
+        try await server.mailThrottle.admit(recipient: account.containerID + "|" + email, client: client)
         try await server.mailer.send(
-            .deleteAccount, for: account, to: account.emailAddress, container: authentication.container, environment: authentication.environment,
+            .deleteAccount, for: account, to: email, container: authentication.container, environment: authentication.environment,
             languages: Self.languages(body?.language, request), baseURL: DatabaseCall.baseURL(of: request, server)
         )
         return Self.accepted()
@@ -32,7 +35,9 @@ extension AccountsController {
         let authentication = try await authenticate(request, context)
         let account = try await signedInAccount(authentication)
         let body = try await RequestBody.decode(DeleteAccountRequest.self, from: request, limit: 64 * 1024)
-        if let password = body.password {
+        if account.isAnonymous {
+            // Its session is all that leads to it: holding it is the whole proof.
+        } else if let password = body.password {
             try await checkPassword(password, of: account, request, context)
         } else if let typed = body.code {
             let code = try await findCode(.deleteAccount, RedeemCodeRequest(code: typed), authentication, request, context)

@@ -57,8 +57,8 @@ extension AccountsController {
             .register, container: authentication.container, userRecordName: account.userRecordName, details: signsIn ? Self.signsInDetails : nil
         )
         return try JSONResponse.make(encoding: creationOptions(
-            challenge: challenge, party: party, userRecordName: account.userRecordName, emailAddress: account.emailAddress,
-            displayName: Self.displayName(account.givenName, account.familyName) ?? account.emailAddress,
+            challenge: challenge, party: party, userRecordName: account.userRecordName, userName: Self.userName(of: account),
+            displayName: Self.displayName(account.givenName, account.familyName) ?? Self.userName(of: account),
             excluding: existing.map(\.credentialID)
         ))
     }
@@ -124,7 +124,7 @@ extension AccountsController {
             details: String(decoding: try JSONEncoder().encode(details), as: UTF8.self)
         )
         return try JSONResponse.make(encoding: creationOptions(
-            challenge: challenge, party: relyingParty(authentication, request), userRecordName: userRecordName, emailAddress: email,
+            challenge: challenge, party: relyingParty(authentication, request), userRecordName: userRecordName, userName: email,
             displayName: Self.displayName(details.givenName, details.familyName) ?? email, excluding: []
         ))
     }
@@ -150,7 +150,7 @@ extension AccountsController {
             throw APIError(.exists, error.message)
         }
         try await server.mailer.send(
-            .verifyEmail, for: account, to: account.emailAddress, container: container, environment: authentication.environment,
+            .verifyEmail, for: account, to: details.emailAddress, container: container, environment: authentication.environment,
             languages: Self.languages(details.language, request), baseURL: DatabaseCall.baseURL(of: request, server)
         )
         let verificationRequired = container.accountSettings.emailVerification == .required
@@ -325,6 +325,8 @@ extension AccountsController {
         password: String?, of account: Account, _ authentication: Authentication, _ request: Request, _ context: StratusRequestContext,
         to action: String
     ) async throws {
+        // An anonymous account's session is its only way in: holding it is all the proof there is.
+        if account.isAnonymous { return }
         if let password, account.hasPassword {
             try await checkPassword(password, of: account, request, context)
             return
@@ -339,12 +341,18 @@ extension AccountsController {
         }
     }
 
+    /// The name an authenticator shows for the account's passkeys: its address, or for an account without one the
+    /// start of its user record name.
+    private static func userName(of account: Account) -> String {
+        account.emailAddress ?? "account " + account.userRecordName.dropFirst().prefix(8)
+    }
+
     private func creationOptions(
-        challenge: String, party: RelyingParty, userRecordName: String, emailAddress: String, displayName: String, excluding: [String]
+        challenge: String, party: RelyingParty, userRecordName: String, userName: String, displayName: String, excluding: [String]
     ) -> PasskeyCreationOptions {
         PasskeyCreationOptions(
             challenge: challenge, rp: .init(id: party.id, name: party.name),
-            user: .init(id: WebAuthTokens.base64URL(Array(userRecordName.utf8)), name: emailAddress, displayName: displayName),
+            user: .init(id: WebAuthTokens.base64URL(Array(userRecordName.utf8)), name: userName, displayName: displayName),
             timeout: Int(RelyingParty.challengeLifetime), excludeCredentials: excluding.map(PasskeyDescriptor.init(id:))
         )
     }

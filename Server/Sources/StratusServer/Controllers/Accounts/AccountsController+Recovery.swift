@@ -52,7 +52,10 @@ extension AccountsController {
             guard let account = try await server.store.account(containerID: containerID, userRecordName: user) else {
                 throw APIError(.authenticationFailed, "the account no longer exists")
             }
-            email = account.emailAddress
+            guard let address = account.emailAddress, !address.isEmpty else {
+                throw APIError.badRequest("this account has no email address; attach one first (account/attach/password)")
+            }
+            email = address
         } else {
             email = try Self.normalizedEmail(body.emailAddress)
         }
@@ -242,7 +245,7 @@ extension AccountsController {
 
     /// Checks the password of a signed-in account, throttled like sign-in.
     func checkPassword(_ password: String, of account: Account, _ request: Request, _ context: StratusRequestContext) async throws {
-        let key = account.containerID + "|" + account.emailAddress
+        let key = account.containerID + "|" + (account.emailAddress ?? account.userRecordName)
         let address = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
         if let retryAfter = try await server.signInThrottle.retryAfter(account: key, address: address) {
             throw APIError(.throttled, "too many wrong passwords from this address; try again later", retryAfter: retryAfter)

@@ -87,7 +87,7 @@ extension AccountsController {
         )
         let issuer = authentication.container.accountSettings.appName ?? authentication.container.id
         return try JSONResponse.make(encoding: TOTPSetupResponse(
-            secret: Base32.encode(secret), otpauthURI: TOTP.uri(secret: secret, issuer: issuer, account: account.emailAddress)
+            secret: Base32.encode(secret), otpauthURI: TOTP.uri(secret: secret, issuer: issuer, account: account.emailAddress ?? account.userRecordName)
         ))
     }
 

@@ -17,7 +17,7 @@ extension AccountsController {
             userRecordName: account.userRecordName, emailAddress: account.emailAddress, emailVerified: account.isEmailVerified,
             givenName: account.givenName, familyName: account.familyName, created: account.createdAt,
             totpEnabled: account.secondFactor.isTOTPEnabled, recoveryCodesLeft: account.secondFactor.recoveryCodeHashes.count,
-            passkeys: account.passkeyCount, hasPassword: account.hasPassword
+            passkeys: account.passkeyCount, hasPassword: account.hasPassword, anonymous: account.isAnonymous
         ))
     }
 

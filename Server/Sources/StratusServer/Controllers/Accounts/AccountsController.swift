@@ -19,6 +19,7 @@ struct AccountsController {
         registerSecondFactor(on: group)
         registerExport(on: group)
         registerPasskeys(on: group)
+        registerAnonymous(on: group)
     }
 
     /// Lets the signed-in user be found by other users (`users/discover`), or stops it: Stratus's

@@ -14,8 +14,8 @@ export async function usersPage(main, parameters) {
   const form = h("form", { class: "row", role: "search" }, h("label", { for: "user-search" }, "Search", searchInput), h("button", { type: "submit" }, "Search"));
   form.addEventListener("submit", (event) => { event.preventDefault(); go("users", { search: searchInput.value.trim() }); });
   const roles = schema.roles ?? [];
-  // The container's developer, whom server-to-server keys act as, has no email address.
-  const who = (user) => user.emailAddress || "Server-to-server keys";
+  // The container's developer is whom server-to-server keys act as; an anonymous account has no address yet.
+  const who = (user) => user.developer ? "Server-to-server keys" : displayName(user);
   const rows = users.map((user) => h("tr", {},
     h("td", {}, h("div", {}, who(user)), h("div", { class: "muted" }, [user.givenName, user.familyName].filter(Boolean).join(" "))),
     h("td", { class: "hide-narrow" }, h("code", {}, user.userRecordName)),
@@ -23,7 +23,7 @@ export async function usersPage(main, parameters) {
       h("a", { href: "#/records?" + new URLSearchParams({ db: "private", user: user.userRecordName }) }, `${user.privateRecords} private`)),
     h("td", {}, roleEditor(user, roles)),
     h("td", {}, status(user)),
-    h("td", {}, user.emailAddress ? actions(user) : null),
+    h("td", {}, user.developer ? null : actions(user)),
     h("td", { class: "hide-narrow" }, formatTime(user.created))));
   replace(main,
     h("h1", {}, `Users · ${state.environment}`),
@@ -41,24 +41,30 @@ function roleEditor(user, roles) {
   const saveRoles = (button, next) => run(button, async () => {
     const answer = await admin.setRoles(state.container, state.environment, user.userRecordName, [...next]);
     user.roles = answer.roles;
-    showInfo(`${user.emailAddress || user.userRecordName}: roles ${answer.roles.length ? answer.roles.join(", ") : "none"}.`);
+    showInfo(`${displayName(user)}: roles ${answer.roles.length ? answer.roles.join(", ") : "none"}.`);
     go("users");
   });
   const available = roles.filter((role) => !current.has(role));
-  const choice = h("select", { "aria-label": `Role to give ${user.emailAddress}` }, available.map((role) => h("option", { value: role }, role)));
-  const add = h("button", { type: "button", class: "quiet", "aria-label": `Give ${user.emailAddress} the role` }, "Add");
+  const choice = h("select", { "aria-label": `Role to give ${displayName(user)}` }, available.map((role) => h("option", { value: role }, role)));
+  const add = h("button", { type: "button", class: "quiet", "aria-label": `Give ${displayName(user)} the role` }, "Add");
   add.addEventListener("click", () => saveRoles(add, new Set([...current, choice.value])));
   return h("div", { class: "editor-item" },
     [...current].map((role) => h("span", { class: "tag" }, role,
-      h("button", { type: "button", class: "quiet", "aria-label": `Remove role ${role} from ${user.emailAddress}`, onclick: (event) => saveRoles(event.currentTarget, new Set([...current].filter((r) => r !== role))) }, "×"))),
+      h("button", { type: "button", class: "quiet", "aria-label": `Remove role ${role} from ${displayName(user)}`, onclick: (event) => saveRoles(event.currentTarget, new Set([...current].filter((r) => r !== role))) }, "×"))),
     available.length ? [choice, add] : current.size ? null : h("span", { class: "muted" }, roles.length ? "" : "no custom roles in the schema"));
 }
 
+/** The user's address, or for an anonymous account a name made of its record name. */
+function displayName(user) {
+  return user.emailAddress || `anonymous ${user.userRecordName.slice(1, 9)}`;
+}
+
 function status(user) {
-  if (!user.emailAddress) return null;
+  if (user.developer) return null;
   return h("div", {},
     user.disabled ? h("span", { class: "tag warning" }, "disabled") : null,
-    h("span", { class: "muted" }, user.emailVerified ? "verified" : "unverified"),
+    user.anonymous ? h("span", { class: "tag" }, "anonymous")
+      : h("span", { class: "muted" }, user.emailVerified ? "verified" : "unverified"),
     h("div", { class: "muted" }, signInMethods(user)));
 }
 
@@ -68,12 +74,13 @@ function signInMethods(user) {
   if (user.hasPassword) methods.push("password");
   if (user.passkeys) methods.push(user.passkeys === 1 ? "1 passkey" : `${user.passkeys} passkeys`);
   if (user.totpEnabled) methods.push("authenticator app");
-  return methods.join(" · ") || "mailed codes only";
+  if (user.anonymous) return "this device's session only";
+  return methods.join(" · ") || (user.emailAddress ? "mailed codes only" : "");
 }
 
 /** What an operator does to a user; each takes effect on every node at once. */
 function actions(user) {
-  const name = user.emailAddress;
+  const name = displayName(user);
   const act = (label, action, done, question) => h("button", {
     type: "button", class: "quiet", "aria-label": `${label} ${name}`,
     onclick: (event) => {
@@ -91,7 +98,7 @@ function actions(user) {
       ? act("Enable", () => admin.userAction(...target, "enable"), "enabled")
       : act("Disable", () => admin.userAction(...target, "disable"), "disabled and signed out", `Disable ${name}? They are signed out everywhere at once.`),
     act("Sign out", () => admin.userAction(...target, "sessions/end"), "signed out everywhere"),
-    act("Send reset", () => admin.userAction(...target, "reset"), "a password reset is on its way"),
+    user.emailAddress ? act("Send reset", () => admin.userAction(...target, "reset"), "a password reset is on its way") : null,
     user.passkeys || user.totpEnabled
       ? act("Remove second factors", () => admin.userAction(...target, "second-factors/remove"), "second factors removed and signed out",
         `Remove ${name}'s authenticator app and passkeys? They are signed out and set them up again.`)
