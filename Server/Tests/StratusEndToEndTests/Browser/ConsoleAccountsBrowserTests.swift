@@ -17,9 +17,15 @@ import Testing
             let alice = try await SharingEndToEndTests.signUp("alice@example.com", apiToken: apiToken, on: server, container: Self.container)
             #expect(try await alice.send("public", "users/caller", "{}").0 == 200)
 
+            // An anonymous user is listed as such.
+            let (anonymousStatus, anonymous) = try await server.send("POST", "/auth/1/\(Self.container)/development/signup/anonymous?ckAPIToken=\(apiToken)", body: "{}")
+            #expect(anonymousStatus == 201)
+            let anonymousName = "anonymous " + ((anonymous["userRecordName"] as? String) ?? "").dropFirst().prefix(8)
+
             // Users: disabled (signed out at once), enabled again.
             try await session.go("#/users", heading: "Users")
             try await browser.waitForText("unverified", in: "#users-table")
+            try await browser.waitForText("this device's session only", in: "#users-table")
             try await browser.element("button[aria-label='Disable alice@example.com']").click()
             try await browser.waitForText("alice@example.com: disabled and signed out.", in: "#notices")
             try await browser.waitForText("disabled", in: "#users-table")
@@ -42,6 +48,7 @@ import Testing
             try await session.go("#/accounts", heading: "Accounts")
             try await browser.element("#app-name").fill("Notes")
             try await browser.select("#email-verification", "required")
+            try await browser.element("#anonymous-lifetime").fill("7")
             try await browser.element("#passkey-rp-id").fill("example.com")
             try await browser.element("#passkey-origins").fill("https://notes.example.com, android:apk-key-hash:abc")
             try await browser.element("#passkey-apple-apps").fill("ABCDE12345.com.example.Notes")
@@ -50,7 +57,7 @@ import Testing
             try await browser.waitForText("Account settings saved.", in: "#notices")
             let settings = try await session.admin("GET", "/admin/1/\(Self.container)/accounts/settings")
             #expect(settings["appName"] as? String == "Notes" && settings["emailVerification"] as? String == "required", "\(settings)")
-            #expect(settings["passkeyRelyingPartyID"] as? String == "example.com", "\(settings)")
+            #expect(settings["passkeyRelyingPartyID"] as? String == "example.com" && settings["anonymousAccountLifetimeDays"] as? Int == 7, "\(settings)")
             #expect(settings["passkeyOrigins"] as? [String] == ["https://notes.example.com", "android:apk-key-hash:abc"], "\(settings)")
             #expect(settings["passkeyAppleAppIDs"] as? [String] == ["ABCDE12345.com.example.Notes"], "\(settings)")
             let android = (settings["passkeyAndroidApps"] as? [[String: Any]])?.first
@@ -83,6 +90,8 @@ import Testing
             try await session.go("#/users", heading: "Users")
             try await browser.element("button[aria-label='Delete alice@example.com']").click()
             try await browser.waitForText("alice@example.com: deleted.", in: "#notices")
+            try await browser.element("button[aria-label='Delete \(anonymousName)']").click()
+            try await browser.waitForText("\(anonymousName): deleted.", in: "#notices")
             try await browser.waitForText("No users have signed up yet", in: "main")
         }
     }
