@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Crypto
 import Foundation
 import HTTPTypes
@@ -103,7 +104,10 @@ private func buildRouterAndState(
         decoyPasswordHash: try hasher.hash(Authenticator.randomHex(bytes: 16)),
         mailer: AccountMailer(store: store, configuration: configuration, key: accountCodeKey),
         mailThrottle: MailThrottle(store: store),
-        secondFactors: SecondFactors(key: secondFactorKey)
+        secondFactors: SecondFactors(key: secondFactorKey),
+        idTokens: IDTokenVerifier(keys: ProviderKeys(
+            client: .shared, minimumRefetch: .milliseconds(Int64(configuration.providerKeysMinimumRefetch * 1000))
+        ))
     )
 
     let router = Router(context: StratusRequestContext.self)

@@ -50,6 +50,10 @@ public struct ServerConfiguration: Sendable {
     public var mailRetryDelays: [Int64] = [30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600]
     /// Seconds between looks for account deletions a crash interrupted, which are then finished.
     public var accountDeletionSweepInterval: Double = 60
+    /// Where Sign in with Apple's signing keys are published (a JSON Web Key Set).
+    public var appleKeysURL = "https://appleid.apple.com/auth/keys"
+    /// Seconds before a provider's keys are fetched again for a key ID they lacked.
+    public var providerKeysMinimumRefetch: Double = 10
     /// This server process's name among the nodes sharing a database: in `/readyz`, `/metrics` and the console's
     /// Activity page. `stratus serve` makes it the host name and port.
     public var nodeName = "stratus"

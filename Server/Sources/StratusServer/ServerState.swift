@@ -21,4 +21,6 @@ struct ServerState: Sendable {
     let mailer: AccountMailer
     let mailThrottle: MailThrottle
     let secondFactors: SecondFactors
+    /// Checks sign-in providers' identity tokens against their published keys.
+    let idTokens: IDTokenVerifier
 }

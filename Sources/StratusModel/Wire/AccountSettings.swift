@@ -68,6 +68,9 @@ public struct AccountSettings: Sendable, Hashable, Codable {
     /// its `/.well-known/apple-app-site-association`, which their `webcredentials:` associated domain fetches.
     public var passkeyAppleAppIDs: [String]
     public var passkeyAndroidApps: [AndroidApp]
+    /// The client IDs Sign in with Apple's identity tokens may be for (their `aud`): the app's bundle IDs, and the
+    /// Services IDs of its web sign-in. Empty: Sign in with Apple is off.
+    public var appleClientIDs: [String]
     /// Days after which an anonymous account (`signup/anonymous`) that nothing was attached to and that nobody used
     /// since is removed with its data; 0 keeps them.
     public var anonymousAccountLifetimeDays: Int
@@ -76,8 +79,9 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         appName: String? = nil, emailVerification: EmailVerification = .optional, senderAddress: String? = nil, senderName: String? = nil,
         languages: [String] = ["en"], deletedUserPublicRecords: DeletedUserPublicRecords = .keep, secondFactor: SecondFactor = .optional,
         redirectURLs: [String] = [], passkeyRelyingPartyID: String? = nil, passkeyOrigins: [String] = [], passkeyAppleAppIDs: [String] = [],
-        passkeyAndroidApps: [AndroidApp] = [], anonymousAccountLifetimeDays: Int = 30
+        passkeyAndroidApps: [AndroidApp] = [], anonymousAccountLifetimeDays: Int = 30, appleClientIDs: [String] = []
     ) {
+        self.appleClientIDs = appleClientIDs
         self.anonymousAccountLifetimeDays = anonymousAccountLifetimeDays
         self.passkeyAppleAppIDs = passkeyAppleAppIDs
         self.passkeyAndroidApps = passkeyAndroidApps
@@ -110,6 +114,7 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         passkeyAppleAppIDs = try container.decodeIfPresent([String].self, forKey: .passkeyAppleAppIDs) ?? []
         passkeyAndroidApps = try container.decodeIfPresent([AndroidApp].self, forKey: .passkeyAndroidApps) ?? []
         anonymousAccountLifetimeDays = try container.decodeIfPresent(Int.self, forKey: .anonymousAccountLifetimeDays) ?? defaults.anonymousAccountLifetimeDays
+        appleClientIDs = try container.decodeIfPresent([String].self, forKey: .appleClientIDs) ?? []
     }
 
     /// The settings as stored: compact JSON with sorted keys.

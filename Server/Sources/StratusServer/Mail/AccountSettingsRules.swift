@@ -41,10 +41,21 @@ enum AccountSettingsRules {
             throw APIError.badRequest("Apple app ID '\(appID)' must be the team ID and the bundle ID, such as ABCDE12345.com.example.Notes")
         }
         settings.passkeyAndroidApps = try settings.passkeyAndroidApps.map(validatedAndroidApp)
+        for clientID in settings.appleClientIDs where !isBundleID(clientID) {
+            throw APIError.badRequest("Apple client ID '\(clientID)' must be a bundle ID or Services ID, such as com.example.Notes")
+        }
         guard (0...3650).contains(settings.anonymousAccountLifetimeDays) else {
             throw APIError.badRequest("anonymousAccountLifetimeDays must be from 0 (kept) to 3650")
         }
         return settings
+    }
+
+    /// `com.example.Notes`: labels of letters, digits and dashes, separated by dots.
+    static func isBundleID(_ id: String) -> Bool {
+        let labels = id.split(separator: ".", omittingEmptySubsequences: false)
+        return labels.count >= 2 && id.count <= 155 && labels.allSatisfy { label in
+            !label.isEmpty && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+        }
     }
 
     /// `ABCDE12345.com.example.Notes`: a team ID of 10 capitals and digits, a dot, and a bundle ID.

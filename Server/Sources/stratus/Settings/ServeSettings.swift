@@ -52,6 +52,9 @@ enum ServeSettings {
         "the SMTP server account mail goes through: `smtp://USER:PASSWORD@HOST:PORT` (STARTTLS when offered; `?tls=starttls` requires it) or `smtps://...` (implicit TLS); `?ca=FILE` trusts a private authority; mail waits in the queue until set"
     )
     static let smtpFrom = Setting("smtp-from", .text, otherwise: "`no-reply@` the public host", "the address mail comes from when a container sets none")
+    static let appleKeysURL = Setting(
+        "apple-keys-url", .text, default: server.appleKeysURL, "where Sign in with Apple's signing keys are fetched from (a JSON Web Key Set)"
+    )
     static let apnsKeyFile = Setting("apns-key-file", .text, "Apple's push service: the `.p8` key file (with the three below)")
     static let apnsKeyID = Setting("apns-key-id", .text, "Apple's push service: the key's ID")
     static let apnsTeamID = Setting("apns-team-id", .text, "Apple's push service: the developer team ID")
@@ -74,7 +77,7 @@ enum ServeSettings {
     static let all: [Setting] = [
         config, host, port, data, database, databasePoolSize, adminKey, sync, publicURL, nodeName, passwordRounds, signInPause, quiet,
         maxAssetSize, uploadURLLifetime, downloadURLLifetime, assetSweepInterval, s3Endpoint, s3Region, s3Bucket, s3AccessKey, s3SecretKey,
-        s3KeyPrefix, notificationTTL, courierWait, smtpURL, smtpFrom, apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, headTimeout, bodyTimeout,
+        s3KeyPrefix, notificationTTL, courierWait, smtpURL, smtpFrom, appleKeysURL, apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, headTimeout, bodyTimeout,
         maxConnectionsPerAddress, trustForwardedFor,
     ]
 

@@ -33,6 +33,12 @@ extension SettingValues {
             guard from.contains("@"), !from.contains(where: \.isWhitespace) else { throw ValidationError("--smtp-from must be an email address") }
             configuration.mailFrom = from
         }
+        if let url = text(ServeSettings.appleKeysURL) {
+            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? "") else {
+                throw ValidationError("--apple-keys-url must be an http or https URL")
+            }
+            configuration.appleKeysURL = url
+        }
         configuration.trustForwardedFor = try flag(ServeSettings.trustForwardedFor)
         configuration.connectionLimits = try connectionLimits()
         configuration.signInPause = try integer(ServeSettings.signInPause)

@@ -20,6 +20,7 @@ struct AccountsController {
         registerExport(on: group)
         registerPasskeys(on: group)
         registerAnonymous(on: group)
+        registerApple(on: group)
     }
 
     /// Lets the signed-in user be found by other users (`users/discover`), or stops it: Stratus's

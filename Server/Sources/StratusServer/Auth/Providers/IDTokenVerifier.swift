@@ -1,0 +1,81 @@
+import Crypto
+import Foundation
+import _CryptoExtras
+
+/// Checks an OpenID Connect ID token (Sign in with Apple's identity token is one): a signature by the provider's
+/// published key with an asymmetric algorithm (RS256 or ES256; `none` and HMAC are refused whatever the header
+/// says), the issuer, an audience among the expected ones, the expiry and issue time with a minute of skew, and the
+/// nonce's SHA-256.
+struct IDTokenVerifier: Sendable {
+    let keys: ProviderKeys
+    /// Clock skew allowed on `exp` and `iat`, in seconds.
+    static let skew: Int64 = 60
+
+    /// What a token must say.
+    struct Expectation {
+        var issuer: String
+        var audiences: [String]
+        var keysURL: String
+        /// The raw nonce the client used: the token's `nonce` claim must be its SHA-256 in hexadecimal.
+        var rawNonce: String?
+    }
+
+    /// What a checked token says about the user.
+    struct Identity {
+        var subject: String
+        var emailAddress: String?
+        var isEmailVerified: Bool
+        var isPrivateEmail: Bool
+        /// Seconds since 1970.
+        var expiresAt: Int64
+        var nonce: String?
+    }
+
+    /// Checks `token` against `expected`.
+    /// - Throws: `AUTHENTICATION_FAILED` naming the check that failed.
+    func verify(_ token: String, _ expected: Expectation, now: Int64 = Authenticator.now() / 1000) async throws -> Identity {
+        let jwt = try JSONWebToken(token)
+        guard ["RS256", "ES256"].contains(jwt.algorithm) else {
+            throw APIError(.authenticationFailed, "the identity token's algorithm \(jwt.algorithm) is not accepted (RS256 or ES256 only)")
+        }
+        guard let keyID = jwt.keyID else { throw APIError(.authenticationFailed, "the identity token names no key (kid)") }
+        let key = try await keys.key(keyID, at: expected.keysURL)
+        guard Self.isValid(jwt, key: key) else { throw APIError(.authenticationFailed, "the identity token's signature does not verify") }
+        guard jwt.string("iss") == expected.issuer else {
+            throw APIError(.authenticationFailed, "the identity token was issued by \(jwt.string("iss") ?? "nobody"), not \(expected.issuer)")
+        }
+        guard jwt.audiences.contains(where: expected.audiences.contains) else {
+            throw APIError(.authenticationFailed, "the identity token is for \(jwt.audiences.joined(separator: ", ")), not one of this container's client IDs")
+        }
+        guard let expiresAt = jwt.seconds("exp"), expiresAt + Self.skew > now else {
+            throw APIError(.authenticationFailed, "the identity token has expired")
+        }
+        if let issuedAt = jwt.seconds("iat"), issuedAt - Self.skew > now {
+            throw APIError(.authenticationFailed, "the identity token was issued in the future")
+        }
+        guard let subject = jwt.string("sub"), !subject.isEmpty else { throw APIError(.authenticationFailed, "the identity token names no user (sub)") }
+        if let raw = expected.rawNonce {
+            let hashed = SHA256.hash(data: Data(raw.utf8)).map { String(format: "%02x", $0) }.joined()
+            guard jwt.string("nonce") == hashed else {
+                throw APIError(.authenticationFailed, "the identity token's nonce is not the SHA-256 of the nonce given")
+            }
+        }
+        let email = jwt.string("email").map { $0.lowercased() }
+        return Identity(
+            subject: subject, emailAddress: email, isEmailVerified: email != nil && jwt.flag("email_verified"),
+            isPrivateEmail: jwt.flag("is_private_email"), expiresAt: expiresAt, nonce: jwt.string("nonce")
+        )
+    }
+
+    private static func isValid(_ jwt: JSONWebToken, key: ProviderKeys.Key) -> Bool {
+        switch (jwt.algorithm, key) {
+        case ("RS256", .rsa(let key)):
+            return key.isValidSignature(_RSA.Signing.RSASignature(rawRepresentation: jwt.signature), for: jwt.signedPart, padding: .insecurePKCS1v1_5)
+        case ("ES256", .p256(let key)):
+            guard jwt.signature.count == 64, let signature = try? P256.Signing.ECDSASignature(rawRepresentation: jwt.signature) else { return false }
+            return key.isValidSignature(signature, for: jwt.signedPart)
+        default:
+            return false
+        }
+    }
+}

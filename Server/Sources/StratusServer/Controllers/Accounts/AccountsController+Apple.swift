@@ -1,0 +1,114 @@
+import Foundation
+import Hummingbird
+import StratusModel
+import StratusStore
+
+/// Sign in with Apple: the app sends the identity token `ASAuthorizationAppleIDProvider` gave it, and the raw nonce.
+extension AccountsController {
+    func registerApple(on group: RouterGroup<StratusRequestContext>) {
+        group.post("signin/apple", use: signInWithApple)
+    }
+
+    static let appleIssuer = "https://appleid.apple.com"
+
+    /// `POST signin/apple` with `{identityToken, nonce, givenName?, familyName?, deviceName?}`: checks the token as
+    /// Apple documents, then signs in the account linked to the Apple ID's `sub`; or, signed in, links it to the
+    /// caller's account (an anonymous one keeps its data); or makes an account (`201`).
+    /// - Throws: `AUTHENTICATION_FAILED` for a token that fails a check or a nonce used before; `EXISTS` when the
+    ///   address Apple gives has an account already (sign in to it and link Apple there: accounts are never merged
+    ///   silently); `BAD_REQUEST` when the container has no Apple client IDs.
+    @Sendable func signInWithApple(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let authentication = try await authenticate(request, context)
+        let body = try await RequestBody.decode(AppleSignInRequest.self, from: request, limit: 64 * 1024)
+        let container = authentication.container
+        let clientIDs = container.accountSettings.appleClientIDs
+        guard !clientIDs.isEmpty else {
+            throw APIError.badRequest("Sign in with Apple is not set up for this container: give its appleClientIDs (admin accounts/settings)")
+        }
+        guard !body.nonce.isEmpty else { throw APIError.badRequest("nonce is the raw nonce whose SHA-256 the app put in its request") }
+        let verified = try await server.idTokens.verify(
+            body.identityToken,
+            IDTokenVerifier.Expectation(
+                issuer: Self.appleIssuer, audiences: clientIDs, keysURL: server.configuration.appleKeysURL, rawNonce: body.nonce
+            )
+        )
+        // A token works once: its nonce is remembered until the token expires.
+        let now = Authenticator.now()
+        guard try await server.store.markSignatureSeen(
+            "apple-nonce|" + container.id + "|" + (verified.nonce ?? ""), expiresAt: (verified.expiresAt + IDTokenVerifier.skew) * 1000, now: now
+        ) else {
+            throw APIError(.authenticationFailed, "this identity token was used already; sign in with Apple again")
+        }
+        let (account, created) = try await providerAccount(
+            provider: "apple", verified, givenName: body.givenName, familyName: body.familyName, authentication
+        )
+        if account.isDisabled { throw Self.disabled }
+        let token = try await server.authenticator.startSession(for: account, deviceName: body.deviceName)
+        return try JSONResponse.make(
+            encoding: SignInResponse(ckWebAuthToken: token, userRecordName: account.userRecordName, emailVerified: account.isEmailVerified),
+            status: created ? .created : .ok
+        )
+    }
+
+    /// The account a provider's verified user signs in to: the one linked to their identity (whose address and
+    /// flags are brought up to date), else the signed-in caller's (linked now), else a new one.
+    /// - Returns: the account, and whether it was made now.
+    func providerAccount(
+        provider: String, _ verified: IDTokenVerifier.Identity, givenName: String?, familyName: String?, _ authentication: Authentication
+    ) async throws -> (Account, Bool) {
+        let container = authentication.container
+        let now = Authenticator.now()
+        if var identity = try await server.store.identity(containerID: container.id, provider: provider, subject: verified.subject) {
+            if let caller = authentication.userRecordName, caller != identity.userRecordName {
+                throw APIError(.exists, "this \(provider) account is linked to another account; sign in to that one")
+            }
+            identity.emailAddress = verified.emailAddress ?? identity.emailAddress
+            identity.isEmailVerified = verified.isEmailVerified
+            identity.isPrivateEmail = verified.isPrivateEmail
+            identity.lastUsedAt = now
+            try await server.store.updateIdentity(identity)
+            guard let account = try await server.store.account(containerID: container.id, userRecordName: identity.userRecordName) else {
+                throw APIError(.authenticationFailed, "the account no longer exists")
+            }
+            return (account, false)
+        }
+        if let caller = authentication.userRecordName {
+            let identity = AccountIdentity(
+                containerID: container.id, provider: provider, subject: verified.subject, userRecordName: caller, emailAddress: verified.emailAddress,
+                isEmailVerified: verified.isEmailVerified, isPrivateEmail: verified.isPrivateEmail, createdAt: now, lastUsedAt: now
+            )
+            try await server.store.addIdentity(identity)
+            guard let account = try await server.store.account(containerID: container.id, userRecordName: caller) else {
+                throw APIError(.authenticationFailed, "the account no longer exists")
+            }
+            return (account, false)
+        }
+        if let email = verified.emailAddress, try await server.store.account(containerID: container.id, emailAddress: email) != nil {
+            throw APIError(
+                .exists,
+                "an account with the address \(provider) gave exists already: sign in to it, then link \(provider) (signed in, the same request links it)"
+            )
+        }
+        let account = Account(
+            containerID: container.id, userRecordName: "_" + Authenticator.randomHex(bytes: 16), emailAddress: verified.emailAddress, passwordHash: "",
+            givenName: givenName.flatMap(Self.nonEmptyName), familyName: familyName.flatMap(Self.nonEmptyName),
+            isEmailVerified: verified.isEmailVerified, createdAt: now
+        )
+        let identity = AccountIdentity(
+            containerID: container.id, provider: provider, subject: verified.subject, userRecordName: account.userRecordName,
+            emailAddress: verified.emailAddress, isEmailVerified: verified.isEmailVerified, isPrivateEmail: verified.isPrivateEmail,
+            createdAt: now, lastUsedAt: now
+        )
+        do {
+            try await server.store.createAccount(account, passkey: nil, identity: identity)
+        } catch let error as StorageError where error.code == .alreadyExists {
+            throw APIError(.exists, "this \(provider) account signed up at the same moment; sign in again")
+        }
+        return (account, true)
+    }
+
+    private static func nonEmptyName(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : String(trimmed.prefix(100))
+    }
+}

@@ -1,0 +1,38 @@
+/// The body of `auth/1/.../signin/apple`: what `ASAuthorizationAppleIDCredential` gives the app, and the raw
+/// nonce whose SHA-256 (hexadecimal) the app put in its request.
+public struct AppleSignInRequest: Sendable, Hashable, Codable {
+    /// The identity token (a JWT), as text.
+    public var identityToken: String
+    public var nonce: String
+    /// Apple gives the user's name only at the first authorization: the app sends it along then.
+    public var givenName: String?
+    public var familyName: String?
+    public var deviceName: String?
+
+    public init(identityToken: String, nonce: String, givenName: String? = nil, familyName: String? = nil, deviceName: String? = nil) {
+        self.identityToken = identityToken
+        self.nonce = nonce
+        self.givenName = givenName
+        self.familyName = familyName
+        self.deviceName = deviceName
+    }
+}
+
+/// One way an account signs in, in `GET auth/1/.../account/sign-in-methods`.
+public struct SignInMethodEntry: Sendable, Hashable, Codable {
+    /// `password`, `passkey`, `apple`, or an OpenID Connect provider's name.
+    public var method: String
+    /// For a provider: its ID for the user.
+    public var subject: String?
+    /// For a provider: the address it gave.
+    public var emailAddress: String?
+    /// Milliseconds since 1970.
+    public var created: Int64?
+
+    public init(method: String, subject: String? = nil, emailAddress: String? = nil, created: Int64? = nil) {
+        self.method = method
+        self.subject = subject
+        self.emailAddress = emailAddress
+        self.created = created
+    }
+}
