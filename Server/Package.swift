@@ -153,6 +153,11 @@ let package = Package(
             name: "StratusTestSupport",
             dependencies: [
                 "StratusServer", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", "StratusStoreTesting", adminClient,
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

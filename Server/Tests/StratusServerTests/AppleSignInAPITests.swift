@@ -2,6 +2,7 @@ import Foundation
 import StratusModel
 @testable import StratusServer
 import StratusStoreTesting
+import StratusTestSupport
 import Testing
 
 /// Sign in with Apple against a key server of the tests' own playing Apple's part on loopback.
@@ -97,6 +98,19 @@ import Testing
             // Bob's Apple ID is linked to his account: Ann cannot link it to hers.
             let taken = try await client.auth("signin/apple", try Self.body(try apple.token(subject: "s-bob", rawNonce: "l5"), nonce: "l5"), token: token, session: password)
             #expect(taken.status == 409, "\(taken.json)")
+
+            // Ann's ways in: her password and Apple; she unlinks Apple, and her password still works.
+            let methods = try await client.authGet("account/sign-in-methods", token: token, session: password)
+            let listed = methods["methods"]?.arrayValue?.compactMap { $0.objectValue?["method"]?.stringValue } ?? []
+            #expect(listed == ["password", "apple"], "\(methods.json)")
+            let users = try await client.send(.get, "/admin/1/\(TestServer.container)/development/users?search=ann", headers: client.admin)
+            #expect(users["users"]?.arrayValue?.first?.objectValue?["identities"] == .array([.string("apple")]), "\(users.json)")
+            let unlinked = try await client.auth("account/sign-in-methods/remove", #"{"method":"apple","subject":"s-ann"}"#, token: token, session: password)
+            #expect(unlinked.status == 200, "\(unlinked.json)")
+            #expect(try await client.auth("account/sign-in-methods/remove", #"{"method":"apple","subject":"s-ann"}"#, token: token, session: password).status == 404)
+            // Bob's only way in is Apple: it stays.
+            let last = try await client.auth("account/sign-in-methods/remove", #"{"method":"apple","subject":"s-bob"}"#, token: token, session: anonymousSession)
+            #expect(last.status == 400 && (last.string("reason") ?? "").contains("only way in"), "\(last.json)")
         }
     }
 

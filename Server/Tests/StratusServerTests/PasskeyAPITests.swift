@@ -55,6 +55,8 @@ import Testing
             let again = try await client.auth("signin/passkey", try Self.json(PasskeySignInRequest(credential: assertion)), token: token)
             #expect(again.status == 401, "an answer to a used challenge is refused: \(again.json)")
 
+            let only = try await client.auth("passkeys/delete", #"{"credentialID":"\#(credential.id)"}"#, token: token, session: second)
+            #expect(only.status == 400 && (only.string("reason") ?? "").contains("only way in"), "\(only.json)")
             let listed = try await client.authGet("passkeys", token: token, session: second)
             guard case .array(let passkeys)? = listed["passkeys"], let first = passkeys.first?.objectValue else { throw TestFailure("\(listed.json)") }
             #expect(first["name"] == .string("Phone") && first["credentialID"] == .string(credential.id) && first["lastUsed"] != nil)

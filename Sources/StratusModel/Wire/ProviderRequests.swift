@@ -36,3 +36,24 @@ public struct SignInMethodEntry: Sendable, Hashable, Codable {
         self.created = created
     }
 }
+
+/// The answer to `GET auth/1/.../account/sign-in-methods`.
+public struct SignInMethodsResponse: Sendable, Hashable, Codable {
+    public var methods: [SignInMethodEntry]
+
+    public init(methods: [SignInMethodEntry]) {
+        self.methods = methods
+    }
+}
+
+/// The body of `auth/1/.../account/sign-in-methods/remove`: the provider identity to unlink.
+public struct RemoveSignInMethodRequest: Sendable, Hashable, Codable {
+    /// `apple`, or an OpenID Connect provider's name.
+    public var method: String
+    public var subject: String
+
+    public init(method: String, subject: String) {
+        self.method = method
+        self.subject = subject
+    }
+}

@@ -39,21 +39,27 @@ extension AdminController {
         let page = Array(found.prefix(limit))
         let counts = try await server.store.recordCounts(of: page.map(\.userRecordName), containerID: containerID, environment: environment)
         var roles: [String: Set<String>] = [:]
+        var providers: [String: [String]] = [:]
         for account in page {
             roles[account.userRecordName] = try await server.store.roles(
                 containerID: containerID, environment: environment, userRecordName: account.userRecordName
             )
+            providers[account.userRecordName] = try await server.store.identities(containerID: containerID, userRecordName: account.userRecordName)
+                .map(\.provider)
         }
         return JSONResponse.make(JSONWriter.object { writer in
             writer.key("moreComing")
             writer.bool(found.count > limit)
             writer.array("users", page) { writer, account in
-                Self.write(account, roles: roles[account.userRecordName] ?? [], counts: counts[account.userRecordName] ?? UserRecordCounts(), to: &writer)
+                Self.write(
+                    account, roles: roles[account.userRecordName] ?? [], identities: providers[account.userRecordName] ?? [],
+                    counts: counts[account.userRecordName] ?? UserRecordCounts(), to: &writer
+                )
             }
         })
     }
 
-    private static func write(_ account: Account, roles: Set<String>, counts: UserRecordCounts, to writer: inout JSONWriter) {
+    private static func write(_ account: Account, roles: Set<String>, identities: [String], counts: UserRecordCounts, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("anonymous")
         writer.bool(account.isAnonymous)
@@ -79,6 +85,7 @@ extension AdminController {
         }
         writer.key("hasPassword")
         writer.bool(account.hasPassword)
+        writer.array("identities", identities) { writer, provider in writer.string(provider) }
         writer.key("isDiscoverable")
         writer.bool(account.isDiscoverable)
         writer.key("passkeys")

@@ -97,6 +97,12 @@ extension AccountsController {
         let account = try await signedInAccount(authentication)
         let body = try await RequestBody.decode(RemovePasskeyRequest.self, from: request, limit: 64 * 1024)
         try await confirmRecentSignIn(password: body.password, of: account, authentication, request, context, to: "remove a passkey")
+        let passkeys = try await server.store.passkeys(containerID: account.containerID, userRecordName: account.userRecordName)
+        guard passkeys.contains(where: { $0.credentialID == body.credentialID }) else {
+            throw APIError(.notFound, "the account has no passkey with credentialID \(body.credentialID)")
+        }
+        let identities = try await server.store.identities(containerID: account.containerID, userRecordName: account.userRecordName)
+        try Self.requireAnotherWayIn(account, identities: identities.count, removing: "this passkey")
         do {
             try await server.store.removePasskey(containerID: account.containerID, userRecordName: account.userRecordName, credentialID: body.credentialID)
         } catch let error as StorageError where error.code == .notFound {

@@ -21,6 +21,7 @@ struct AccountsController {
         registerPasskeys(on: group)
         registerAnonymous(on: group)
         registerApple(on: group)
+        registerSignInMethods(on: group)
     }
 
     /// Lets the signed-in user be found by other users (`users/discover`), or stops it: Stratus's

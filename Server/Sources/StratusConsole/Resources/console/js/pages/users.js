@@ -73,6 +73,7 @@ function signInMethods(user) {
   const methods = [];
   if (user.hasPassword) methods.push("password");
   if (user.passkeys) methods.push(user.passkeys === 1 ? "1 passkey" : `${user.passkeys} passkeys`);
+  for (const provider of user.identities ?? []) methods.push(provider === "apple" ? "Apple" : provider);
   if (user.totpEnabled) methods.push("authenticator app");
   if (user.anonymous) return "this device's session only";
   return methods.join(" · ") || (user.emailAddress ? "mailed codes only" : "");

@@ -8,14 +8,14 @@ import _CryptoExtras
 
 /// Apple's part in Sign in with Apple, on loopback: a JSON Web Key Set at `/auth/keys` (its fetches counted), and
 /// identity tokens signed with its RSA keys as Apple signs them, or wrongly on request.
-final class FakeAppleID: Sendable {
-    struct SigningKey: @unchecked Sendable {
-        let id: String
-        let key: _RSA.Signing.PrivateKey
+public final class FakeAppleID: Sendable {
+    public struct SigningKey: @unchecked Sendable {
+        public let id: String
+        public let key: _RSA.Signing.PrivateKey
     }
 
     /// What the server and the test share: the keys the set publishes (newest last) and how often it was fetched.
-    final class State: Sendable {
+    public final class State: Sendable {
         let published: Mutex<[SigningKey]>
         let fetches = Mutex(0)
 
@@ -24,14 +24,14 @@ final class FakeAppleID: Sendable {
         }
     }
 
-    let state: State
-    let port: Int
+    public let state: State
+    public let port: Int
     private let channel: any Channel
 
-    var keysURL: String { "http://127.0.0.1:\(port)/auth/keys" }
-    var fetches: Int { state.fetches.withLock { $0 } }
+    public var keysURL: String { "http://127.0.0.1:\(port)/auth/keys" }
+    public var fetches: Int { state.fetches.withLock { $0 } }
 
-    init() throws {
+    public init() throws {
         let state = State(SigningKey(id: "key-1", key: try _RSA.Signing.PrivateKey(keySize: .bits2048)))
         self.state = state
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -51,14 +51,14 @@ final class FakeAppleID: Sendable {
 
     /// Publishes a new key, as Apple rotating its keys.
     @discardableResult
-    func rotate() throws -> SigningKey {
+    public func rotate() throws -> SigningKey {
         let key = SigningKey(id: "key-\(state.published.withLock { $0.count } + 1)", key: try _RSA.Signing.PrivateKey(keySize: .bits2048))
         state.published.withLock { $0.append(key) }
         return key
     }
 
     /// How a token should be made wrong.
-    enum Forgery {
+    public enum Forgery: Sendable {
         case none
         /// Signed by a key the set does not publish, under a published key's ID.
         case otherKey
@@ -69,7 +69,7 @@ final class FakeAppleID: Sendable {
     }
 
     /// An identity token for `subject`, with Apple's claims and any in `extra` (`nil` values removed).
-    func token(
+    public func token(
         subject: String = "001234.abcd", audience: String = "com.example.Notes", rawNonce: String, email: String? = "ann@example.com",
         privateEmail: Bool = false, expiresIn: Int64 = 600, issuer: String = "https://appleid.apple.com", keyID: String? = nil,
         forgery: Forgery = .none
@@ -103,7 +103,7 @@ final class FakeAppleID: Sendable {
         return signed + "." + Self.base64URL(signature)
     }
 
-    static func base64URL(_ data: Data) -> String {
+    public static func base64URL(_ data: Data) -> String {
         data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }
 
