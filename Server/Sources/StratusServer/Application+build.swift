@@ -131,6 +131,7 @@ private func buildRouterAndState(
     AccountLinksController(server: state).register(on: router)
     SignInPage(server: state, accounts: AccountsController(server: state)).register(on: router)
     AssociatedDomains(server: state).register(on: router)
+    AppleNotificationsController(server: state).register(on: router)
     AssetTransfer(server: state).register(on: router)
     CourierController(server: state).register(on: router)
     // Both hosts of the push-token calls: the reference's path without a database segment, and `/device/1`.

@@ -103,6 +103,26 @@ public final class FakeAppleID: Sendable {
         return signed + "." + Self.base64URL(signature)
     }
 
+    /// A server-to-server notification's body, `{"payload": JWT}`, for an event of `type` about `subject`.
+    public func notification(type: String, subject: String, audience: String = "com.example.Notes", id: String = UUID().uuidString, email: String? = nil)
+        throws -> String
+    {
+        let key = state.published.withLock { $0.last! }
+        let now = Int64(Date().timeIntervalSince1970)
+        var event: [String: Any] = ["type": type, "sub": subject, "event_time": now * 1000]
+        if let email {
+            event["email"] = email
+            event["is_private_email"] = "true"
+        }
+        let events = String(decoding: try JSONSerialization.data(withJSONObject: event), as: UTF8.self)
+        let claims: [String: Any] = ["iss": "https://appleid.apple.com", "aud": audience, "iat": now, "exp": now + 86_400, "jti": id, "events": events]
+        let header: [String: Any] = ["alg": "RS256", "kid": key.id]
+        let signed = Self.base64URL(try JSONSerialization.data(withJSONObject: header)) + "." + Self.base64URL(try JSONSerialization.data(withJSONObject: claims))
+        let signature = try key.key.signature(for: Data(signed.utf8), padding: .insecurePKCS1v1_5).rawRepresentation
+        let body = ["payload": signed + "." + Self.base64URL(signature)]
+        return String(decoding: try JSONSerialization.data(withJSONObject: body), as: UTF8.self)
+    }
+
     public static func base64URL(_ data: Data) -> String {
         data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
     }

@@ -124,4 +124,40 @@ import Testing
             #expect(bad.status == 400, "\(bad.json)")
         }
     }
+
+    @Test("Apple's notifications: relay forwarding noted, consent revoked signs out everywhere, a deleted Apple Account deletes an Apple-only account")
+    func serverToServerNotifications() async throws {
+        try await Self.withServer { client, token, apple in
+            let path = "/apple/1/\(TestServer.container)/notifications"
+            let made = try await client.auth(
+                "signin/apple", try Self.body(try apple.token(subject: "s-1", rawNonce: "a1", email: "r1@privaterelay.appleid.com", privateEmail: true), nonce: "a1"),
+                token: token
+            )
+            let session = try #require(made.string("ckWebAuthToken"))
+            let user = try #require(made.string("userRecordName"))
+
+            let disabled = try await client.send(.post, path, body: try apple.notification(type: "email-disabled", subject: "s-1", email: "r1@privaterelay.appleid.com"))
+            #expect(disabled.status == 200, "\(disabled.json)")
+            #expect(try await client.authGet("account", token: token, session: session)["emailVerified"] == .bool(false))
+            _ = try await client.send(.post, path, body: try apple.notification(type: "email-enabled", subject: "s-1", email: "r1@privaterelay.appleid.com"))
+            #expect(try await client.authGet("account", token: token, session: session)["emailVerified"] == .bool(true))
+
+            let forged = try await client.send(.post, path, body: try apple.notification(type: "consent-revoked", subject: "s-1", audience: "com.example.Other"))
+            #expect(forged.status == 401, "\(forged.json)")
+            #expect(try await client.isSignedIn(session, token: token))
+            let revoked = try apple.notification(type: "consent-revoked", subject: "s-1", id: "once")
+            #expect(try await client.send(.post, path, body: revoked).status == 200)
+            #expect(try await !client.isSignedIn(session, token: token), "a revoked consent signs the user out everywhere")
+            let again = try await client.auth("signin/apple", try Self.body(try apple.token(subject: "s-1", rawNonce: "a2"), nonce: "a2"), token: token)
+            #expect(again.string("userRecordName") == user, "\(again.json)")
+            #expect(try await client.send(.post, path, body: revoked).status == 200, "a notification sent again is answered, and acted on once")
+            #expect(try await client.isSignedIn(try #require(again.string("ckWebAuthToken")), token: token))
+
+            #expect(try await client.send(.post, path, body: try apple.notification(type: "account-delete", subject: "s-1")).status == 200)
+            let users = try await client.send(.get, "/admin/1/\(TestServer.container)/development/users", headers: client.admin)
+            #expect(!"\(users.json)".contains(user), "the Apple-only account is deleted")
+            #expect(try await client.send(.post, path, body: #"{"payload":"x.y.z"}"#).status == 401)
+            #expect(try await client.send(.post, path, body: try apple.notification(type: "consent-revoked", subject: "nobody")).status == 200)
+        }
+    }
 }

@@ -53,6 +53,8 @@ public struct AccountCode: Sendable, Hashable {
 public enum AccountChange: Sendable, Hashable {
     /// Marks the address verified.
     case verifyEmail
+    /// Marks the address as not verified (mail to it no longer arrives).
+    case unverifyEmail
     /// Replaces the password hash; ends every session but `keepingSession` (the caller's, when it changed its
     /// own password knowing the old one; `nil` after a reset).
     case password(hash: String, keepingSession: String?)

@@ -63,6 +63,8 @@ extension AccountStore where Self: SQLTables {
         switch change {
         case .verifyEmail:
             try await transaction.rows("UPDATE accounts SET email_verified = \(.bool(true)) WHERE \(key)")
+        case .unverifyEmail:
+            try await transaction.rows("UPDATE accounts SET email_verified = \(.bool(false)) WHERE \(key)")
         case .password(let hash, let keepingSession):
             try await transaction.rows("UPDATE accounts SET password_hash = \(.text(hash)) WHERE \(key)")
             endsSessions = true

@@ -34,6 +34,25 @@ struct IDTokenVerifier: Sendable {
     /// Checks `token` against `expected`.
     /// - Throws: `AUTHENTICATION_FAILED` naming the check that failed.
     func verify(_ token: String, _ expected: Expectation, now: Int64 = Authenticator.now() / 1000) async throws -> Identity {
+        let jwt = try await verifiedToken(token, expected, now: now)
+        guard let subject = jwt.string("sub"), !subject.isEmpty else { throw APIError(.authenticationFailed, "the identity token names no user (sub)") }
+        if let raw = expected.rawNonce {
+            let hashed = SHA256.hash(data: Data(raw.utf8)).map { String(format: "%02x", $0) }.joined()
+            guard jwt.string("nonce") == hashed else {
+                throw APIError(.authenticationFailed, "the identity token's nonce is not the SHA-256 of the nonce given")
+            }
+        }
+        let email = jwt.string("email").map { $0.lowercased() }
+        return Identity(
+            subject: subject, emailAddress: email, isEmailVerified: email != nil && jwt.flag("email_verified"),
+            isPrivateEmail: jwt.flag("is_private_email"), expiresAt: jwt.seconds("exp") ?? now, nonce: jwt.string("nonce")
+        )
+    }
+
+    /// A token whose signature, issuer, audience and times are checked (any signed provider message: an ID token,
+    /// or Apple's server-to-server notifications).
+    /// - Throws: `AUTHENTICATION_FAILED` naming the check that failed.
+    func verifiedToken(_ token: String, _ expected: Expectation, now: Int64 = Authenticator.now() / 1000) async throws -> JSONWebToken {
         let jwt = try JSONWebToken(token)
         guard ["RS256", "ES256"].contains(jwt.algorithm) else {
             throw APIError(.authenticationFailed, "the identity token's algorithm \(jwt.algorithm) is not accepted (RS256 or ES256 only)")
@@ -47,24 +66,13 @@ struct IDTokenVerifier: Sendable {
         guard jwt.audiences.contains(where: expected.audiences.contains) else {
             throw APIError(.authenticationFailed, "the identity token is for \(jwt.audiences.joined(separator: ", ")), not one of this container's client IDs")
         }
-        guard let expiresAt = jwt.seconds("exp"), expiresAt + Self.skew > now else {
+        guard (jwt.seconds("exp").map { $0 + Self.skew > now }) == true else {
             throw APIError(.authenticationFailed, "the identity token has expired")
         }
         if let issuedAt = jwt.seconds("iat"), issuedAt - Self.skew > now {
             throw APIError(.authenticationFailed, "the identity token was issued in the future")
         }
-        guard let subject = jwt.string("sub"), !subject.isEmpty else { throw APIError(.authenticationFailed, "the identity token names no user (sub)") }
-        if let raw = expected.rawNonce {
-            let hashed = SHA256.hash(data: Data(raw.utf8)).map { String(format: "%02x", $0) }.joined()
-            guard jwt.string("nonce") == hashed else {
-                throw APIError(.authenticationFailed, "the identity token's nonce is not the SHA-256 of the nonce given")
-            }
-        }
-        let email = jwt.string("email").map { $0.lowercased() }
-        return Identity(
-            subject: subject, emailAddress: email, isEmailVerified: email != nil && jwt.flag("email_verified"),
-            isPrivateEmail: jwt.flag("is_private_email"), expiresAt: expiresAt, nonce: jwt.string("nonce")
-        )
+        return jwt
     }
 
     private static func isValid(_ jwt: JSONWebToken, key: ProviderKeys.Key) -> Bool {
