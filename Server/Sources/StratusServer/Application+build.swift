@@ -107,7 +107,8 @@ private func buildRouterAndState(
         secondFactors: SecondFactors(key: secondFactorKey),
         idTokens: IDTokenVerifier(keys: ProviderKeys(
             client: .shared, minimumRefetch: .milliseconds(Int64(configuration.providerKeysMinimumRefetch * 1000))
-        ))
+        )),
+        openID: OpenIDDiscovery(client: .shared)
     )
 
     let router = Router(context: StratusRequestContext.self)

@@ -23,4 +23,6 @@ struct ServerState: Sendable {
     let secondFactors: SecondFactors
     /// Checks sign-in providers' identity tokens against their published keys.
     let idTokens: IDTokenVerifier
+    /// OpenID Connect providers' discovery documents.
+    let openID: OpenIDDiscovery
 }

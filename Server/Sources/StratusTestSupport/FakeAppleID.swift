@@ -7,7 +7,8 @@ import Synchronization
 import _CryptoExtras
 
 /// Apple's part in Sign in with Apple, on loopback: a JSON Web Key Set at `/auth/keys` (its fetches counted), and
-/// identity tokens signed with its RSA keys as Apple signs them, or wrongly on request.
+/// identity tokens signed with its RSA keys as Apple signs them, or wrongly on request. It also plays any OpenID
+/// Connect provider: its discovery document at `/.well-known/openid-configuration` names ``issuer``.
 public final class FakeAppleID: Sendable {
     public struct SigningKey: @unchecked Sendable {
         public let id: String
@@ -29,6 +30,8 @@ public final class FakeAppleID: Sendable {
     private let channel: any Channel
 
     public var keysURL: String { "http://127.0.0.1:\(port)/auth/keys" }
+    /// The issuer its discovery document names, when it plays an OpenID Connect provider.
+    public var issuer: String { "http://127.0.0.1:\(port)" }
     public var fetches: Int { state.fetches.withLock { $0 } }
 
     public init() throws {
@@ -137,8 +140,23 @@ public final class FakeAppleID: Sendable {
             self.state = state
         }
 
+        private var path = ""
+
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            guard case .end = unwrapInboundIn(data) else { return }
+            switch unwrapInboundIn(data) {
+            case .head(let head): path = head.uri
+            case .body: break
+            case .end: respond(context)
+            }
+        }
+
+        private func respond(_ context: ChannelHandlerContext) {
+            let port = context.channel.localAddress?.port ?? 0
+            if path == "/.well-known/openid-configuration" {
+                let base = "http://127.0.0.1:\(port)"
+                send(["issuer": base, "jwks_uri": base + "/auth/keys", "authorization_endpoint": base + "/authorize", "token_endpoint": base + "/token"], context)
+                return
+            }
             state.fetches.withLock { $0 += 1 }
             let entries: [[String: Any]] = state.published.withLock { $0 }.compactMap { key in
                 guard let primitives = try? key.key.publicKey.getKeyPrimitives() else { return nil }
@@ -147,7 +165,11 @@ public final class FakeAppleID: Sendable {
                     "n": FakeAppleID.base64URL(primitives.modulus), "e": FakeAppleID.base64URL(primitives.publicExponent),
                 ]
             }
-            let body = (try? JSONSerialization.data(withJSONObject: ["keys": entries])) ?? Data()
+            send(["keys": entries], context)
+        }
+
+        private func send(_ object: [String: Any], _ context: ChannelHandlerContext) {
+            let body = (try? JSONSerialization.data(withJSONObject: object)) ?? Data()
             var head = HTTPResponseHead(version: .http1_1, status: .ok)
             head.headers.add(name: "content-type", value: "application/json")
             head.headers.add(name: "content-length", value: String(body.count))

@@ -31,6 +31,19 @@ import Testing
             )
             #expect(linked == anonymous)
             #expect(try await !tablet.account().isAnonymous)
+
+            // The same server plays a company's OpenID provider.
+            let provider = try await server.admin.send(
+                "PUT", "/admin/1/\(KitTestServer.container)/accounts/settings",
+                json: ["appleClientIDs": ["com.example.Notes"], "openIDProviders": [["name": "acme", "issuer": apple.issuer, "clientIDs": ["notes"]]]]
+            )
+            #expect(provider.status == 200)
+            let desktop = server.container()
+            let viaProvider = try await desktop.signIn(
+                provider: "acme", idToken: try apple.token(subject: "emp-7", audience: "notes", rawNonce: "d1", email: "emp7@example.com", issuer: apple.issuer), nonce: "d1"
+            )
+            #expect(desktop.isSignedIn && viaProvider != user)
+            #expect(try await desktop.signInMethods().map(\.method) == ["acme"])
         }
     }
 }

@@ -53,6 +53,16 @@ extension Container {
         return try adopt(try await send("POST", authURL("signin/apple", asUser: true), body: body, answer: SignInResponse.self))
     }
 
+    /// Signs in with an ID token the app got from one of the container's OpenID Connect providers (named as the
+    /// container names it), with the raw nonce whose SHA-256 the app sent the provider, if any. Signed in already,
+    /// this links the provider to that account.
+    @discardableResult
+    public func signIn(provider: String, idToken: String, nonce: String? = nil, deviceName: String? = nil) async throws -> Record.ID {
+        let body = ProviderSignInRequest(idToken: idToken, nonce: nonce, deviceName: deviceName)
+        let name = provider.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? provider
+        return try adopt(try await send("POST", authURL("signin/provider/\(name)", asUser: true), body: body, answer: SignInResponse.self))
+    }
+
     /// Signs in with an email address and password.
     /// - Throws: ``StratusError`` `notAuthenticated` for a wrong password or a disabled account, or with a
     ///   ``StratusError/secondFactorToken`` when a second factor must follow; `permissionFailure`

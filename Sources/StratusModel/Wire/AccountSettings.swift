@@ -43,6 +43,23 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         }
     }
 
+    /// An OpenID Connect provider users may sign in with (Google, Microsoft, a company's own): found by its issuer's
+    /// discovery document, its ID tokens checked against the keys it publishes.
+    public struct OpenIDProvider: Sendable, Hashable, Codable {
+        /// How the API and accounts name it: lowercase letters, digits and dashes (`google`, `acme-sso`).
+        public var name: String
+        /// The issuer URL (`https://accounts.google.com`): its `/.well-known/openid-configuration` is read.
+        public var issuer: String
+        /// The client IDs its ID tokens may be for (their `aud`): the app's, on each platform.
+        public var clientIDs: [String]
+
+        public init(name: String, issuer: String, clientIDs: [String]) {
+            self.name = name
+            self.issuer = issuer
+            self.clientIDs = clientIDs
+        }
+    }
+
     /// The app's name in mail and on the hosted pages; the container ID when unset.
     public var appName: String?
     public var emailVerification: EmailVerification
@@ -71,6 +88,8 @@ public struct AccountSettings: Sendable, Hashable, Codable {
     /// The client IDs Sign in with Apple's identity tokens may be for (their `aud`): the app's bundle IDs, and the
     /// Services IDs of its web sign-in. Empty: Sign in with Apple is off.
     public var appleClientIDs: [String]
+    /// OpenID Connect providers users may sign in with.
+    public var openIDProviders: [OpenIDProvider]
     /// Days after which an anonymous account (`signup/anonymous`) that nothing was attached to and that nobody used
     /// since is removed with its data; 0 keeps them.
     public var anonymousAccountLifetimeDays: Int
@@ -79,8 +98,10 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         appName: String? = nil, emailVerification: EmailVerification = .optional, senderAddress: String? = nil, senderName: String? = nil,
         languages: [String] = ["en"], deletedUserPublicRecords: DeletedUserPublicRecords = .keep, secondFactor: SecondFactor = .optional,
         redirectURLs: [String] = [], passkeyRelyingPartyID: String? = nil, passkeyOrigins: [String] = [], passkeyAppleAppIDs: [String] = [],
-        passkeyAndroidApps: [AndroidApp] = [], anonymousAccountLifetimeDays: Int = 30, appleClientIDs: [String] = []
+        passkeyAndroidApps: [AndroidApp] = [], anonymousAccountLifetimeDays: Int = 30, appleClientIDs: [String] = [],
+        openIDProviders: [OpenIDProvider] = []
     ) {
+        self.openIDProviders = openIDProviders
         self.appleClientIDs = appleClientIDs
         self.anonymousAccountLifetimeDays = anonymousAccountLifetimeDays
         self.passkeyAppleAppIDs = passkeyAppleAppIDs
@@ -115,6 +136,7 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         passkeyAndroidApps = try container.decodeIfPresent([AndroidApp].self, forKey: .passkeyAndroidApps) ?? []
         anonymousAccountLifetimeDays = try container.decodeIfPresent(Int.self, forKey: .anonymousAccountLifetimeDays) ?? defaults.anonymousAccountLifetimeDays
         appleClientIDs = try container.decodeIfPresent([String].self, forKey: .appleClientIDs) ?? []
+        openIDProviders = try container.decodeIfPresent([OpenIDProvider].self, forKey: .openIDProviders) ?? []
     }
 
     /// The settings as stored: compact JSON with sorted keys.

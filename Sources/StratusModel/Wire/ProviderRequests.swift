@@ -57,3 +57,21 @@ public struct RemoveSignInMethodRequest: Sendable, Hashable, Codable {
         self.subject = subject
     }
 }
+
+/// The body of `auth/1/.../signin/provider/{name}`: an ID token the app got from an OpenID Connect provider.
+public struct ProviderSignInRequest: Sendable, Hashable, Codable {
+    public var idToken: String
+    /// The raw nonce whose SHA-256 (hexadecimal) the app sent the provider, when it sent one.
+    public var nonce: String?
+    public var givenName: String?
+    public var familyName: String?
+    public var deviceName: String?
+
+    public init(idToken: String, nonce: String? = nil, givenName: String? = nil, familyName: String? = nil, deviceName: String? = nil) {
+        self.idToken = idToken
+        self.nonce = nonce
+        self.givenName = givenName
+        self.familyName = familyName
+        self.deviceName = deviceName
+    }
+}

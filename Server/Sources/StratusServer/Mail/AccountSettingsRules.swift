@@ -44,10 +44,36 @@ enum AccountSettingsRules {
         for clientID in settings.appleClientIDs where !isBundleID(clientID) {
             throw APIError.badRequest("Apple client ID '\(clientID)' must be a bundle ID or Services ID, such as com.example.Notes")
         }
+        var names: Set<String> = []
+        for provider in settings.openIDProviders {
+            try validate(provider)
+            guard names.insert(provider.name).inserted else { throw APIError.badRequest("two OpenID providers are named \(provider.name)") }
+        }
         guard (0...3650).contains(settings.anonymousAccountLifetimeDays) else {
             throw APIError.badRequest("anonymousAccountLifetimeDays must be from 0 (kept) to 3650")
         }
         return settings
+    }
+
+    /// Names a provider may not take: the other ways in.
+    static let reservedProviderNames: Set<String> = ["apple", "password", "passkey", "email"]
+
+    /// A provider's name (1 to 32 lowercase letters, digits and dashes, not a reserved one), an `https` issuer
+    /// (`http` only on loopback) without a query, and at least one client ID.
+    static func validate(_ provider: AccountSettings.OpenIDProvider) throws {
+        guard (1...32).contains(provider.name.count), provider.name.allSatisfy({ $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-") }),
+            !reservedProviderNames.contains(provider.name)
+        else {
+            throw APIError.badRequest("OpenID provider name '\(provider.name)' must be 1 to 32 lowercase letters, digits and dashes, and not \(reservedProviderNames.sorted().joined(separator: ", "))")
+        }
+        guard let url = URLComponents(string: provider.issuer), let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil,
+            url.scheme == "https" || (url.scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))
+        else {
+            throw APIError.badRequest("OpenID provider \(provider.name): issuer '\(provider.issuer)' must be an https URL (http only on loopback)")
+        }
+        guard !provider.clientIDs.isEmpty, provider.clientIDs.allSatisfy({ !$0.isEmpty && $0.count <= 255 }) else {
+            throw APIError.badRequest("OpenID provider \(provider.name) needs the client IDs its ID tokens are for")
+        }
     }
 
     /// `com.example.Notes`: labels of letters, digits and dashes, separated by dots.

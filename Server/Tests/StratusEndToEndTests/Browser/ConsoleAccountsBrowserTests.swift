@@ -50,6 +50,7 @@ import Testing
             try await browser.select("#email-verification", "required")
             try await browser.element("#anonymous-lifetime").fill("7")
             try await browser.element("#apple-client-ids").fill("com.example.Notes, com.example.Notes.web")
+            try await browser.element("#openid-providers").fill("acme https://sso.example.com notes-app notes-web")
             try await browser.element("#passkey-rp-id").fill("example.com")
             try await browser.element("#passkey-origins").fill("https://notes.example.com, android:apk-key-hash:abc")
             try await browser.element("#passkey-apple-apps").fill("ABCDE12345.com.example.Notes")
@@ -62,6 +63,8 @@ import Testing
             #expect(settings["passkeyOrigins"] as? [String] == ["https://notes.example.com", "android:apk-key-hash:abc"], "\(settings)")
             #expect(settings["passkeyAppleAppIDs"] as? [String] == ["ABCDE12345.com.example.Notes"], "\(settings)")
             #expect(settings["appleClientIDs"] as? [String] == ["com.example.Notes", "com.example.Notes.web"], "\(settings)")
+            let openID = (settings["openIDProviders"] as? [[String: Any]])?.first
+            #expect(openID?["issuer"] as? String == "https://sso.example.com" && openID?["clientIDs"] as? [String] == ["notes-app", "notes-web"], "\(settings)")
             let android = (settings["passkeyAndroidApps"] as? [[String: Any]])?.first
             #expect(android?["packageName"] as? String == "com.example.notes", "\(settings)")
             #expect(android?["sha256CertFingerprints"] as? [String] == [Array(repeating: "AB", count: 32).joined(separator: ":")], "\(settings)")

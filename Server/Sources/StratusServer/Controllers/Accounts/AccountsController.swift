@@ -22,6 +22,7 @@ struct AccountsController {
         registerAnonymous(on: group)
         registerApple(on: group)
         registerSignInMethods(on: group)
+        registerOpenID(on: group)
     }
 
     /// Lets the signed-in user be found by other users (`users/discover`), or stops it: Stratus's

@@ -39,6 +39,9 @@ function settingsPanel(settings) {
     field("anonymous-lifetime", "Days before an unused anonymous account is deleted (0 keeps them)", String(settings.anonymousAccountLifetimeDays ?? 30)),
     field("apple-client-ids", "Sign in with Apple: bundle IDs and Services IDs (comma-separated; none turns it off)",
       (settings.appleClientIDs ?? []).join(", "), "com.example.Notes"),
+    field("openid-providers", "OpenID Connect providers (name, issuer and client IDs; comma between providers)",
+      (settings.openIDProviders ?? []).map((p) => [p.name, p.issuer, ...p.clientIDs].join(" ")).join(", "),
+      "acme https://sso.example.com notes-app"),
     field("passkey-rp-id", "Passkeys' domain (relying party ID; in apps' associated domains)", settings.passkeyRelyingPartyID, "this server's host"),
     field("passkey-origins", "Other origins that use passkeys (comma-separated)", (settings.passkeyOrigins ?? []).join(", "),
       "https://app.example.com, android:apk-key-hash:…"),
@@ -60,6 +63,8 @@ function settingsPanel(settings) {
         redirectURLs: value("redirect-urls").split(",").map((address) => address.trim()).filter(Boolean),
         anonymousAccountLifetimeDays: Number(value("anonymous-lifetime") || 30),
         appleClientIDs: value("apple-client-ids").split(",").map((id) => id.trim()).filter(Boolean),
+        openIDProviders: value("openid-providers").split(",").map((entry) => entry.trim().split(/\s+/)).filter((parts) => parts[0])
+          .map(([name, issuer, ...clientIDs]) => ({ name, issuer: issuer ?? "", clientIDs })),
         passkeyRelyingPartyID: value("passkey-rp-id") || undefined,
         passkeyOrigins: value("passkey-origins").split(",").map((origin) => origin.trim()).filter(Boolean),
         passkeyAppleAppIDs: value("passkey-apple-apps").split(",").map((app) => app.trim()).filter(Boolean),
