@@ -1,5 +1,6 @@
 import Foundation
 import StratusModel
+import StratusStore
 @testable import StratusServer
 import StratusStoreTesting
 import StratusTestSupport
@@ -82,6 +83,15 @@ import Testing
             let password = try #require(try await client.auth("signup", #"{"emailAddress":"ann@example.com","password":"correct horse"}"#, token: token).string("ckWebAuthToken"))
             let refused = try await client.auth("signin/apple", try Self.body(try apple.token(subject: "s-ann", rawNonce: "l1"), nonce: "l1"), token: token)
             #expect(refused.status == 409 && refused.errorCode == "EXISTS", "\(refused.json)")
+
+            // Linking adds a way in: a session older than 5 minutes (a stolen one, say) cannot.
+            let stale = try #require(try await client.auth("signin", #"{"emailAddress":"ann@example.com","password":"correct horse"}"#, token: token).string("ckWebAuthToken"))
+            let sessions = try await client.authGet("sessions", token: token, session: stale)
+            let staleID = try #require(sessions["sessions"]?.arrayValue?.compactMap(\.objectValue).first { $0["current"] == .bool(true) }?["sessionID"]?.stringValue)
+            let tables = try #require(client.parts.store as? any SQLTables)
+            try await tables.execute(["UPDATE sessions SET created_at = \(.integer(Authenticator.now() - 600_000)) WHERE id = \(.text(staleID))"])
+            let old = try await client.auth("signin/apple", try Self.body(try apple.token(subject: "s-ann", rawNonce: "l0"), nonce: "l0"), token: token, session: stale)
+            #expect(old.status == 421 && (old.string("reason") ?? "").contains("sign in again"), "\(old.json)")
             let linked = try await client.auth("signin/apple", try Self.body(try apple.token(subject: "s-ann", rawNonce: "l2"), nonce: "l2"), token: token, session: password)
             #expect(linked.status == 200, "\(linked.json)")
             let viaApple = try await client.auth("signin/apple", try Self.body(try apple.token(subject: "s-ann", rawNonce: "l3"), nonce: "l3"), token: token)

@@ -40,7 +40,7 @@ extension AccountsController {
             throw APIError(.authenticationFailed, "this identity token was used already; sign in with Apple again")
         }
         let (account, created) = try await providerAccount(
-            provider: "apple", verified, givenName: body.givenName, familyName: body.familyName, authentication
+            provider: "apple", verified, givenName: body.givenName, familyName: body.familyName, authentication, request, context
         )
         if account.isDisabled { throw Self.disabled }
         let token = try await server.authenticator.startSession(for: account, deviceName: body.deviceName)
@@ -51,10 +51,12 @@ extension AccountsController {
     }
 
     /// The account a provider's verified user signs in to: the one linked to their identity (whose address and
-    /// flags are brought up to date), else the signed-in caller's (linked now), else a new one.
+    /// flags are brought up to date), else the signed-in caller's (linked now: a way in is added, so the caller
+    /// signed in within 5 minutes, or is anonymous), else a new one.
     /// - Returns: the account, and whether it was made now.
     func providerAccount(
-        provider: String, _ verified: IDTokenVerifier.Identity, givenName: String?, familyName: String?, _ authentication: Authentication
+        provider: String, _ verified: IDTokenVerifier.Identity, givenName: String?, familyName: String?, _ authentication: Authentication,
+        _ request: Request, _ context: StratusRequestContext
     ) async throws -> (Account, Bool) {
         let container = authentication.container
         let now = Authenticator.now()
@@ -73,6 +75,8 @@ extension AccountsController {
             return (account, false)
         }
         if let caller = authentication.userRecordName {
+            let signedIn = try await signedInAccount(authentication)
+            try await confirmRecentSignIn(password: nil, of: signedIn, authentication, request, context, to: "link \(provider)")
             let identity = AccountIdentity(
                 containerID: container.id, provider: provider, subject: verified.subject, userRecordName: caller, emailAddress: verified.emailAddress,
                 isEmailVerified: verified.isEmailVerified, isPrivateEmail: verified.isPrivateEmail, createdAt: now, lastUsedAt: now

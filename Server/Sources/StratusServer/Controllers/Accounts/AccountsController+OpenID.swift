@@ -12,7 +12,7 @@ extension AccountsController {
 
     /// `POST signin/provider/{name}` with `{idToken, nonce?, givenName?, familyName?, deviceName?}`: checks the ID token
     /// against the provider's discovery document and keys (issuer, audience among its client IDs, expiry, the nonce's
-    /// SHA-256 when one is given), and signs in as ``providerAccount(provider:_:givenName:familyName:_:)`` finds the
+    /// SHA-256 when one is given), and signs in as ``providerAccount(provider:_:givenName:familyName:_:_:_:)`` finds the
     /// account: linked, the signed-in caller's, or new (`201`).
     @Sendable func signInWithProvider(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
@@ -36,7 +36,7 @@ extension AccountsController {
             throw APIError(.authenticationFailed, "this ID token was used already; sign in with \(name) again")
         }
         let (account, created) = try await providerAccount(
-            provider: name, verified, givenName: body.givenName, familyName: body.familyName, authentication
+            provider: name, verified, givenName: body.givenName, familyName: body.familyName, authentication, request, context
         )
         if account.isDisabled { throw Self.disabled }
         let token = try await server.authenticator.startSession(for: account, deviceName: body.deviceName)
