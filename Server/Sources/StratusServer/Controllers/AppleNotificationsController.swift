@@ -65,7 +65,7 @@ struct AppleNotificationsController {
             try await server.store.endSessions(containerID: account.containerID, userRecordName: account.userRecordName, keeping: nil)
         case "account-delete", "account-deleted":
             let identities = try await server.store.identities(containerID: account.containerID, userRecordName: account.userRecordName)
-            if (account.hasPassword ? 1 : 0) + account.passkeyCount + identities.count <= 1 {
+            if AccountsController.waysIn(account, identities: identities.count) <= 1 {
                 try await AccountsController.delete(account, store: server.store, container: container)
             } else {
                 try await server.store.removeIdentity(

@@ -42,10 +42,14 @@ extension AccountsController {
         return Self.empty()
     }
 
+    /// How many ways lead into an account: its password, its passkeys and its `identities` provider identities.
+    static func waysIn(_ account: Account, identities: Int) -> Int {
+        (account.hasPassword ? 1 : 0) + account.passkeyCount + identities
+    }
+
     /// Refuses to remove a way into an account that has no other: a password, passkeys, provider identities.
     static func requireAnotherWayIn(_ account: Account, identities: Int, removing what: String) throws {
-        let ways = (account.hasPassword ? 1 : 0) + account.passkeyCount + identities
-        guard ways > 1 else {
+        guard waysIn(account, identities: identities) > 1 else {
             throw APIError.badRequest("\(what) is the account's only way in: add another (a password, a passkey or a provider) first")
         }
     }
