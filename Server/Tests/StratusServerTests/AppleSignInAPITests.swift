@@ -46,6 +46,20 @@ import Testing
             let replayed = try await client.auth("signin/apple", try Self.body(replayToken, nonce: "n-3"), token: token)
             #expect(replayed.status == 401 && (replayed.string("reason") ?? "").contains("used already"), "\(replayed.json)")
             #expect(apple.fetches == 1, "the keys are fetched once and kept: \(apple.fetches)")
+
+            // Moved with its secrets into another container, the account still signs in with Apple.
+            let exported = try await client.send(.get, "/admin/1/\(TestServer.container)/accounts?secrets=true", headers: client.admin)
+            let entries = try #require(exported["accounts"], "\(exported.json)")
+            #expect("\(entries)".contains("001234.abcd"), "the identity is exported: \(exported.json)")
+            let copy = "iCloud.com.example.Copy"
+            let copyToken = try await client.createContainer(copy)
+            _ = try await client.send(.put, "/admin/1/\(copy)/accounts/settings", body: #"{"appleClientIDs":["com.example.Notes"]}"#, headers: client.admin)
+            let imported = try await client.send(.post, "/admin/1/\(copy)/accounts/import", json: .object(["accounts": entries]), headers: client.admin)
+            #expect(imported.status == 200, "\(imported.json)")
+            let moved = try await client.send(
+                .post, "/auth/1/\(copy)/development/signin/apple?ckAPIToken=\(copyToken)", body: try Self.body(try apple.token(rawNonce: "n-4"), nonce: "n-4")
+            )
+            #expect(moved.status == 200 && moved.string("userRecordName") == user, "\(moved.json)")
         }
     }
 

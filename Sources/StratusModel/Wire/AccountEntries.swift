@@ -22,12 +22,15 @@ public struct AccountEntry: Sendable, Hashable, Codable {
     public var passkeys: [PasskeyArchiveEntry]?
     /// Whether the account is anonymous (nothing but its sessions led to it).
     public var anonymous: Bool?
+    /// The account's identities at sign-in providers (Apple, OpenID Connect), so that they still sign in.
+    public var identities: [IdentityArchiveEntry]?
 
     public init(
         userRecordName: String, emailAddress: String?, phoneNumber: String?, givenName: String?, familyName: String?,
         discoverable: Bool, createdAt: Int64, passwordHash: String?, roles: [String: [String]] = [:], emailVerified: Bool? = nil,
-        passkeys: [PasskeyArchiveEntry]? = nil, anonymous: Bool? = nil
+        passkeys: [PasskeyArchiveEntry]? = nil, anonymous: Bool? = nil, identities: [IdentityArchiveEntry]? = nil
     ) {
+        self.identities = identities
         self.anonymous = anonymous
         self.emailVerified = emailVerified
         self.passkeys = passkeys
@@ -60,6 +63,27 @@ public struct PasskeyArchiveEntry: Sendable, Hashable, Codable {
         self.signCount = signCount
         self.name = name
         self.backedUp = backedUp
+        self.createdAt = createdAt
+    }
+}
+
+/// A provider identity in an ``AccountEntry``.
+public struct IdentityArchiveEntry: Sendable, Hashable, Codable {
+    /// `apple`, or an OpenID Connect provider's name.
+    public var provider: String
+    public var subject: String
+    public var emailAddress: String?
+    public var emailVerified: Bool
+    public var privateEmail: Bool
+    /// Milliseconds since 1970.
+    public var createdAt: Int64
+
+    public init(provider: String, subject: String, emailAddress: String?, emailVerified: Bool, privateEmail: Bool, createdAt: Int64) {
+        self.provider = provider
+        self.subject = subject
+        self.emailAddress = emailAddress
+        self.emailVerified = emailVerified
+        self.privateEmail = privateEmail
         self.createdAt = createdAt
     }
 }

@@ -150,6 +150,7 @@ extension AdminController {
                 if !held.isEmpty { roles[environment.rawValue] = held.sorted() }
             }
             let passkeys = secrets ? try await server.store.passkeys(containerID: container.id, userRecordName: account.userRecordName) : []
+            let identities = secrets ? try await server.store.identities(containerID: container.id, userRecordName: account.userRecordName) : []
             entries.append(AccountEntry(
                 userRecordName: account.userRecordName, emailAddress: account.emailAddress, phoneNumber: account.phoneNumber,
                 givenName: account.givenName, familyName: account.familyName, discoverable: account.isDiscoverable,
@@ -160,7 +161,13 @@ extension AdminController {
                         backedUp: passkey.isBackedUp, createdAt: passkey.createdAt
                     )
                 },
-                anonymous: account.isAnonymous ? true : nil
+                anonymous: account.isAnonymous ? true : nil,
+                identities: identities.isEmpty ? nil : identities.map { identity in
+                    IdentityArchiveEntry(
+                        provider: identity.provider, subject: identity.subject, emailAddress: identity.emailAddress,
+                        emailVerified: identity.isEmailVerified, privateEmail: identity.isPrivateEmail, createdAt: identity.createdAt
+                    )
+                }
             ))
         }
         return try JSONResponse.make(encoding: AccountEntries(accounts: entries, moreComing: page.count > limit))
@@ -197,6 +204,13 @@ extension AdminController {
                     passkey: passkeys.first
                 )
                 for passkey in passkeys.dropFirst() { try await server.store.addPasskey(passkey) }
+                for identity in entry.identities ?? [] {
+                    try await server.store.addIdentity(AccountIdentity(
+                        containerID: container.id, provider: identity.provider, subject: identity.subject, userRecordName: entry.userRecordName,
+                        emailAddress: identity.emailAddress, isEmailVerified: identity.emailVerified, isPrivateEmail: identity.privateEmail,
+                        createdAt: identity.createdAt
+                    ))
+                }
                 created += 1
             }
             for (name, roles) in entry.roles {
