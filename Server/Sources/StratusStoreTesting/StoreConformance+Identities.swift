@@ -94,8 +94,18 @@ extension StoreConformance {
                 _ = try await store.beginAccountDeletion(containerID: Fixture.container, userRecordName: Fixture.alice)
                 try await store.finishAccountDeletion(containerID: Fixture.container, userRecordName: Fixture.alice)
                 #expect(try await store.identity(containerID: Fixture.container, provider: "apple", subject: "001.abc") == nil)
+                #expect(try await store.signInMethodCounts(containerID: Fixture.container) == ["apple": 1], "Bob signs in with Apple only")
                 try await store.removeIdentity(containerID: Fixture.container, userRecordName: Fixture.bob, provider: "apple", subject: "003")
                 #expect(try await store.identities(containerID: Fixture.container, userRecordName: Fixture.bob).isEmpty)
+                try await store.createAccount(Account(
+                    containerID: Fixture.container, userRecordName: "_carol", emailAddress: "carol@example.com", passwordHash: "h", givenName: nil,
+                    familyName: nil, createdAt: Fixture.now
+                ))
+                try await store.createAccount(Account(
+                    containerID: Fixture.container, userRecordName: "_dan", emailAddress: nil, passwordHash: "", givenName: nil, familyName: nil,
+                    isAnonymous: true, createdAt: Fixture.now
+                ))
+                #expect(try await store.signInMethodCounts(containerID: Fixture.container) == ["password": 1, "anonymous": 1])
             },
         ]
     }

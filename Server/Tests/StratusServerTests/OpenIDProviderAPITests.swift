@@ -54,6 +54,8 @@ import Testing
             // The same verified address from two providers does not merge: Cy's address has an account.
             let apple = try await client.send(.put, base, body: #"{"appleClientIDs":["com.example.Notes"],"openIDProviders":[{"name":"acme","issuer":"\#(provider.issuer)","clientIDs":["notes-app"]},{"name":"other","issuer":"\#(provider.issuer)","clientIDs":["notes-app"]}]}"#, headers: client.admin)
             #expect(apple.status == 200, "\(apple.json)")
+            let inUse = try await client.send(.get, "/admin/1/\(TestServer.container)/accounts/sign-in-methods", headers: client.admin)
+            #expect(inUse["methods"] == .object(["acme": .integer(1)]), "\(inUse.json)")
             let merged = try await signIn(try provider.token(subject: "u-9", audience: "notes-app", rawNonce: "o10", email: "cy@example.com", issuer: provider.issuer), name: "other")
             #expect(merged.status == 409 && merged.errorCode == "EXISTS", "\(merged.json)")
         }

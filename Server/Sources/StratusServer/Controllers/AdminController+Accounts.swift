@@ -9,6 +9,7 @@ extension AdminController {
     func registerAccountRoutes(on group: RouterGroup<StratusRequestContext>) {
         group.get(":container/accounts/settings", use: accountSettings)
         group.put(":container/accounts/settings", use: setAccountSettings)
+        group.get(":container/accounts/sign-in-methods", use: signInMethodCounts)
         group.post(":container/:environment/users/:user/disable", use: disableUser)
         group.post(":container/:environment/users/:user/enable", use: enableUser)
         group.post(":container/:environment/users/:user/sessions/end", use: endUserSessions)
@@ -36,6 +37,23 @@ extension AdminController {
         let settings = try AccountSettingsRules.validated(try await RequestBody.decode(AccountSettings.self, from: request, limit: 64 * 1024))
         try await server.store.setAccountSettings(settings, containerID: containerID)
         return try JSONResponse.make(encoding: settings)
+    }
+
+    /// `GET /admin/1/{container}/accounts/sign-in-methods`: how many accounts use each way in (`password`,
+    /// `passkey`, `anonymous`, `apple`, each OpenID provider by name), as `{"methods": {name: count}}`.
+    @Sendable func signInMethodCounts(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try await requireAdmin(request)
+        let container = try await server.authenticator.container(try context.parameters.require("container"))
+        let counts = try await server.store.signInMethodCounts(containerID: container.id)
+        return JSONResponse.make(JSONWriter.object { writer in
+            writer.key("methods")
+            writer.beginObject()
+            for (method, users) in counts.sorted(by: { $0.key < $1.key }) {
+                writer.key(method)
+                writer.integer(Int64(users))
+            }
+            writer.endObject()
+        })
     }
 
     // MARK: - Users

@@ -86,6 +86,23 @@ extension AccountStore where Self: SQLTables {
         )
     }
 
+    public func signInMethodCounts(containerID: String) async throws -> [String: Int] {
+        let container: SQLFragment = "container_id = \(.text(containerID))"
+        let live: SQLFragment = "deleting = \(.bool(false))"
+        let results = try await transaction([
+            "SELECT provider, COUNT(*) AS users FROM account_identities WHERE \(container) GROUP BY provider",
+            "SELECT COUNT(*) AS users FROM accounts WHERE \(container) AND password_hash <> '' AND \(live)",
+            "SELECT COUNT(DISTINCT user_record_name) AS users FROM passkeys WHERE \(container)",
+            "SELECT COUNT(*) AS users FROM accounts WHERE \(container) AND anonymous = \(.bool(true)) AND \(live)",
+        ])
+        var counts: [String: Int] = [:]
+        for row in results[0] { counts[try row.text("provider")] = Int(try row.integer("users")) }
+        for (index, method) in [(1, "password"), (2, "passkey"), (3, "anonymous")] {
+            counts[method] = Int(try results[index].first?.integer("users") ?? 0)
+        }
+        return counts.filter { $0.value > 0 }
+    }
+
     public func anonymousAccounts(containerID: String, inactiveSince time: Int64, limit: Int) async throws -> [Account] {
         try await rows("""
             SELECT \(Self.accountColumns) FROM accounts

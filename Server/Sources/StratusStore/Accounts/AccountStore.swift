@@ -125,6 +125,9 @@ public protocol AccountStore: Sendable {
     /// Unlinks a provider identity from its account.
     /// - Throws: ``StorageError/Code/notFound`` when the account has no such identity.
     func removeIdentity(containerID: String, userRecordName: String, provider: String, subject: String) async throws
+    /// How many of a container's accounts use each way in: `password`, `passkey`, `anonymous`, and each provider by
+    /// name (only ways some account uses are listed).
+    func signInMethodCounts(containerID: String) async throws -> [String: Int]
     /// Anonymous accounts of a container made before `time` whose sessions were not used since, oldest first.
     func anonymousAccounts(containerID: String, inactiveSince time: Int64, limit: Int) async throws -> [Account]
 

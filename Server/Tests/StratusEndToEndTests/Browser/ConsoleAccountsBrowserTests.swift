@@ -46,6 +46,7 @@ import Testing
 
             // Account settings.
             try await session.go("#/accounts", heading: "Accounts")
+            try await browser.waitForText("password: 1", in: "#methods-in-use")
             try await browser.element("#app-name").fill("Notes")
             try await browser.select("#email-verification", "required")
             try await browser.element("#anonymous-lifetime").fill("7")

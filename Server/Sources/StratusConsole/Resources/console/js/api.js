@@ -78,6 +78,7 @@ export const admin = {
     request("POST", `/admin/1/${enc(container)}/${environment}/users/${enc(user)}/${action}`, { json: {} }),
   deleteUser: (container, environment, user) => request("DELETE", `/admin/1/${enc(container)}/${environment}/users/${enc(user)}`),
   accountSettings: (container) => request("GET", `/admin/1/${enc(container)}/accounts/settings`),
+  signInMethodCounts: (container) => request("GET", `/admin/1/${enc(container)}/accounts/sign-in-methods`),
   saveAccountSettings: (container, settings) => request("PUT", `/admin/1/${enc(container)}/accounts/settings`, { json: settings }),
   mailTemplates: (container, environment) => request("GET", `/admin/1/${enc(container)}/${environment}/mail/templates`),
   saveMailTemplate: (container, environment, kind, language, template) =>

@@ -5,14 +5,15 @@ import { h, replace, run, showInfo, formatTime } from "../dom.js";
 import { state, go } from "../app.js";
 
 export async function accountsPage(main, parameters) {
-  const [settings, templates, recent] = await Promise.all([
+  const [settings, inUse, templates, recent] = await Promise.all([
     admin.accountSettings(state.container),
+    admin.signInMethodCounts(state.container),
     admin.mailTemplates(state.container, state.environment),
     admin.recentMail(state.container),
   ]);
   replace(main,
     h("h1", {}, "Accounts"),
-    settingsPanel(settings),
+    settingsPanel(settings, inUse.methods),
     templatePanel(templates, parameters),
     mailPanel(recent));
 }
@@ -21,10 +22,18 @@ function choice(id, label, value, options) {
   return h("label", { for: id }, label, h("select", { id }, options.map(([option, text]) => h("option", { value: option, selected: option === value }, text))));
 }
 
-function settingsPanel(settings) {
+/** How many accounts use each way in, as a line of text. */
+function methodsInUse(methods) {
+  const names = { password: "password", passkey: "passkeys", anonymous: "anonymous", apple: "Apple" };
+  const parts = Object.entries(methods).map(([method, users]) => `${names[method] ?? method}: ${users}`);
+  return parts.length ? parts.join(" · ") : "no accounts yet";
+}
+
+function settingsPanel(settings, methods) {
   const field = (id, label, value, placeholder) => h("label", { for: id }, label, h("input", { id, value: value ?? "", placeholder: placeholder ?? "" }));
   const form = h("form", { id: "account-settings", class: "panel stack" },
     h("h2", {}, "Settings"),
+    h("p", { id: "methods-in-use", class: "muted" }, "Ways in use: " + methodsInUse(methods)),
     field("app-name", "App name (in mail and pages)", settings.appName, state.container),
     choice("email-verification", "Email verification", settings.emailVerification,
       [["optional", "optional: apps read emailVerified"], ["required", "required before sign-in"]]),
