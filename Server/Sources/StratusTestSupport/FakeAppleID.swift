@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import StratusStoreTesting
 import Synchronization
 import _CryptoExtras
 
@@ -127,7 +128,7 @@ public final class FakeAppleID: Sendable {
     }
 
     public static func base64URL(_ data: Data) -> String {
-        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        SoftwarePasskeys.base64URL(Array(data))
     }
 
     /// Answers `GET /auth/keys` with the published keys.

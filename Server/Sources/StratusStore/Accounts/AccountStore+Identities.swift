@@ -30,11 +30,7 @@ extension AccountStore where Self: SQLTables {
 
     public func addIdentity(_ identity: AccountIdentity) async throws {
         try await transaction { transaction in
-            let owner = try await transaction.rows("""
-                SELECT 1 AS found FROM accounts WHERE container_id = \(.text(identity.containerID)) \
-                AND user_record_name = \(.text(identity.userRecordName)) AND deleting = \(.bool(false))
-                """)
-            if owner.isEmpty { throw StorageError.noSuchAccount }
+            try await Self.requireLiveAccount(containerID: identity.containerID, userRecordName: identity.userRecordName, in: transaction)
             try await Self.insert(identity, in: transaction)
             try await Self.attach(containerID: identity.containerID, userRecordName: identity.userRecordName, in: transaction)
         }
@@ -52,6 +48,15 @@ extension AccountStore where Self: SQLTables {
             ON CONFLICT (container_id, provider, subject) DO NOTHING RETURNING 1 AS inserted
             """)
         if inserted.isEmpty { throw StorageError(.alreadyExists, "this \(identity.provider) account is linked to an account already") }
+    }
+
+    /// Refuses (``StorageError/Code/notFound``) an account that does not exist or is being deleted.
+    static func requireLiveAccount(containerID: String, userRecordName: String, in transaction: any SQLTransaction) async throws {
+        let owner = try await transaction.rows("""
+            SELECT 1 AS found FROM accounts WHERE container_id = \(.text(containerID)) \
+            AND user_record_name = \(.text(userRecordName)) AND deleting = \(.bool(false))
+            """)
+        if owner.isEmpty { throw StorageError.noSuchAccount }
     }
 
     /// Marks an account as no longer anonymous: something now leads to it besides its sessions.

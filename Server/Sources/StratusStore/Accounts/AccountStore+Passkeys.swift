@@ -45,11 +45,7 @@ extension AccountStore where Self: SQLTables {
 
     public func addPasskey(_ passkey: Passkey) async throws {
         try await transaction { transaction in
-            let owner = try await transaction.rows("""
-                SELECT 1 AS found FROM accounts WHERE container_id = \(.text(passkey.containerID)) \
-                AND user_record_name = \(.text(passkey.userRecordName)) AND deleting = \(.bool(false))
-                """)
-            if owner.isEmpty { throw StorageError.noSuchAccount }
+            try await Self.requireLiveAccount(containerID: passkey.containerID, userRecordName: passkey.userRecordName, in: transaction)
             try await Self.insert(passkey, in: transaction)
             try await Self.attach(containerID: passkey.containerID, userRecordName: passkey.userRecordName, in: transaction)
         }

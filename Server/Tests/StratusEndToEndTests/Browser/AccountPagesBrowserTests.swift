@@ -75,13 +75,7 @@ import Testing
             _ = try await browser.waitForText("The email address or password is wrong")
             try await browser.element("#password").fill("correct horse")
             try await browser.element("#sign-in").click()
-            var location = ""
-            try await browser.waitUntil("the browser is back at the app") {
-                location = (try await browser.session("GET", "/url") as? String) ?? ""
-                return location.hasPrefix(appPage + "?ckWebAuthToken=")
-            }
-            let session = try #require(URLComponents(string: location)?.queryItems?.first { $0.name == "ckWebAuthToken" }?.value)
-            let encoded = session.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let encoded = try await Self.tokenBackAtApp(browser, appPage)
             let (caller, _) = try await server.send("GET", "/database/1/\(Self.container)/development/public/users/caller?ckAPIToken=\(token)&ckWebAuthToken=\(encoded)")
             #expect(caller == 200)
         } catch {
@@ -124,13 +118,7 @@ import Testing
             try await browser.waitUntil("the passkey button shows") { try await button.isDisplayed() }
             try await browser.screenshot("account-sign-in-passkey")
             try await button.click()
-            var location = ""
-            try await browser.waitUntil("the browser is back at the app") {
-                location = (try await browser.session("GET", "/url") as? String) ?? ""
-                return location.hasPrefix(appPage + "?ckWebAuthToken=")
-            }
-            let session = try #require(URLComponents(string: location)?.queryItems?.first { $0.name == "ckWebAuthToken" }?.value)
-            let encoded = session.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            let encoded = try await Self.tokenBackAtApp(browser, appPage)
             let (caller, who) = try await server.send("GET", "/database/1/\(Self.container)/development/public/users/caller?ckAPIToken=\(token)&ckWebAuthToken=\(encoded)")
             #expect(caller == 200 && "\(who)".contains(user), "\(caller) \(who)")
             let credentials = try await browser.session("GET", "/webauthn/authenticator/\(authenticator)/credentials") as? [[String: Any]]
@@ -170,4 +158,16 @@ import Testing
           } } });
         })();
         """
+
+    /// Waits until the browser is back at `appPage` with a `ckWebAuthToken` in its query, and answers the token,
+    /// percent-encoded for a query.
+    static func tokenBackAtApp(_ browser: WebDriver, _ appPage: String) async throws -> String {
+        var location = ""
+        try await browser.waitUntil("the browser is back at the app") {
+            location = (try await browser.session("GET", "/url") as? String) ?? ""
+            return location.hasPrefix(appPage + "?ckWebAuthToken=")
+        }
+        let session = try #require(URLComponents(string: location)?.queryItems?.first { $0.name == "ckWebAuthToken" }?.value, "\(location)")
+        return session.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+    }
 }

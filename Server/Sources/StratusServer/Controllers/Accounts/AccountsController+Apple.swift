@@ -95,7 +95,8 @@ extension AccountsController {
         }
         let account = Account(
             containerID: container.id, userRecordName: "_" + Authenticator.randomHex(bytes: 16), emailAddress: verified.emailAddress, passwordHash: "",
-            givenName: givenName.flatMap(Self.nonEmptyName), familyName: familyName.flatMap(Self.nonEmptyName),
+            givenName: givenName.flatMap(Self.nonEmpty).map { String($0.prefix(100)) },
+            familyName: familyName.flatMap(Self.nonEmpty).map { String($0.prefix(100)) },
             isEmailVerified: verified.isEmailVerified, createdAt: now
         )
         let identity = AccountIdentity(
@@ -109,10 +110,5 @@ extension AccountsController {
             throw APIError(.exists, "this \(provider) account signed up at the same moment; sign in again")
         }
         return (account, true)
-    }
-
-    private static func nonEmptyName(_ text: String) -> String? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return trimmed.isEmpty ? nil : String(trimmed.prefix(100))
     }
 }

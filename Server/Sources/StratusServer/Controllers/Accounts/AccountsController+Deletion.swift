@@ -43,9 +43,7 @@ extension AccountsController {
             let code = try await findCode(.deleteAccount, RedeemCodeRequest(code: typed), authentication, request, context)
             _ = try await redeem(code, change: .none)
         } else {
-            guard let id = authentication.sessionID, let session = try await server.store.session(id: id),
-                Authenticator.now() - session.createdAt <= Self.freshSignIn
-            else {
+            guard try await signedInRecently(authentication) else {
                 throw APIError(
                     .authenticationRequired,
                     "confirm the deletion with the password, a code (account/delete/send), or within 5 minutes of signing in"
@@ -57,6 +55,12 @@ extension AccountsController {
             writer.key("deleted")
             writer.bool(true)
         })
+    }
+
+    /// Whether the request's session started within ``freshSignIn``.
+    func signedInRecently(_ authentication: Authentication) async throws -> Bool {
+        guard let id = authentication.sessionID, let session = try await server.store.session(id: id) else { return false }
+        return Authenticator.now() - session.createdAt <= Self.freshSignIn
     }
 
     /// Deletes an account to the end: marked first (every node refuses it at once), then its data, then itself.

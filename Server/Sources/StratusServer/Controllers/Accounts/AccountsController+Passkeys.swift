@@ -121,7 +121,7 @@ extension AccountsController {
             throw APIError(.exists, "an account with this email address exists already")
         }
         let details = SignUpDetails(
-            emailAddress: email, givenName: body.givenName.flatMap(Self.trimmed), familyName: body.familyName.flatMap(Self.trimmed),
+            emailAddress: email, givenName: body.givenName.flatMap(Self.nonEmpty), familyName: body.familyName.flatMap(Self.nonEmpty),
             language: body.language
         )
         let userRecordName = "_" + Authenticator.randomHex(bytes: 16)
@@ -304,7 +304,7 @@ extension AccountsController {
         guard body.credential.id == credentialID else {
             throw APIError.badRequest("the credential's id is not the credential ID in its authenticatorData")
         }
-        let name = (body.name ?? body.deviceName).flatMap(Self.trimmed).map { String($0.prefix(100)) } ?? "Passkey"
+        let name = (body.name ?? body.deviceName).flatMap(Self.nonEmpty).map { String($0.prefix(100)) } ?? "Passkey"
         return Passkey(
             containerID: authentication.container.id, credentialID: credentialID, userRecordName: userRecordName,
             publicKey: WebAuthTokens.base64URL(registration.publicKey), signCount: Int64(registration.signCount), name: name,
@@ -337,9 +337,7 @@ extension AccountsController {
             try await checkPassword(password, of: account, request, context)
             return
         }
-        guard let id = authentication.sessionID, let session = try await server.store.session(id: id),
-            Authenticator.now() - session.createdAt <= Self.freshSignIn
-        else {
+        guard try await signedInRecently(authentication) else {
             throw APIError(
                 .authenticationRequired,
                 account.hasPassword ? "to \(action), give the password or sign in again" : "to \(action), sign in again (within 5 minutes)"
@@ -382,11 +380,6 @@ extension AccountsController {
     private static func displayName(_ given: String?, _ family: String?) -> String? {
         let name = [given, family].compactMap { $0 }.joined(separator: " ")
         return name.isEmpty ? nil : name
-    }
-
-    private static func trimmed(_ text: String) -> String? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
-        return trimmed.isEmpty ? nil : trimmed
     }
 }
 

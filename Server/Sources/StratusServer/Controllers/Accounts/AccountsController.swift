@@ -151,7 +151,8 @@ struct AccountsController {
         return email
     }
 
-    private static func nonEmpty(_ text: String) -> String? {
+    /// `text` without surrounding white space, or `nil` when nothing is left.
+    static func nonEmpty(_ text: String) -> String? {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return trimmed.isEmpty ? nil : trimmed
     }
