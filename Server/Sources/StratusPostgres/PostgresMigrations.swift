@@ -28,6 +28,7 @@ enum PostgresMigrations {
         Migration(version: 5, name: "account-lifecycle", sql: accountLifecycle),
         Migration(version: 6, name: "passkeys", sql: passkeys),
         Migration(version: 7, name: "identities", sql: identities),
+        Migration(version: 8, name: "secrets", sql: secrets),
     ]
 
     /// The newest version this build knows.
@@ -553,5 +554,29 @@ enum PostgresMigrations {
             PRIMARY KEY (container_id, provider, subject)
         );
         CREATE INDEX account_identities_account ON account_identities (container_id, user_record_name);
+        """
+
+    /// Version 8: containers' secrets, sealed by the server with its secrets key, and provider tokens to revoke after
+    /// their account's deletion.
+    static let secrets = """
+        CREATE TABLE container_secrets (
+            container_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            sealed_value TEXT NOT NULL,
+            updated_at BIGINT NOT NULL,
+            PRIMARY KEY (container_id, name)
+        );
+        CREATE TABLE pending_revocations (
+            container_id TEXT NOT NULL,
+            provider TEXT NOT NULL,
+            subject TEXT NOT NULL,
+            sealed_token TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at BIGINT NOT NULL,
+            last_error TEXT,
+            created_at BIGINT NOT NULL,
+            PRIMARY KEY (container_id, provider, subject)
+        );
+        CREATE INDEX pending_revocations_due ON pending_revocations (next_attempt_at);
         """
 }

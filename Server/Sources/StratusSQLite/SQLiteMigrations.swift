@@ -552,6 +552,31 @@ enum SQLiteMigrations {
                 CREATE INDEX account_identities_account ON account_identities (container_id, user_record_name);
                 """)
         }
+        migrator.registerMigration("v20-secrets") { db in
+            try db.execute(sql: """
+                -- Containers' secrets, sealed by the server with its secrets key (ContainerSecret).
+                CREATE TABLE container_secrets (
+                    container_id TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    sealed_value TEXT NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    PRIMARY KEY (container_id, name)
+                ) WITHOUT ROWID;
+                -- Provider tokens to revoke after their account's deletion (PendingRevocation).
+                CREATE TABLE pending_revocations (
+                    container_id TEXT NOT NULL,
+                    provider TEXT NOT NULL,
+                    subject TEXT NOT NULL,
+                    sealed_token TEXT NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at INTEGER NOT NULL,
+                    last_error TEXT,
+                    created_at INTEGER NOT NULL,
+                    PRIMARY KEY (container_id, provider, subject)
+                ) WITHOUT ROWID;
+                CREATE INDEX pending_revocations_due ON pending_revocations (next_attempt_at);
+                """)
+        }
         return migrator
     }
 }

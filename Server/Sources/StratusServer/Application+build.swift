@@ -108,7 +108,8 @@ private func buildRouterAndState(
         idTokens: IDTokenVerifier(keys: ProviderKeys(
             client: .shared, minimumRefetch: .milliseconds(Int64(configuration.providerKeysMinimumRefetch * 1000))
         )),
-        openID: OpenIDDiscovery(client: .shared)
+        openID: OpenIDDiscovery(client: .shared),
+        secrets: ContainerSecrets(store: store, keys: configuration.secretsKeys)
     )
 
     let router = Router(context: StratusRequestContext.self)

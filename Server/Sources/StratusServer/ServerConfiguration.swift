@@ -52,6 +52,9 @@ public struct ServerConfiguration: Sendable {
     public var accountDeletionSweepInterval: Double = 60
     /// Where Sign in with Apple's signing keys are published (a JSON Web Key Set).
     public var appleKeysURL = "https://appleid.apple.com/auth/keys"
+    /// The keys that seal containers' secrets and providers' refresh tokens (the first seals, all open); every node
+    /// sharing a database needs the same ones.
+    public var secretsKeys = SecretsKeyring(keys: [])
     /// Seconds before a provider's keys are fetched again for a key ID they lacked.
     public var providerKeysMinimumRefetch: Double = 10
     /// This server process's name among the nodes sharing a database: in `/readyz`, `/metrics` and the console's

@@ -25,4 +25,6 @@ struct ServerState: Sendable {
     let idTokens: IDTokenVerifier
     /// OpenID Connect providers' discovery documents.
     let openID: OpenIDDiscovery
+    /// Containers' secrets, sealed with the operator's secrets key.
+    let secrets: ContainerSecrets
 }

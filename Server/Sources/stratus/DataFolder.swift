@@ -1,6 +1,7 @@
 import Foundation
 import ArgumentParser
 import Logging
+import StratusServer
 import StratusSQLite
 
 /// The server's data folder: the SQLite file and the generated admin key.
@@ -12,6 +13,7 @@ struct DataFolder {
 
     var databasePath: String { path + "/stratus.sqlite" }
     var adminKeyPath: String { path + "/admin.key" }
+    var secretsKeyPath: String { path + "/secrets.key" }
 
     /// Creates the folder if needed.
     func prepare() throws {
@@ -41,6 +43,19 @@ struct DataFolder {
             throw ValidationError("cannot write the admin key to \(adminKeyPath)")
         }
         return (key, true)
+    }
+
+    /// The secrets key kept in the folder, generating it on first use.
+    func secretsKey() throws -> String {
+        if let stored = try? String(contentsOfFile: secretsKeyPath, encoding: .utf8), !stored.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty {
+            return stored
+        }
+        try prepare()
+        let key = SecretsKeyring.newKeyText()
+        guard FileManager.default.createFile(atPath: secretsKeyPath, contents: Data((key + "\n").utf8), attributes: [.posixPermissions: 0o600]) else {
+            throw ValidationError("cannot write the secrets key to \(secretsKeyPath)")
+        }
+        return key
     }
 }
 

@@ -46,6 +46,8 @@ struct Serve: AsyncParsableCommand {
             }
         }
         configuration.adminKey = key!
+        // SQLite keeps its secrets key beside its file; PostgreSQL's nodes must all be given the same one.
+        configuration.secretsKeys = try values.secretsKeys(generateIn: store is PostgresStore ? nil : folder)
         configuration.nodeName = values.text(ServeSettings.nodeName)
             ?? "\(ProcessInfo.processInfo.hostName):\(configuration.port == 0 ? "pid\(ProcessInfo.processInfo.processIdentifier)" : "\(configuration.port)")"
         Self.raiseOpenFileLimit()

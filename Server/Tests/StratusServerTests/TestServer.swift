@@ -51,8 +51,10 @@ struct TestServer {
 extension TestServer {
     /// Runs `body` against `count` in-process servers on one fresh store, as nodes sharing a database: each with
     /// its own caches, subscription notifier and background work, and its own name (`node-1`, ...).
+    /// - Parameter configureNode: changes to one node's configuration, given its number from 1.
     static func runNodes(
-        _ count: Int, configure: (inout ServerConfiguration) -> Void = { _ in }, _ body: @escaping @Sendable ([TestClient]) async throws -> Void
+        _ count: Int, configure: (inout ServerConfiguration) -> Void = { _ in }, configureNode: (Int, inout ServerConfiguration) -> Void = { _, _ in },
+        _ body: @escaping @Sendable ([TestClient]) async throws -> Void
     ) async throws {
         let testFolder = try TestFolder("stratus-http")
         defer { testFolder.remove() }
@@ -64,6 +66,7 @@ extension TestServer {
             for index in 1...count {
                 var configuration = ServerConfiguration.forTests()
                 configure(&configuration)
+                configureNode(index, &configuration)
                 configuration.nodeName = "node-\(index)"
                 let parts = ServerParts(
                     store: store, blobs: blobs, collector: AssetCollector(store: store, blobs: blobs, configuration: configuration, logger: Logger(label: "test"))

@@ -50,7 +50,9 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         public var name: String
         /// The issuer URL (`https://accounts.google.com`): its `/.well-known/openid-configuration` is read.
         public var issuer: String
-        /// The client IDs its ID tokens may be for (their `aud`): the app's, on each platform.
+        /// The client IDs its ID tokens may be for (their `aud`): the app's, on each platform. The first is the one the
+        /// hosted sign-in page signs in with (the web flow), with the client secret kept as the container's secret
+        /// `openid.{name}.clientSecret`.
         public var clientIDs: [String]
 
         public init(name: String, issuer: String, clientIDs: [String]) {
@@ -88,6 +90,12 @@ public struct AccountSettings: Sendable, Hashable, Codable {
     /// The client IDs Sign in with Apple's identity tokens may be for (their `aud`): the app's bundle IDs, and the
     /// Services IDs of its web sign-in. Empty: Sign in with Apple is off.
     public var appleClientIDs: [String]
+    /// Apple's developer team ID (10 characters): with ``appleKeyID`` and the key itself (kept as the container's
+    /// secret `apple.privateKey`, never returned), the server signs the client secrets Apple asks for when it keeps
+    /// and revokes users' tokens.
+    public var appleTeamID: String?
+    /// The ID of the team's Sign in with Apple key (10 characters).
+    public var appleKeyID: String?
     /// OpenID Connect providers users may sign in with.
     public var openIDProviders: [OpenIDProvider]
     /// Days after which an anonymous account (`signup/anonymous`) that nothing was attached to and that nobody used
@@ -99,8 +107,10 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         languages: [String] = ["en"], deletedUserPublicRecords: DeletedUserPublicRecords = .keep, secondFactor: SecondFactor = .optional,
         redirectURLs: [String] = [], passkeyRelyingPartyID: String? = nil, passkeyOrigins: [String] = [], passkeyAppleAppIDs: [String] = [],
         passkeyAndroidApps: [AndroidApp] = [], anonymousAccountLifetimeDays: Int = 30, appleClientIDs: [String] = [],
-        openIDProviders: [OpenIDProvider] = []
+        openIDProviders: [OpenIDProvider] = [], appleTeamID: String? = nil, appleKeyID: String? = nil
     ) {
+        self.appleTeamID = appleTeamID
+        self.appleKeyID = appleKeyID
         self.openIDProviders = openIDProviders
         self.appleClientIDs = appleClientIDs
         self.anonymousAccountLifetimeDays = anonymousAccountLifetimeDays
@@ -137,6 +147,8 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         anonymousAccountLifetimeDays = try container.decodeIfPresent(Int.self, forKey: .anonymousAccountLifetimeDays) ?? defaults.anonymousAccountLifetimeDays
         appleClientIDs = try container.decodeIfPresent([String].self, forKey: .appleClientIDs) ?? []
         openIDProviders = try container.decodeIfPresent([OpenIDProvider].self, forKey: .openIDProviders) ?? []
+        appleTeamID = try container.decodeIfPresent(String.self, forKey: .appleTeamID)
+        appleKeyID = try container.decodeIfPresent(String.self, forKey: .appleKeyID)
     }
 
     /// The settings as stored: compact JSON with sorted keys.

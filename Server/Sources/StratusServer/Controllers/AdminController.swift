@@ -24,6 +24,7 @@ struct AdminController {
         registerImportRoutes(on: group)
         registerAccountTransferRoutes(on: group)
         registerAccountRoutes(on: group)
+        registerSecretRoutes(on: group)
     }
 
     /// `POST /admin/1/{container}/keys` with `{"publicKey": "<PEM>", "role"?: "Admin"}` answers `{"keyID"}`.

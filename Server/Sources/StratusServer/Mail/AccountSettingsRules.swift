@@ -44,6 +44,13 @@ enum AccountSettingsRules {
         for clientID in settings.appleClientIDs where !isBundleID(clientID) {
             throw APIError.badRequest("Apple client ID '\(clientID)' must be a bundle ID or Services ID, such as com.example.Notes")
         }
+        settings.appleTeamID = settings.appleTeamID.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        settings.appleKeyID = settings.appleKeyID.map { $0.trimmingCharacters(in: .whitespaces) }.flatMap { $0.isEmpty ? nil : $0 }
+        for (field, value) in [("appleTeamID", settings.appleTeamID), ("appleKeyID", settings.appleKeyID)] {
+            if let value, !(value.count == 10 && value.allSatisfy { $0.isASCII && ($0.isUppercase || $0.isNumber) }) {
+                throw APIError.badRequest("\(field) '\(value)' must be the 10 capital letters and digits Apple shows, such as ABCDE12345")
+            }
+        }
         var names: Set<String> = []
         for provider in settings.openIDProviders {
             try validate(provider)

@@ -1,3 +1,4 @@
+import Foundation
 import StratusModel
 
 /// The deletion of an account, written once over any backend's tables (``SQLTables``); ``AccountDeletion`` runs
@@ -77,6 +78,7 @@ extension AccountStore where Self: SQLTables {
                 "DELETE FROM sessions WHERE \(key) RETURNING id",
                 "DELETE FROM passkeys WHERE \(key)",
                 "DELETE FROM passkey_challenges WHERE \(key)",
+                PendingRevocation.queueStatement(containerID: containerID, userRecordName: userRecordName, now: Int64(Date().timeIntervalSince1970 * 1000)),
                 "DELETE FROM account_identities WHERE \(key)",
                 "DELETE FROM accounts WHERE \(key) AND deleting = \(.bool(true))",
             ],

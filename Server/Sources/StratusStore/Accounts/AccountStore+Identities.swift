@@ -1,3 +1,4 @@
+import Foundation
 import StratusModel
 
 /// Provider identities and anonymous accounts, written once over any backend's tables (``SQLTables``).
@@ -77,15 +78,23 @@ extension AccountStore where Self: SQLTables {
     }
 
     public func removeIdentity(containerID: String, userRecordName: String, provider: String, subject: String) async throws {
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
         try await transaction(
             [
+                """
+                INSERT INTO pending_revocations (container_id, provider, subject, sealed_token, attempts, next_attempt_at, created_at)
+                SELECT container_id, provider, subject, sealed_refresh_token, 0, \(.integer(now)), \(.integer(now)) FROM account_identities
+                WHERE container_id = \(.text(containerID)) AND user_record_name = \(.text(userRecordName)) AND provider = \(.text(provider)) \
+                AND subject = \(.text(subject)) AND sealed_refresh_token IS NOT NULL
+                ON CONFLICT (container_id, provider, subject) DO UPDATE SET sealed_token = excluded.sealed_token
+                """,
                 """
                 DELETE FROM account_identities WHERE container_id = \(.text(containerID)) AND user_record_name = \(.text(userRecordName)) \
                 AND provider = \(.text(provider)) AND subject = \(.text(subject)) RETURNING 1 AS removed
                 """,
             ],
             then: { results in
-                if results[0].isEmpty { throw StorageError(.notFound, "the account has no such \(provider) identity") }
+                if results[1].isEmpty { throw StorageError(.notFound, "the account has no such \(provider) identity") }
                 return []
             }
         )

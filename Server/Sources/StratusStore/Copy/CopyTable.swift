@@ -98,6 +98,18 @@ public struct CopyTable: Sendable, Hashable {
             key: ["container_id", "provider", "subject"]
         ),
         CopyTable(
+            "container_secrets", [("container_id", .text), ("name", .text), ("sealed_value", .text), ("updated_at", .integer)],
+            key: ["container_id", "name"]
+        ),
+        CopyTable(
+            "pending_revocations",
+            [
+                ("container_id", .text), ("provider", .text), ("subject", .text), ("sealed_token", .text), ("attempts", .integer),
+                ("next_attempt_at", .integer), ("last_error", .text), ("created_at", .integer),
+            ],
+            key: ["container_id", "provider", "subject"]
+        ),
+        CopyTable(
             "passkey_challenges",
             [
                 ("challenge", .text), ("container_id", .text), ("purpose", .text), ("user_record_name", .text), ("details", .text),

@@ -101,6 +101,25 @@ struct RemoteAdmin: AdminBackend {
         _ = try await send("DELETE", "/admin/1/\(escaped(container))/keys/\(escaped(keyID))")
     }
 
+    // MARK: - Secrets (through a running server only: it holds the secrets key)
+
+    func setSecret(_ value: String, named name: String, container: String) async throws {
+        _ = try await send("PUT", "/admin/1/\(escaped(container))/secrets/\(escaped(name))", json: ["value": value])
+    }
+
+    func secretNames(container: String) async throws -> [String] {
+        try await send("GET", "/admin/1/\(escaped(container))/secrets").objects("secrets").map { try $0.string("name") }
+    }
+
+    func removeSecret(named name: String, container: String) async throws {
+        _ = try await send("DELETE", "/admin/1/\(escaped(container))/secrets/\(escaped(name))")
+    }
+
+    func resealSecrets() async throws -> (resealed: Int, alreadyCurrent: Int) {
+        let body = try await send("POST", "/admin/1/secrets/reseal")
+        return (body.object["resealed"] as? Int ?? 0, body.object["alreadyCurrent"] as? Int ?? 0)
+    }
+
     // MARK: - HTTP
 
     private func rolesPath(_ user: String, _ container: String, _ environment: Environment) -> String {

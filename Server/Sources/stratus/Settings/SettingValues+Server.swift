@@ -46,6 +46,23 @@ extension SettingValues {
         return configuration
     }
 
+    /// The secrets keys `--secrets-key` or `--secrets-key-file` give; else, with `generateIn`, the one kept in that data
+    /// folder (made on first use); else none.
+    func secretsKeys(generateIn folder: DataFolder?) throws -> SecretsKeyring {
+        var keys = text(ServeSettings.secretsKey)
+        if keys == nil, let file = text(ServeSettings.secretsKeyFile) {
+            guard let contents = try? String(contentsOfFile: file, encoding: .utf8) else { throw ValidationError("cannot read the secrets key file \(file)") }
+            keys = contents
+        }
+        if keys == nil, let folder { keys = try folder.secretsKey() }
+        guard let keys else { return SecretsKeyring(keys: []) }
+        do {
+            return try SecretsKeyring(parsing: keys)
+        } catch let error as APIError {
+            throw ValidationError("--secrets-key: \(error.reason)")
+        }
+    }
+
     /// Deadlines for slow clients and the cap on connections per address.
     func connectionLimits() throws -> ConnectionLimits {
         let head = try number(ServeSettings.headTimeout)

@@ -1,0 +1,76 @@
+import Hummingbird
+import StratusModel
+import StratusStore
+
+/// Containers' secrets in the admin API: set and removed, listed by name, never returned.
+extension AdminController {
+    func registerSecretRoutes(on group: RouterGroup<StratusRequestContext>) {
+        group.get(":container/secrets", use: listSecrets)
+        group.put(":container/secrets/:name", use: setSecret)
+        group.delete(":container/secrets/:name", use: removeSecret)
+        group.post("secrets/reseal", use: resealSecrets)
+    }
+
+    /// `GET /admin/1/{container}/secrets`: `{secrets: [{name, updated, keyID}], secretsKey: {configured, keyID?}}`,
+    /// names and times only.
+    @Sendable func listSecrets(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try await requireAdmin(request)
+        let secrets = try await server.store.containerSecrets(containerID: try context.parameters.require("container"))
+        let keys = server.configuration.secretsKeys
+        return JSONResponse.make(JSONWriter.object { writer in
+            writer.array("secrets", secrets) { writer, secret in
+                writer.beginObject()
+                writer.key("name")
+                writer.string(secret.name)
+                writer.key("updated")
+                writer.integer(secret.updatedAt)
+                writer.key("keyID")
+                writer.string(secret.sealedValue.split(separator: ".").dropFirst().first.map(String.init) ?? "")
+                writer.endObject()
+            }
+            writer.key("secretsKey")
+            writer.beginObject()
+            writer.key("configured")
+            writer.bool(!keys.isEmpty)
+            if let id = keys.currentKeyID {
+                writer.key("keyID")
+                writer.string(id)
+            }
+            writer.endObject()
+        })
+    }
+
+    /// `PUT /admin/1/{container}/secrets/{name}` with `{"value": "..."}`: stores it sealed; answers `{name, updated}`.
+    @Sendable func setSecret(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try await requireAdmin(request)
+        struct Body: Decodable { var value: String }
+        let body = try await RequestBody.decode(Body.self, from: request, limit: 64 * 1024)
+        let containerID = try context.parameters.require("container")
+        let name = try context.parameters.require("name")
+        try await server.secrets.set(body.value, named: name, containerID: containerID)
+        return JSONResponse.make(JSONWriter.object { writer in
+            writer.key("name")
+            writer.string(name)
+        })
+    }
+
+    /// `DELETE /admin/1/{container}/secrets/{name}`.
+    @Sendable func removeSecret(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try await requireAdmin(request)
+        try await server.store.removeContainerSecret(containerID: try context.parameters.require("container"), name: try context.parameters.require("name"))
+        return JSONResponse.make(JSONWriter.object { _ in })
+    }
+
+    /// `POST /admin/1/secrets/reseal`: seals every stored secret and token with this node's first secrets key;
+    /// answers `{resealed, alreadyCurrent}`.
+    @Sendable func resealSecrets(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try await requireAdmin(request)
+        let (resealed, current) = try await server.secrets.resealAll()
+        return JSONResponse.make(JSONWriter.object { writer in
+            writer.key("resealed")
+            writer.integer(Int64(resealed))
+            writer.key("alreadyCurrent")
+            writer.integer(Int64(current))
+        })
+    }
+}
