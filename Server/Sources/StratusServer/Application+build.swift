@@ -63,7 +63,8 @@ public func buildServer(
     let sweeper = NotificationSweeper(store: store, configuration: configuration, logger: logger)
     let mail = try MailSender(store: store, configuration: configuration, logger: Logger(label: "stratus.mail"))
     let deleter = AccountDeleter(store: store, configuration: configuration, logger: Logger(label: "stratus.accounts"))
-    let services: [(any Service)?] = [blobs as? any Service, collector, sweeper, state.notifier.pushSender, state.notifier, mail, deleter]
+    let revoker = ProviderRevoker(store: store, tokens: state.appleTokens, configuration: configuration, logger: Logger(label: "stratus.accounts"))
+    let services: [(any Service)?] = [blobs as? any Service, collector, sweeper, state.notifier.pushSender, state.notifier, mail, deleter, revoker]
     return StratusServerParts(router: router, services: services.compactMap { $0 })
 }
 
@@ -109,7 +110,10 @@ private func buildRouterAndState(
             client: .shared, minimumRefetch: .milliseconds(Int64(configuration.providerKeysMinimumRefetch * 1000))
         )),
         openID: OpenIDDiscovery(client: .shared),
-        secrets: ContainerSecrets(store: store, keys: configuration.secretsKeys)
+        secrets: ContainerSecrets(store: store, keys: configuration.secretsKeys),
+        appleTokens: AppleTokens(
+            secrets: ContainerSecrets(store: store, keys: configuration.secretsKeys), keysURL: configuration.appleKeysURL, client: .shared
+        )
     )
 
     let router = Router(context: StratusRequestContext.self)

@@ -50,7 +50,14 @@ public struct ServerConfiguration: Sendable {
     public var mailRetryDelays: [Int64] = [30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600]
     /// Seconds between looks for account deletions a crash interrupted, which are then finished.
     public var accountDeletionSweepInterval: Double = 60
-    /// Where Sign in with Apple's signing keys are published (a JSON Web Key Set).
+    /// Seconds between looks for provider tokens to revoke (deleted accounts' Sign in with Apple tokens).
+    public var revocationSweepInterval: Double = 30
+    /// Seconds before each retry of a revocation Apple did not take, the last repeated: from half a minute to a day.
+    public var revocationRetryDelays: [Double] = [30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 24 * 3600]
+    /// Attempts at one revocation before it is given up on (and logged as an error): about three weeks.
+    public var revocationAttempts = 30
+    /// Where Sign in with Apple's signing keys are published (a JSON Web Key Set); Apple's token and revocation
+    /// endpoints are its siblings (`…/auth/token`, `…/auth/revoke`).
     public var appleKeysURL = "https://appleid.apple.com/auth/keys"
     /// The keys that seal containers' secrets and providers' refresh tokens (the first seals, all open); every node
     /// sharing a database needs the same ones.

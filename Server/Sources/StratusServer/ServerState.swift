@@ -27,4 +27,6 @@ struct ServerState: Sendable {
     let openID: OpenIDDiscovery
     /// Containers' secrets, sealed with the operator's secrets key.
     let secrets: ContainerSecrets
+    /// Sign in with Apple's token endpoints.
+    let appleTokens: AppleTokens
 }

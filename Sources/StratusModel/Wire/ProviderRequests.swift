@@ -8,8 +8,15 @@ public struct AppleSignInRequest: Sendable, Hashable, Codable {
     public var givenName: String?
     public var familyName: String?
     public var deviceName: String?
+    /// The one-time authorization code Apple gave beside the token (`authorizationCode`): the server exchanges it for
+    /// a refresh token, kept sealed, which it revokes when the account is deleted, as Apple requires.
+    public var authorizationCode: String?
 
-    public init(identityToken: String, nonce: String, givenName: String? = nil, familyName: String? = nil, deviceName: String? = nil) {
+    public init(
+        identityToken: String, nonce: String, givenName: String? = nil, familyName: String? = nil, deviceName: String? = nil,
+        authorizationCode: String? = nil
+    ) {
+        self.authorizationCode = authorizationCode
         self.identityToken = identityToken
         self.nonce = nonce
         self.givenName = givenName

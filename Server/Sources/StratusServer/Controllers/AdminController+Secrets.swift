@@ -9,6 +9,34 @@ extension AdminController {
         group.put(":container/secrets/:name", use: setSecret)
         group.delete(":container/secrets/:name", use: removeSecret)
         group.post("secrets/reseal", use: resealSecrets)
+        group.get(":container/accounts/revocations", use: pendingRevocations)
+    }
+
+    /// `GET /admin/1/{container}/accounts/revocations`: deleted accounts' provider tokens still to revoke,
+    /// `{revocations: [{provider, subject, attempts, nextAttempt, lastError?, created}]}` (the tokens stay sealed).
+    @Sendable func pendingRevocations(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try await requireAdmin(request)
+        let pending = try await server.store.pendingRevocations(containerID: try context.parameters.require("container"))
+        return JSONResponse.make(JSONWriter.object { writer in
+            writer.array("revocations", pending) { writer, revocation in
+                writer.beginObject()
+                writer.key("provider")
+                writer.string(revocation.provider)
+                writer.key("subject")
+                writer.string(revocation.subject)
+                writer.key("attempts")
+                writer.integer(Int64(revocation.attempts))
+                writer.key("nextAttempt")
+                writer.integer(revocation.nextAttemptAt)
+                if let error = revocation.lastError {
+                    writer.key("lastError")
+                    writer.string(error)
+                }
+                writer.key("created")
+                writer.integer(revocation.createdAt)
+                writer.endObject()
+            }
+        })
     }
 
     /// `GET /admin/1/{container}/secrets`: `{secrets: [{name, updated, keyID}], secretsKey: {configured, keyID?}}`,

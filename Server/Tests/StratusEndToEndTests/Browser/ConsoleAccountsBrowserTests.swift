@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import StratusStoreTesting
 import Testing
@@ -6,6 +7,7 @@ import Testing
 /// preview mail, and see the mail sent.
 @Suite(.serialized) struct ConsoleAccountsBrowserTests {
     static let container = ConsoleBrowserTests.container
+    static let applePEM = P256.Signing.PrivateKey().pemRepresentation
 
     @Test("operators disable, enable and delete users, save account settings, edit and preview a mail template, and see queued mail")
     func accountPages() async throws {
@@ -51,6 +53,8 @@ import Testing
             try await browser.select("#email-verification", "required")
             try await browser.element("#anonymous-lifetime").fill("7")
             try await browser.element("#apple-client-ids").fill("com.example.Notes, com.example.Notes.web")
+            try await browser.element("#apple-team-id").fill("ABCDE12345")
+            try await browser.element("#apple-key-id").fill("KEY1234567")
             try await browser.element("#openid-providers").fill("acme https://sso.example.com notes-app notes-web")
             try await browser.element("#passkey-rp-id").fill("example.com")
             try await browser.element("#passkey-origins").fill("https://notes.example.com, android:apk-key-hash:abc")
@@ -64,11 +68,23 @@ import Testing
             #expect(settings["passkeyOrigins"] as? [String] == ["https://notes.example.com", "android:apk-key-hash:abc"], "\(settings)")
             #expect(settings["passkeyAppleAppIDs"] as? [String] == ["ABCDE12345.com.example.Notes"], "\(settings)")
             #expect(settings["appleClientIDs"] as? [String] == ["com.example.Notes", "com.example.Notes.web"], "\(settings)")
+            #expect(settings["appleTeamID"] as? String == "ABCDE12345" && settings["appleKeyID"] as? String == "KEY1234567", "\(settings)")
             let openID = (settings["openIDProviders"] as? [[String: Any]])?.first
             #expect(openID?["issuer"] as? String == "https://sso.example.com" && openID?["clientIDs"] as? [String] == ["notes-app", "notes-web"], "\(settings)")
             let android = (settings["passkeyAndroidApps"] as? [[String: Any]])?.first
             #expect(android?["packageName"] as? String == "com.example.notes", "\(settings)")
             #expect(android?["sha256CertFingerprints"] as? [String] == [Array(repeating: "AB", count: 32).joined(separator: ":")], "\(settings)")
+
+            // Apple's key, stored sealed through the form: listed by name, never shown again.
+            try await browser.waitForText("Sealed with secrets key", in: "#secrets-key")
+            try await browser.select("#secret-name", "apple.privateKey")
+            try await browser.element("#secret-value").fill(Self.applePEM)
+            try await browser.element("#secret-form button[type=submit]").click()
+            try await browser.waitForText("Secret stored.", in: "#notices")
+            try await browser.waitForText("apple.privateKey", in: "#secret-list")
+            let secrets = try await session.admin("GET", "/admin/1/\(Self.container)/secrets")
+            #expect("\(secrets)".contains("apple.privateKey") && !"\(secrets)".contains("PRIVATE KEY"), "\(secrets)")
+            try await browser.waitForText("No tokens waiting", in: "#pending-revocations")
 
             // A mail template: edited, previewed with sample values, saved.
             try await browser.select("#template-kind", "reset-password")

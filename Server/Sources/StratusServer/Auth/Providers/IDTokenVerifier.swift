@@ -29,6 +29,8 @@ struct IDTokenVerifier: Sendable {
         /// Seconds since 1970.
         var expiresAt: Int64
         var nonce: String?
+        /// The expected audience the token is for: the client ID that signed the user in.
+        var audience: String
     }
 
     /// Checks `token` against `expected`.
@@ -45,7 +47,8 @@ struct IDTokenVerifier: Sendable {
         let email = jwt.string("email").map { $0.lowercased() }
         return Identity(
             subject: subject, emailAddress: email, isEmailVerified: email != nil && jwt.flag("email_verified"),
-            isPrivateEmail: jwt.flag("is_private_email"), expiresAt: jwt.seconds("exp") ?? now, nonce: jwt.string("nonce")
+            isPrivateEmail: jwt.flag("is_private_email"), expiresAt: jwt.seconds("exp") ?? now, nonce: jwt.string("nonce"),
+            audience: jwt.audiences.first(where: expected.audiences.contains) ?? ""
         )
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import StratusModel
 import StratusStore
 
@@ -43,11 +44,35 @@ extension AccountsController {
             provider: "apple", verified, givenName: body.givenName, familyName: body.familyName, authentication, request, context
         )
         if account.isDisabled { throw Self.disabled }
+        if let code = body.authorizationCode, !code.isEmpty, container.accountSettings.appleTeamID != nil {
+            keepAppleRefreshToken(code: code, clientID: verified.audience, subject: verified.subject, container: container)
+        }
         let token = try await server.authenticator.startSession(for: account, deviceName: body.deviceName)
         return try JSONResponse.make(
             encoding: SignInResponse(ckWebAuthToken: token, userRecordName: account.userRecordName, emailVerified: account.isEmailVerified),
             status: created ? .created : .ok
         )
+    }
+
+    /// Exchanges the authorization code for a refresh token and keeps it, sealed, with the user's Apple identity, so
+    /// that deleting the account revokes it. Done beside the answer, not in its way: when Apple is slow or down the
+    /// sign-in goes on, and only this token is not kept (the next sign-in with a code keeps one).
+    private func keepAppleRefreshToken(code: String, clientID: String, subject: String, container: ContainerInfo) {
+        let (store, tokens, keys, logger) = (server.store, server.appleTokens, server.configuration.secretsKeys, Logger(label: "stratus.accounts"))
+        Task {
+            do {
+                let refreshToken = try await tokens.refreshToken(forCode: code, clientID: clientID, container: container)
+                guard var identity = try await store.identity(containerID: container.id, provider: "apple", subject: subject) else { return }
+                let kept = String(decoding: try JSONEncoder().encode(AppleTokens.KeptToken(clientID: clientID, refreshToken: refreshToken)), as: UTF8.self)
+                identity.sealedRefreshToken = try keys.seal(kept, context: SealingContext.refreshToken(container.id, "apple", subject))
+                try await store.updateIdentity(identity)
+            } catch {
+                logger.warning(
+                    "Apple's refresh token could not be kept; the account's deletion will not revoke it",
+                    metadata: ["stratus.container": "\(container.id)", "stratus.error": "\(String(reflecting: error))"]
+                )
+            }
+        }
     }
 
     /// The account a provider's verified user signs in to: the one linked to their identity (whose address and

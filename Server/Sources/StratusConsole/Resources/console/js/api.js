@@ -80,6 +80,10 @@ export const admin = {
   accountSettings: (container) => request("GET", `/admin/1/${enc(container)}/accounts/settings`),
   signInMethodCounts: (container) => request("GET", `/admin/1/${enc(container)}/accounts/sign-in-methods`),
   saveAccountSettings: (container, settings) => request("PUT", `/admin/1/${enc(container)}/accounts/settings`, { json: settings }),
+  secrets: (container) => request("GET", `/admin/1/${enc(container)}/secrets`),
+  saveSecret: (container, name, value) => request("PUT", `/admin/1/${enc(container)}/secrets/${enc(name)}`, { json: { value } }),
+  removeSecret: (container, name) => request("DELETE", `/admin/1/${enc(container)}/secrets/${enc(name)}`),
+  revocations: (container) => request("GET", `/admin/1/${enc(container)}/accounts/revocations`),
   mailTemplates: (container, environment) => request("GET", `/admin/1/${enc(container)}/${environment}/mail/templates`),
   saveMailTemplate: (container, environment, kind, language, template) =>
     request("PUT", `/admin/1/${enc(container)}/${environment}/mail/templates/${enc(kind)}/${enc(language)}`, { json: template }),

@@ -5,15 +5,18 @@ import { h, replace, run, showInfo, formatTime } from "../dom.js";
 import { state, go } from "../app.js";
 
 export async function accountsPage(main, parameters) {
-  const [settings, inUse, templates, recent] = await Promise.all([
+  const [settings, inUse, templates, recent, secrets, revocations] = await Promise.all([
     admin.accountSettings(state.container),
     admin.signInMethodCounts(state.container),
     admin.mailTemplates(state.container, state.environment),
     admin.recentMail(state.container),
+    admin.secrets(state.container),
+    admin.revocations(state.container),
   ]);
   replace(main,
     h("h1", {}, "Accounts"),
     settingsPanel(settings, inUse.methods),
+    secretsPanel(settings, secrets, revocations.revocations),
     templatePanel(templates, parameters),
     mailPanel(recent));
 }
@@ -48,6 +51,8 @@ function settingsPanel(settings, methods) {
     field("anonymous-lifetime", "Days before an unused anonymous account is deleted (0 keeps them)", String(settings.anonymousAccountLifetimeDays ?? 30)),
     field("apple-client-ids", "Sign in with Apple: bundle IDs and Services IDs (comma-separated; none turns it off)",
       (settings.appleClientIDs ?? []).join(", "), "com.example.Notes"),
+    field("apple-team-id", "Sign in with Apple: team ID (to revoke deleted accounts' tokens, with the key below)", settings.appleTeamID, "ABCDE12345"),
+    field("apple-key-id", "Sign in with Apple: the key's ID", settings.appleKeyID, "KEY1234567"),
     field("openid-providers", "OpenID Connect providers (name, issuer and client IDs; comma between providers)",
       (settings.openIDProviders ?? []).map((p) => [p.name, p.issuer, ...p.clientIDs].join(" ")).join(", "),
       "acme https://sso.example.com notes-app"),
@@ -72,6 +77,7 @@ function settingsPanel(settings, methods) {
         redirectURLs: value("redirect-urls").split(",").map((address) => address.trim()).filter(Boolean),
         anonymousAccountLifetimeDays: Number(value("anonymous-lifetime") || 30),
         appleClientIDs: value("apple-client-ids").split(",").map((id) => id.trim()).filter(Boolean),
+        appleTeamID: value("apple-team-id") || undefined, appleKeyID: value("apple-key-id") || undefined,
         openIDProviders: value("openid-providers").split(",").map((entry) => entry.trim().split(/\s+/)).filter((parts) => parts[0])
           .map(([name, issuer, ...clientIDs]) => ({ name, issuer: issuer ?? "", clientIDs })),
         passkeyRelyingPartyID: value("passkey-rp-id") || undefined,
@@ -85,6 +91,40 @@ function settingsPanel(settings, methods) {
     });
   });
   return form;
+}
+
+/** Providers' secrets (Apple's key, OpenID client secrets): stored sealed, listed by name, never shown again. */
+function secretsPanel(settings, secrets, revocations) {
+  const names = ["apple.privateKey", ...(settings.openIDProviders ?? []).map((p) => `openid.${p.name}.clientSecret`)];
+  const stored = new Set(secrets.secrets.map((secret) => secret.name));
+  const key = secrets.secretsKey.configured
+    ? `Sealed with secrets key ${secrets.secretsKey.keyID}.`
+    : "This server has no secrets key (--secrets-key): secrets cannot be stored.";
+  const form = h("form", { id: "secret-form", class: "stack" },
+    choice("secret-name", "Secret", names[0], names.map((name) => [name, name + (stored.has(name) ? " (stored)" : "")])),
+    h("label", { for: "secret-value" }, "Value (Apple's .p8 file as text, or the client secret)", h("textarea", { id: "secret-value", rows: 4 })),
+    h("button", { type: "submit" }, "Store secret"));
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    run(form.querySelector("button[type=submit]"), async () => {
+      await admin.saveSecret(state.container, form.querySelector("#secret-name").value, form.querySelector("#secret-value").value);
+      showInfo("Secret stored.");
+      go("accounts");
+    });
+  });
+  const rows = secrets.secrets.map((secret) => h("tr", {},
+    h("td", {}, secret.name), h("td", {}, formatTime(secret.updated)),
+    h("td", {}, h("button", { type: "button", class: "remove-secret", "data-name": secret.name, onclick: (event) =>
+      run(event.target, async () => { await admin.removeSecret(state.container, secret.name); showInfo("Secret removed."); go("accounts"); }) }, "Remove"))));
+  const pending = revocations.length
+    ? h("p", { id: "pending-revocations", class: "muted" }, `${revocations.length} deleted account(s)' tokens still to revoke; last error: ${revocations[0].lastError ?? "none yet"}`)
+    : h("p", { id: "pending-revocations", class: "muted" }, "No tokens waiting to be revoked.");
+  return h("section", { id: "secrets", class: "panel stack" },
+    h("h2", {}, "Provider secrets"),
+    h("p", { id: "secrets-key", class: "muted" }, key),
+    h("table", { id: "secret-list" }, h("tbody", {}, rows)),
+    form,
+    pending);
 }
 
 function templatePanel(catalog, parameters) {

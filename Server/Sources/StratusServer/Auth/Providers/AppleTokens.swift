@@ -1,0 +1,103 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import NIOCore
+import StratusModel
+import StratusStore
+
+/// Sign in with Apple's token endpoints, which the server calls as the app's developer: `/auth/token` turns the
+/// authorization code an app got into a refresh token, `/auth/revoke` revokes it when the account is deleted (App
+/// Review requires it). Both take a client secret: an ES256 JWT signed with the team's key (`.p8`), which the
+/// container keeps as its secret `apple.privateKey`, with ``AccountSettings/appleTeamID`` and
+/// ``AccountSettings/appleKeyID``.
+struct AppleTokens: Sendable {
+    let secrets: ContainerSecrets
+    /// Apple's key set URL (`--apple-keys-url`); the token endpoints are its siblings (`…/auth/token`, `…/auth/revoke`).
+    let keysURL: String
+    let client: HTTPClient
+
+    /// The refresh token and the client ID it was issued to, as they are sealed in ``AccountIdentity/sealedRefreshToken``.
+    struct KeptToken: Codable {
+        var clientID: String
+        var refreshToken: String
+    }
+
+    /// The team's signing details for `container`, or `nil` when its settings or its key are missing.
+    func signer(for container: ContainerInfo) async throws -> (teamID: String, keyID: String, privateKeyPEM: String)? {
+        guard let teamID = container.accountSettings.appleTeamID, let keyID = container.accountSettings.appleKeyID,
+            let pem = try await secrets.value(named: ContainerSecrets.applePrivateKey, containerID: container.id)
+        else { return nil }
+        return (teamID, keyID, pem)
+    }
+
+    /// The client secret Apple asks for: an ES256 JWT whose header names the key, issued by the team, for Apple, about
+    /// the client ID; valid five minutes.
+    static func clientSecret(teamID: String, keyID: String, privateKeyPEM: String, clientID: String, now: Int64) throws -> String {
+        guard let key = try? P256.Signing.PrivateKey(pemRepresentation: privateKeyPEM) else {
+            throw APIError(.internalError, "the container's apple.privateKey is not a P-256 key")
+        }
+        let header = try JSONSerialization.data(withJSONObject: ["alg": "ES256", "kid": keyID], options: [.sortedKeys])
+        let claims = try JSONSerialization.data(
+            withJSONObject: ["iss": teamID, "iat": now, "exp": now + 300, "aud": AccountsController.appleIssuer, "sub": clientID], options: [.sortedKeys]
+        )
+        let signed = WebAuthTokens.base64URL(Array(header)) + "." + WebAuthTokens.base64URL(Array(claims))
+        let signature = try key.signature(for: Data(signed.utf8)).rawRepresentation
+        return signed + "." + WebAuthTokens.base64URL(Array(signature))
+    }
+
+    /// Exchanges an app's authorization code for a refresh token.
+    /// - Throws: `TRY_AGAIN_LATER` when Apple cannot be reached or fails; `AUTHENTICATION_FAILED` when it refuses.
+    func refreshToken(forCode code: String, clientID: String, container: ContainerInfo) async throws -> String {
+        guard let signer = try await signer(for: container) else {
+            throw APIError.badRequest("the container has no Apple team ID, key ID and apple.privateKey")
+        }
+        let answer = try await post("token", clientID: clientID, signer: signer, fields: ["code": code, "grant_type": "authorization_code"])
+        guard let token = answer["refresh_token"] as? String, !token.isEmpty else {
+            throw APIError(.authenticationFailed, "Apple gave no refresh token for the authorization code")
+        }
+        return token
+    }
+
+    /// Revokes a refresh token.
+    /// - Throws: as ``refreshToken(forCode:clientID:container:)``, and `BAD_REQUEST` when the container cannot sign.
+    func revoke(_ kept: KeptToken, container: ContainerInfo) async throws {
+        guard let signer = try await signer(for: container) else {
+            throw APIError.badRequest("the container has no Apple team ID, key ID and apple.privateKey to revoke with")
+        }
+        _ = try await post("revoke", clientID: kept.clientID, signer: signer, fields: ["token": kept.refreshToken, "token_type_hint": "refresh_token"])
+    }
+
+    private func post(
+        _ endpoint: String, clientID: String, signer: (teamID: String, keyID: String, privateKeyPEM: String), fields: [String: String]
+    ) async throws -> [String: Any] {
+        let secret = try Self.clientSecret(
+            teamID: signer.teamID, keyID: signer.keyID, privateKeyPEM: signer.privateKeyPEM, clientID: clientID, now: Authenticator.now() / 1000
+        )
+        let form = (fields.merging(["client_id": clientID, "client_secret": secret]) { $1 }).sorted { $0.key < $1.key }
+            .map { "\(Self.formEscaped($0.key))=\(Self.formEscaped($0.value))" }.joined(separator: "&")
+        let base = keysURL.hasSuffix("/keys") ? String(keysURL.dropLast("/keys".count)) : keysURL
+        var request = HTTPClientRequest(url: base + "/" + endpoint)
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
+        request.body = .bytes(ByteBuffer(string: form))
+        let status: UInt
+        let body: ByteBuffer
+        do {
+            let response = try await client.execute(request, timeout: .seconds(10))
+            status = response.status.code
+            body = try await response.body.collect(upTo: 64 * 1024)
+        } catch {
+            throw APIError(.tryAgainLater, "Apple's \(endpoint) endpoint could not be reached: \(error)")
+        }
+        let answer = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
+        switch status {
+        case 200..<300: return answer
+        case 500...: throw APIError(.tryAgainLater, "Apple's \(endpoint) endpoint answered \(status)")
+        default: throw APIError(.authenticationFailed, "Apple's \(endpoint) endpoint refused: \(status) \(answer["error"] as? String ?? "")")
+        }
+    }
+
+    static func formEscaped(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+    }
+}
