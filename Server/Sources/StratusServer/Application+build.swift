@@ -84,6 +84,9 @@ private func buildRouterAndState(
     let secondFactorKey = try await store.secret(named: "second-factor-key") {
         SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
     }
+    let webFlowKey = try await store.secret(named: "provider-state-key") {
+        SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
+    }
     let hasher = PasswordHasher(rounds: configuration.passwordHashRounds)
     let metrics = ServerMetrics(node: configuration.nodeName)
     let pushSender = try configuration.apns.map {
@@ -111,6 +114,7 @@ private func buildRouterAndState(
         )),
         openID: OpenIDDiscovery(client: .shared),
         secrets: ContainerSecrets(store: store, keys: configuration.secretsKeys),
+        webFlows: WebFlowStates(key: webFlowKey),
         appleTokens: AppleTokens(
             secrets: ContainerSecrets(store: store, keys: configuration.secretsKeys), keysURL: configuration.appleKeysURL, client: .shared
         )
@@ -135,7 +139,9 @@ private func buildRouterAndState(
     ConsoleController(files: try ConsoleFiles.load(), imageSources: configuration.publicURL ?? "").register(on: router)
     AccountsController(server: state).register(on: router)
     AccountLinksController(server: state).register(on: router)
-    SignInPage(server: state, accounts: AccountsController(server: state)).register(on: router)
+    let signInPage = SignInPage(server: state, accounts: AccountsController(server: state))
+    signInPage.register(on: router)
+    ProviderSignIn(server: state, page: signInPage).register(on: router)
     AssociatedDomains(server: state).register(on: router)
     AppleNotificationsController(server: state).register(on: router)
     AssetTransfer(server: state).register(on: router)

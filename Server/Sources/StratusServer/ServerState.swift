@@ -27,6 +27,8 @@ struct ServerState: Sendable {
     let openID: OpenIDDiscovery
     /// Containers' secrets, sealed with the operator's secrets key.
     let secrets: ContainerSecrets
+    /// The hosted page's sign-ins at OpenID Connect providers, between leaving and coming back.
+    let webFlows: WebFlowStates
     /// Sign in with Apple's token endpoints.
     let appleTokens: AppleTokens
 }

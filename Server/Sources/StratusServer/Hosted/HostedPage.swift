@@ -23,6 +23,7 @@ enum HostedPage {
             label{display:block;margin:12px 0 4px;font-weight:600}input{width:100%;box-sizing:border-box;padding:10px;font-size:16px;border:1px solid #c7c7cc;border-radius:8px}
             button{margin-top:20px;width:100%;padding:12px;font-size:16px;border:0;border-radius:8px;background:#0071e3;color:#fff;cursor:pointer}
             button.secondary{margin-top:10px;background:#fff;color:#0071e3;border:1px solid #0071e3}
+            a.button{display:block;box-sizing:border-box;margin-top:10px;width:100%;padding:12px;font-size:16px;border-radius:8px;text-align:center;text-decoration:none;background:#fff;color:#0071e3;border:1px solid #0071e3}
             .error{color:#c00}
             </style></head>
             <body><main><p class="app">\(escape(appName))</p><h1>\(escape(title))</h1>

@@ -89,7 +89,7 @@ struct SignInPage {
     }
 
     /// A right first factor: a second factor next (a code from the authenticator app or a passkey), or back to the app.
-    private func signedIn(_ account: Account, target: Target, redirect: String) async throws -> Response {
+    func signedIn(_ account: Account, target: Target, redirect: String) async throws -> Response {
         if account.hasSecondFactor {
             let token = server.secondFactors.pendingToken(containerID: target.container.id, userRecordName: account.userRecordName, purpose: .verify)
             return target.page(Self.secondFactorForm(redirect: redirect, token: token, account: account, error: nil, target: target))
@@ -101,7 +101,7 @@ struct SignInPage {
     }
 
     /// Starts a session and sends the browser back to the app with its token.
-    private func session(for account: Account, redirect: String) async throws -> Response {
+    func session(for account: Account, redirect: String) async throws -> Response {
         let token = try await server.authenticator.startSession(for: account, deviceName: "Web browser")
         var location = redirect
         if var components = URLComponents(string: redirect) {
@@ -146,7 +146,7 @@ struct SignInPage {
         }
     }
 
-    private func target(_ request: Request, _ context: StratusRequestContext, redirect: String?) async throws -> Target {
+    func target(_ request: Request, _ context: StratusRequestContext, redirect: String?) async throws -> Target {
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         try await server.store.catchUpEvents()
         let container = try await server.authenticator.container(try context.parameters.require("container"))
@@ -168,7 +168,17 @@ struct SignInPage {
         <button id="sign-in" type="submit" name="step" value="password">Sign in</button>
         <button id="email-code" class="secondary" type="submit" name="step" value="send-code" formnovalidate>Email me a code instead</button></form>
         \(passkeyForm(redirect: redirect, token: nil, label: "Sign in with a passkey", target: target))
+        \(providerButtons(redirect: redirect, target: target))
         """
+    }
+
+    /// A button per OpenID Connect provider of the container (``ProviderSignIn``).
+    static func providerButtons(redirect: String, target: Target) -> String {
+        let encoded = redirect.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        return target.container.accountSettings.openIDProviders.map { provider in
+            let path = "/account/1/\(target.container.id)/\(target.environment.rawValue)/signin/provider/\(provider.name)?redirect=\(encoded)"
+            return "<a class=\"button secondary\" id=\"provider-\(HostedPage.escape(provider.name))\" href=\"\(HostedPage.escape(path))\">Sign in with \(HostedPage.escape(provider.name))</a>"
+        }.joined(separator: "\n")
     }
 
     /// The passkey button's form: the page's script fills `credential` with the authenticator's answer.

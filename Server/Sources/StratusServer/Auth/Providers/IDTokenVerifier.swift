@@ -18,6 +18,8 @@ struct IDTokenVerifier: Sendable {
         var keysURL: String
         /// The raw nonce the client used: the token's `nonce` claim must be its SHA-256 in hexadecimal.
         var rawNonce: String?
+        /// The nonce the server itself sent the provider (the web flow): the token's `nonce` claim must be it.
+        var sentNonce: String?
     }
 
     /// What a checked token says about the user.
@@ -43,6 +45,9 @@ struct IDTokenVerifier: Sendable {
             guard jwt.string("nonce") == hashed else {
                 throw APIError(.authenticationFailed, "the identity token's nonce is not the SHA-256 of the nonce given")
             }
+        }
+        if let sent = expected.sentNonce, jwt.string("nonce") != sent {
+            throw APIError(.authenticationFailed, "the ID token's nonce is not the one this sign-in sent")
         }
         let email = jwt.string("email").map { $0.lowercased() }
         return Identity(

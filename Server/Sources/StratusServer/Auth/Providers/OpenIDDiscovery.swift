@@ -14,7 +14,7 @@ final class OpenIDDiscovery: Sendable {
         var tokenEndpoint: String?
     }
 
-    private let client: HTTPClient
+    let client: HTTPClient
     private let known = Mutex<[String: (Configuration, ContinuousClock.Instant)]>([:])
     private static let lifetime = Duration.seconds(3600)
 

@@ -1,0 +1,56 @@
+import Crypto
+import Foundation
+
+/// What the hosted sign-in page remembers between sending a browser to an OpenID Connect provider and its coming
+/// back: carried in the `state` parameter itself, sealed (AES-GCM) with a key every node shares, so that any node
+/// takes the callback; bound to the browser that started (a cookie whose hash it holds) and used once.
+struct WebFlowState: Codable, Sendable {
+    var provider: String
+    var containerID: String
+    var environment: String
+    /// The nonce the ID token must carry, as sent.
+    var nonce: String
+    /// PKCE's `code_verifier` (RFC 7636), whose SHA-256 went out as the `code_challenge`.
+    var verifier: String
+    /// Where the app wants the user back.
+    var redirect: String
+    /// The SHA-256, in hexadecimal, of the browser's binding cookie.
+    var binding: String
+    /// Milliseconds since 1970.
+    var expiresAt: Int64
+}
+
+struct WebFlowStates: Sendable {
+    let key: Data
+    /// How long a browser may take at the provider: 10 minutes.
+    static let lifetime: Int64 = 600_000
+    /// The cookie that binds a flow to its browser.
+    static let cookie = "stratus_oidc"
+
+    func seal(_ state: WebFlowState) throws -> String {
+        let box = try AES.GCM.seal(try JSONEncoder().encode(state), using: SymmetricKey(data: key), authenticating: Data("oidc-state".utf8))
+        return WebAuthTokens.base64URL(Array(box.combined ?? Data()))
+    }
+
+    /// The state `text` holds, or `nil` when it was not sealed by a node of this server.
+    func open(_ text: String) -> WebFlowState? {
+        guard text.utf8.count < 4096, let bytes = WebAuthTokens.bytes(base64URL: text), let box = try? AES.GCM.SealedBox(combined: Data(bytes)),
+            let opened = try? AES.GCM.open(box, using: SymmetricKey(data: key), authenticating: Data("oidc-state".utf8))
+        else { return nil }
+        return try? JSONDecoder().decode(WebFlowState.self, from: opened)
+    }
+
+    /// Random text for nonces, verifiers and bindings: 32 bytes in base64url.
+    static func random() -> String {
+        WebAuthTokens.base64URL((0..<32).map { _ in UInt8.random(in: 0...255) })
+    }
+
+    static func sha256Hex(_ text: String) -> String {
+        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// PKCE's `S256` challenge for `verifier`.
+    static func challenge(for verifier: String) -> String {
+        WebAuthTokens.base64URL(Array(SHA256.hash(data: Data(verifier.utf8))))
+    }
+}
