@@ -62,6 +62,9 @@ import Testing
         #expect(refused != 0 && refusal.contains("stop it first"), "\(refusal)")
         let (restoredStatus, restoredOutput) = try await EndToEndTests.run(["restore", archive, "--data", restoredFolder])
         #expect(restoredStatus == 0, "\(restoredOutput)")
+        // The secrets key comes along: without it the restored database's sealed secrets would not open.
+        let secretsKey = try String(contentsOfFile: folder + "/secrets.key", encoding: .utf8)
+        #expect(try String(contentsOfFile: restoredFolder + "/secrets.key", encoding: .utf8) == secretsKey)
 
         let restored = ServerProcess(dataFolder: restoredFolder, arguments: ["--quiet"], backend: .sqlite)
         try await restored.start()

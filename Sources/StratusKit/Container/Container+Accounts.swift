@@ -36,19 +36,22 @@ extension Container {
         try await send("POST", authURL("account/attach/password"), body: AttachPasswordRequest(emailAddress: email, password: password))
     }
 
-    /// Signs in with Apple: what `ASAuthorizationAppleIDCredential` gave the app (`identityToken`, and on the first
-    /// authorization only, `fullName`), with the raw nonce whose SHA-256 (hexadecimal) the app put in the request.
-    /// Signed in already (an anonymous account, or one with a password), this links the Apple ID to that account.
+    /// Signs in with Apple: what `ASAuthorizationAppleIDCredential` gave the app (`identityToken`,
+    /// `authorizationCode`, and on the first authorization only, `fullName`), with the raw nonce whose SHA-256
+    /// (hexadecimal) the app put in the request. With the authorization code, the server keeps a refresh token and
+    /// revokes it when the account is deleted, as App Review requires. Signed in already (an anonymous account, or one
+    /// with a password), this links the Apple ID to that account.
     /// - Returns: the user's record ID, the same at every sign-in with that Apple ID.
     /// - Throws: ``StratusError`` `notAuthenticated` for a token the server refuses; `serverRecordChanged` (`EXISTS`)
     ///   when the address Apple gives has an account already (sign in to it, then link).
     @discardableResult
     public func signInWithApple(
-        identityToken: Data, nonce: String, givenName: String? = nil, familyName: String? = nil, deviceName: String? = nil
+        identityToken: Data, authorizationCode: Data? = nil, nonce: String, givenName: String? = nil, familyName: String? = nil,
+        deviceName: String? = nil
     ) async throws -> Record.ID {
         let body = AppleSignInRequest(
             identityToken: String(decoding: identityToken, as: UTF8.self), nonce: nonce, givenName: givenName, familyName: familyName,
-            deviceName: deviceName
+            deviceName: deviceName, authorizationCode: authorizationCode.map { String(decoding: $0, as: UTF8.self) }
         )
         return try adopt(try await send("POST", authURL("signin/apple", asUser: true), body: body, answer: SignInResponse.self))
     }

@@ -60,6 +60,10 @@ struct Backup: AsyncParsableCommand {
         if FileManager.default.fileExists(atPath: folder.adminKeyPath) {
             try writer.addFile(at: folder.adminKeyPath, as: "admin.key")
         }
+        // The secrets key opens the containers' secrets the database holds sealed: without it they are lost.
+        if FileManager.default.fileExists(atPath: folder.secretsKeyPath) {
+            try writer.addFile(at: folder.secretsKeyPath, as: "secrets.key")
+        }
         for blob in blobs {
             try writer.addFile(at: blob.path, as: blob.name)
         }

@@ -52,9 +52,9 @@ struct Restore: AsyncParsableCommand {
         let files = FileManager.default
         for suffix in ["", "-wal", "-shm"] { try? files.removeItem(atPath: folder.databasePath + suffix) }
         try files.moveItem(atPath: staging + "/" + BackupManifest.databaseName, toPath: folder.databasePath)
-        if files.fileExists(atPath: staging + "/admin.key") {
-            try? files.removeItem(atPath: folder.adminKeyPath)
-            try files.moveItem(atPath: staging + "/admin.key", toPath: folder.adminKeyPath)
+        for (entry, path) in [("admin.key", folder.adminKeyPath), ("secrets.key", folder.secretsKeyPath)] where files.fileExists(atPath: staging + "/" + entry) {
+            try? files.removeItem(atPath: path)
+            try files.moveItem(atPath: staging + "/" + entry, toPath: path)
         }
         if files.fileExists(atPath: staging + "/assets/blobs") {
             try files.createDirectory(atPath: folder.path + "/assets", withIntermediateDirectories: true)
@@ -91,7 +91,7 @@ struct Restore: AsyncParsableCommand {
 
     /// The entries a backup holds; nothing else is unpacked (no absolute paths, no `..`).
     static func isExpected(_ name: String) -> Bool {
-        if name == BackupManifest.databaseName || name == "admin.key" { return true }
+        if name == BackupManifest.databaseName || name == "admin.key" || name == "secrets.key" { return true }
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
         return name.hasPrefix("assets/blobs/") && !parts.contains("..") && !parts.contains("") && !parts.contains(".")
     }
