@@ -29,6 +29,7 @@ enum PostgresMigrations {
         Migration(version: 6, name: "passkeys", sql: passkeys),
         Migration(version: 7, name: "identities", sql: identities),
         Migration(version: 8, name: "secrets", sql: secrets),
+        Migration(version: 9, name: "cloudkit-claims", sql: cloudKitClaims),
     ]
 
     /// The newest version this build knows.
@@ -578,5 +579,20 @@ enum PostgresMigrations {
             PRIMARY KEY (container_id, provider, subject)
         );
         CREATE INDEX pending_revocations_due ON pending_revocations (next_attempt_at);
+        """
+
+    /// Version 9: accounts' claims to users of the CloudKit container their public database was imported from.
+    static let cloudKitClaims = """
+        CREATE TABLE cloudkit_claims (
+            container_id TEXT NOT NULL,
+            cloudkit_user TEXT NOT NULL,
+            user_record_name TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            records BIGINT NOT NULL DEFAULT 0,
+            users_record_fields BOOLEAN NOT NULL DEFAULT FALSE,
+            claimed_at BIGINT NOT NULL,
+            PRIMARY KEY (container_id, cloudkit_user),
+            UNIQUE (container_id, user_record_name)
+        );
         """
 }

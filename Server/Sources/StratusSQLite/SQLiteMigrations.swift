@@ -577,6 +577,22 @@ enum SQLiteMigrations {
                 CREATE INDEX pending_revocations_due ON pending_revocations (next_attempt_at);
                 """)
         }
+        migrator.registerMigration("v21-cloudkit-claims") { db in
+            try db.execute(sql: """
+                -- Accounts' claims to users of the CloudKit container their public database was imported from (CloudKitClaim).
+                CREATE TABLE cloudkit_claims (
+                    container_id TEXT NOT NULL,
+                    cloudkit_user TEXT NOT NULL,
+                    user_record_name TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    records INTEGER NOT NULL DEFAULT 0,
+                    users_record_fields INTEGER NOT NULL DEFAULT 0,
+                    claimed_at INTEGER NOT NULL,
+                    PRIMARY KEY (container_id, cloudkit_user),
+                    UNIQUE (container_id, user_record_name)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

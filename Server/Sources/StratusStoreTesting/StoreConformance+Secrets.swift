@@ -78,3 +78,65 @@ extension StoreConformance {
         ]
     }
 }
+
+/// Claims of imported CloudKit users.
+extension StoreConformance {
+    static var cloudKitClaimCases: [ConformanceCase] {
+        [
+            ConformanceCase("claiming a CloudKit user gives the account its public records and its Users record's fields, once") { store in
+                let zone = Fixture.publicDB().zone(ZoneID.defaultZoneName)
+                let stamp = RecordStamp(timestamp: Fixture.now - 1000, userRecordName: "_ck1", deviceID: "")
+                let other = RecordStamp(timestamp: Fixture.now - 1000, userRecordName: "_ck2", deviceID: "")
+                func imported(_ name: String, type: String, by creator: RecordStamp, fields: [String: FieldInput] = [:]) -> RecordOperation {
+                    RecordOperation(
+                        type: .forceReplace, recordName: name, recordType: type, fields: fields, imported: ImportedMetadata(created: creator, modified: creator)
+                    )
+                }
+                let results = try await store.modifyRecords(RecordBatch(
+                    zone: zone,
+                    operations: [
+                        imported("_ck1", type: "Users", by: stamp, fields: ["nickname": Fixture.field(.string("Ann"))]),
+                        imported("post-1", type: "Post", by: stamp, fields: ["title": Fixture.field(.string("Hello"))]),
+                        imported("post-2", type: "Post", by: stamp),
+                        imported("post-3", type: "Post", by: other),
+                    ],
+                    atomic: true, caller: Caller(userRecordName: "_console", deviceID: "import", hasAllPermissions: true), timestamp: Fixture.now
+                ))
+                #expect(results.allSatisfy { if case .saved = $0 { true } else { false } }, "saw \(results)")
+                try await store.createAccount(Account(
+                    containerID: Fixture.container, userRecordName: Fixture.alice, emailAddress: "alice@example.com", passwordHash: "h", givenName: nil,
+                    familyName: nil, createdAt: Fixture.now
+                ))
+                let claim = try await store.claimCloudKitUser(
+                    "_ck1", for: Fixture.alice, containerID: Fixture.container, environment: .development, now: Fixture.now, changeTag: "claimed"
+                )
+                #expect(claim.records == 3 && claim.usersRecordFields, "saw \(claim)")
+                let records = try await store.lookupRecords(["post-1", "post-2", "post-3", Fixture.alice], in: zone)
+                #expect(records["post-1"]?.created.userRecordName == Fixture.alice && records["post-2"]?.modified.userRecordName == Fixture.alice)
+                #expect(records["post-3"]?.created.userRecordName == "_ck2")
+                #expect(records[Fixture.alice]?.fields.json.contains("nickname") == true && records[Fixture.alice]?.recordChangeTag == "claimed",
+                        "saw \(String(describing: records[Fixture.alice]))")
+                #expect(try await store.cloudKitClaim(containerID: Fixture.container, userRecordName: Fixture.alice)?.cloudKitUserRecordName == "_ck1")
+                // Alice may now change what she created on CloudKit.
+                let edit = try await Fixture.modify(store, zone, [RecordOperation(
+                    type: .update, recordName: "post-1", recordType: "Post", recordChangeTag: records["post-1"]?.recordChangeTag,
+                    fields: ["title": Fixture.field(.string("Edited"))]
+                )])
+                #expect(Fixture.failure(edit) == nil, "saw \(edit)")
+
+                try await store.createAccount(Account(
+                    containerID: Fixture.container, userRecordName: Fixture.bob, emailAddress: "bob@example.com", passwordHash: "h", givenName: nil,
+                    familyName: nil, createdAt: Fixture.now
+                ))
+                for (cloudKitUser, account) in [("_ck1", Fixture.bob), ("_ck2", Fixture.alice)] {
+                    await #expect {
+                        try await store.claimCloudKitUser(
+                            cloudKitUser, for: account, containerID: Fixture.container, environment: .development, now: Fixture.now, changeTag: "x"
+                        )
+                    } throws: { error in (error as? StorageError)?.code == .alreadyExists }
+                }
+                #expect(try await store.lookupRecords(["post-3"], in: zone)["post-3"]?.created.userRecordName == "_ck2")
+            },
+        ]
+    }
+}

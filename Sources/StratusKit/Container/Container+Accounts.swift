@@ -56,6 +56,21 @@ extension Container {
         return try adopt(try await send("POST", authURL("signin/apple", asUser: true), body: body, answer: SignInResponse.self))
     }
 
+    /// Claims what the signed-in user had on CloudKit, after the container's public database was imported from there:
+    /// with a CloudKit web auth token of theirs (CloudKit JS's, or one `CKFetchWebAuthTokenOperation` gave the app),
+    /// the server asks CloudKit who it is, and the records that CloudKit user created become this account's. Once per
+    /// account and per CloudKit user.
+    /// - Returns: how many public records became the account's.
+    /// - Throws: ``StratusError`` `notAuthenticated` for a token CloudKit does not accept; `serverRecordChanged`
+    ///   (`EXISTS`) when that CloudKit user was claimed already, or this account claimed one.
+    @discardableResult
+    public func claimCloudKitIdentity(webAuthToken: String) async throws -> Int {
+        let answer = try await send(
+            "POST", authURL("account/claim/cloudkit"), body: CloudKitClaimRequest(cloudKitWebAuthToken: webAuthToken), answer: CloudKitClaimResponse.self
+        )
+        return answer.records
+    }
+
     /// Signs in with an ID token the app got from one of the container's OpenID Connect providers (named as the
     /// container names it), with the raw nonce whose SHA-256 the app sent the provider, if any. Signed in already,
     /// this links the provider to that account.

@@ -62,6 +62,25 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         }
     }
 
+    /// The CloudKit container a container's public database was imported from (`stratus import cloudkit`): where
+    /// users' claims to their CloudKit identity are checked (`users/caller` with the user's web auth token).
+    public struct CloudKitSource: Sendable, Hashable, Codable {
+        /// The CloudKit Web Services server: `https://api.apple-cloudkit.com`, or another that speaks the protocol.
+        public var url: String
+        public var containerID: String
+        /// `development` or `production`.
+        public var environment: String
+        /// An API token of the source container (CloudKit console: API Access), which web auth tokens go with.
+        public var apiToken: String
+
+        public init(url: String, containerID: String, environment: String, apiToken: String) {
+            self.url = url
+            self.containerID = containerID
+            self.environment = environment
+            self.apiToken = apiToken
+        }
+    }
+
     /// The app's name in mail and on the hosted pages; the container ID when unset.
     public var appName: String?
     public var emailVerification: EmailVerification
@@ -98,6 +117,8 @@ public struct AccountSettings: Sendable, Hashable, Codable {
     public var appleKeyID: String?
     /// OpenID Connect providers users may sign in with.
     public var openIDProviders: [OpenIDProvider]
+    /// Where users' CloudKit identities are checked when they claim what they had there; none turns claims off.
+    public var cloudKitSource: CloudKitSource?
     /// Days after which an anonymous account (`signup/anonymous`) that nothing was attached to and that nobody used
     /// since is removed with its data; 0 keeps them.
     public var anonymousAccountLifetimeDays: Int
@@ -107,8 +128,9 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         languages: [String] = ["en"], deletedUserPublicRecords: DeletedUserPublicRecords = .keep, secondFactor: SecondFactor = .optional,
         redirectURLs: [String] = [], passkeyRelyingPartyID: String? = nil, passkeyOrigins: [String] = [], passkeyAppleAppIDs: [String] = [],
         passkeyAndroidApps: [AndroidApp] = [], anonymousAccountLifetimeDays: Int = 30, appleClientIDs: [String] = [],
-        openIDProviders: [OpenIDProvider] = [], appleTeamID: String? = nil, appleKeyID: String? = nil
+        openIDProviders: [OpenIDProvider] = [], appleTeamID: String? = nil, appleKeyID: String? = nil, cloudKitSource: CloudKitSource? = nil
     ) {
+        self.cloudKitSource = cloudKitSource
         self.appleTeamID = appleTeamID
         self.appleKeyID = appleKeyID
         self.openIDProviders = openIDProviders
@@ -149,6 +171,7 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         openIDProviders = try container.decodeIfPresent([OpenIDProvider].self, forKey: .openIDProviders) ?? []
         appleTeamID = try container.decodeIfPresent(String.self, forKey: .appleTeamID)
         appleKeyID = try container.decodeIfPresent(String.self, forKey: .appleKeyID)
+        cloudKitSource = try container.decodeIfPresent(CloudKitSource.self, forKey: .cloudKitSource)
     }
 
     /// The settings as stored: compact JSON with sorted keys.

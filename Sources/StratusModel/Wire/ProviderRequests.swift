@@ -82,3 +82,32 @@ public struct ProviderSignInRequest: Sendable, Hashable, Codable {
         self.deviceName = deviceName
     }
 }
+
+/// `account/claim/cloudkit`: a CloudKit web auth token of the signed-in user at the container the public database
+/// was imported from (CloudKit JS's `ckWebAuthToken`, or one the CloudKit framework gave the app).
+public struct CloudKitClaimRequest: Sendable, Hashable, Codable {
+    public var cloudKitWebAuthToken: String
+
+    public init(cloudKitWebAuthToken: String) {
+        self.cloudKitWebAuthToken = cloudKitWebAuthToken
+    }
+}
+
+/// What a claim gave the account.
+public struct CloudKitClaimResponse: Sendable, Hashable, Codable {
+    /// The user's record name at CloudKit, as the imported records named their creator.
+    public var cloudKitUserRecordName: String
+    /// Public records whose creator or last modifier became the account.
+    public var records: Int
+    /// Whether the imported `Users` record's fields were given to the account's own.
+    public var usersRecordFields: Bool
+    /// Milliseconds since 1970.
+    public var claimedAt: Int64
+
+    public init(cloudKitUserRecordName: String, records: Int, usersRecordFields: Bool, claimedAt: Int64) {
+        self.cloudKitUserRecordName = cloudKitUserRecordName
+        self.records = records
+        self.usersRecordFields = usersRecordFields
+        self.claimedAt = claimedAt
+    }
+}

@@ -56,6 +56,18 @@ enum AccountSettingsRules {
             try validate(provider)
             guard names.insert(provider.name).inserted else { throw APIError.badRequest("two OpenID providers are named \(provider.name)") }
         }
+        if let source = settings.cloudKitSource {
+            guard let url = URLComponents(string: source.url), let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil,
+                url.scheme == "https" || (url.scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))
+            else {
+                throw APIError.badRequest("cloudKitSource.url '\(source.url)' must be an https URL (http only on loopback), such as https://api.apple-cloudkit.com")
+            }
+            guard !source.containerID.isEmpty, ["development", "production"].contains(source.environment), !source.apiToken.isEmpty,
+                source.apiToken.count <= 256
+            else {
+                throw APIError.badRequest("cloudKitSource needs the source's containerID, environment (development or production) and an apiToken")
+            }
+        }
         guard (0...3650).contains(settings.anonymousAccountLifetimeDays) else {
             throw APIError.badRequest("anonymousAccountLifetimeDays must be from 0 (kept) to 3650")
         }

@@ -112,6 +112,17 @@ public protocol AccountStore: Sendable {
     /// - Throws: ``StorageError/Code/notFound`` when the account has no such passkey.
     func removePasskey(containerID: String, userRecordName: String, credentialID: String) async throws
 
+    /// Gives an account the public records a user of the CloudKit container its data was imported from created or
+    /// last modified (their creator and modifier become the account), and, when the account's own `Users` record
+    /// holds no fields, the imported `Users` record's fields; in one transaction, once per CloudKit user and account.
+    /// - Parameter changeTag: the account's `Users` record's new change tag, should its fields change.
+    /// - Throws: ``StorageError/Code/alreadyExists`` when the CloudKit user was claimed, or the account claimed one;
+    ///   ``StorageError/Code/notFound`` when the account does not exist.
+    func claimCloudKitUser(
+        _ cloudKitUserRecordName: String, for userRecordName: String, containerID: String, environment: Environment, now: Int64, changeTag: String
+    ) async throws -> CloudKitClaim
+    /// The account's claim, if it made one.
+    func cloudKitClaim(containerID: String, userRecordName: String) async throws -> CloudKitClaim?
     /// The identity a provider's user has in a container.
     func identity(containerID: String, provider: String, subject: String) async throws -> AccountIdentity?
     /// An account's provider identities, oldest first.

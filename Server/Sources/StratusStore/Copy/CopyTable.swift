@@ -98,6 +98,14 @@ public struct CopyTable: Sendable, Hashable {
             key: ["container_id", "provider", "subject"]
         ),
         CopyTable(
+            "cloudkit_claims",
+            [
+                ("container_id", .text), ("cloudkit_user", .text), ("user_record_name", .text), ("environment", .text), ("records", .integer),
+                ("users_record_fields", .boolean), ("claimed_at", .integer),
+            ],
+            key: ["container_id", "cloudkit_user"]
+        ),
+        CopyTable(
             "container_secrets", [("container_id", .text), ("name", .text), ("sealed_value", .text), ("updated_at", .integer)],
             key: ["container_id", "name"]
         ),

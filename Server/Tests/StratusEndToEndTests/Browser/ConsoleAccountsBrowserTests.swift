@@ -53,6 +53,7 @@ import Testing
             try await browser.select("#email-verification", "required")
             try await browser.element("#anonymous-lifetime").fill("7")
             try await browser.element("#apple-client-ids").fill("com.example.Notes, com.example.Notes.web")
+            try await browser.element("#cloudkit-source").fill("https://api.apple-cloudkit.com iCloud.com.example.App production tok123")
             try await browser.element("#apple-team-id").fill("ABCDE12345")
             try await browser.element("#apple-key-id").fill("KEY1234567")
             try await browser.element("#openid-providers").fill("acme https://sso.example.com notes-app notes-web")
@@ -68,6 +69,8 @@ import Testing
             #expect(settings["passkeyOrigins"] as? [String] == ["https://notes.example.com", "android:apk-key-hash:abc"], "\(settings)")
             #expect(settings["passkeyAppleAppIDs"] as? [String] == ["ABCDE12345.com.example.Notes"], "\(settings)")
             #expect(settings["appleClientIDs"] as? [String] == ["com.example.Notes", "com.example.Notes.web"], "\(settings)")
+            let source = settings["cloudKitSource"] as? [String: Any]
+            #expect(source?["containerID"] as? String == "iCloud.com.example.App" && source?["apiToken"] as? String == "tok123", "\(settings)")
             #expect(settings["appleTeamID"] as? String == "ABCDE12345" && settings["appleKeyID"] as? String == "KEY1234567", "\(settings)")
             let openID = (settings["openIDProviders"] as? [[String: Any]])?.first
             #expect(openID?["issuer"] as? String == "https://sso.example.com" && openID?["clientIDs"] as? [String] == ["notes-app", "notes-web"], "\(settings)")

@@ -23,6 +23,7 @@ struct AccountsController {
         registerApple(on: group)
         registerSignInMethods(on: group)
         registerOpenID(on: group)
+        registerCloudKitClaim(on: group)
     }
 
     /// Lets the signed-in user be found by other users (`users/discover`), or stops it: Stratus's

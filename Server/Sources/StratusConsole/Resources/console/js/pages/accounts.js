@@ -56,6 +56,9 @@ function settingsPanel(settings, methods) {
     field("openid-providers", "OpenID Connect providers (name, issuer and client IDs; comma between providers)",
       (settings.openIDProviders ?? []).map((p) => [p.name, p.issuer, ...p.clientIDs].join(" ")).join(", "),
       "acme https://sso.example.com notes-app"),
+    field("cloudkit-source", "CloudKit source users claim their records from (URL, container, environment, API token)",
+      settings.cloudKitSource ? [settings.cloudKitSource.url, settings.cloudKitSource.containerID, settings.cloudKitSource.environment,
+        settings.cloudKitSource.apiToken].join(" ") : "", "https://api.apple-cloudkit.com iCloud.com.example.App production <token>"),
     field("passkey-rp-id", "Passkeys' domain (relying party ID; in apps' associated domains)", settings.passkeyRelyingPartyID, "this server's host"),
     field("passkey-origins", "Other origins that use passkeys (comma-separated)", (settings.passkeyOrigins ?? []).join(", "),
       "https://app.example.com, android:apk-key-hash:…"),
@@ -78,6 +81,7 @@ function settingsPanel(settings, methods) {
         anonymousAccountLifetimeDays: Number(value("anonymous-lifetime") || 30),
         appleClientIDs: value("apple-client-ids").split(",").map((id) => id.trim()).filter(Boolean),
         appleTeamID: value("apple-team-id") || undefined, appleKeyID: value("apple-key-id") || undefined,
+        cloudKitSource: cloudKitSource(value("cloudkit-source")),
         openIDProviders: value("openid-providers").split(",").map((entry) => entry.trim().split(/\s+/)).filter((parts) => parts[0])
           .map(([name, issuer, ...clientIDs]) => ({ name, issuer: issuer ?? "", clientIDs })),
         passkeyRelyingPartyID: value("passkey-rp-id") || undefined,
@@ -91,6 +95,12 @@ function settingsPanel(settings, methods) {
     });
   });
   return form;
+}
+
+/** The CloudKit source field's four words as settings, or nothing when it is empty. */
+function cloudKitSource(text) {
+  const [url, containerID, environment, apiToken] = text.split(/\s+/).filter(Boolean);
+  return url ? { url, containerID: containerID ?? "", environment: environment ?? "", apiToken: apiToken ?? "" } : undefined;
 }
 
 /** Providers' secrets (Apple's key, OpenID client secrets): stored sealed, listed by name, never shown again. */
