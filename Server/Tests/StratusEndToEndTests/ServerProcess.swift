@@ -12,6 +12,8 @@ import FoundationNetworking
 /// (``StoreFactory/current``).
 final class ServerProcess: @unchecked Sendable {
     static let adminKey = "e2e-admin-key"
+    /// The secrets key of every PostgreSQL node the tests start (nodes of one cluster must share it).
+    static let secretsKey = "ZTJlLXNlY3JldHMta2V5LW9mLXRoaXJ0eS10d28tYnk="
     private let started = Mutex<ChildProcess?>(nil)
     private let recent = Mutex("")
     let dataFolder: String
@@ -52,8 +54,10 @@ final class ServerProcess: @unchecked Sendable {
     }
 
     private func startBlocking() throws {
+        // On PostgreSQL every node must be given the secrets key; with SQLite the server makes its own in the data folder.
+        let secrets = backend.name == "postgres" ? ["--secrets-key", Self.secretsKey] : []
         let arguments = ["serve", "--port", "0", "--data", dataFolder, "--admin-key", Self.adminKey, "--password-rounds", "1000", "--sign-in-pause", "120"]
-            + backend.serveArguments(dataFolder) + extraArguments
+            + backend.serveArguments(dataFolder) + secrets + extraArguments
         let child = try ChildProcess(Self.executable.path, arguments, output: .pipe)
         started.withLock { $0 = child }
         var buffer = ""
