@@ -30,6 +30,7 @@ enum PostgresMigrations {
         Migration(version: 7, name: "identities", sql: identities),
         Migration(version: 8, name: "secrets", sql: secrets),
         Migration(version: 9, name: "cloudkit-claims", sql: cloudKitClaims),
+        Migration(version: 10, name: "webhooks", sql: webhooks),
     ]
 
     /// The newest version this build knows.
@@ -594,5 +595,47 @@ enum PostgresMigrations {
             PRIMARY KEY (container_id, cloudkit_user),
             UNIQUE (container_id, user_record_name)
         );
+        """
+
+    /// Version 10: webhook endpoints and their deliveries (ids are change positions).
+    static let webhooks = """
+        CREATE TABLE webhook_endpoints (
+            id TEXT PRIMARY KEY,
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            url TEXT NOT NULL,
+            description TEXT NOT NULL DEFAULT '',
+            event_types TEXT NOT NULL DEFAULT '[]',
+            databases TEXT NOT NULL DEFAULT '[]',
+            zone_names TEXT NOT NULL DEFAULT '[]',
+            record_types TEXT NOT NULL DEFAULT '[]',
+            sealed_secrets TEXT NOT NULL,
+            enabled BOOLEAN NOT NULL DEFAULT TRUE,
+            disabled_reason TEXT,
+            failing_since BIGINT,
+            created_at BIGINT NOT NULL
+        );
+        CREATE INDEX webhook_endpoints_container ON webhook_endpoints (container_id, environment);
+        CREATE TABLE webhook_deliveries (
+            id BIGINT PRIMARY KEY,
+            endpoint_id TEXT NOT NULL,
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            ordering_key TEXT NOT NULL,
+            event_id TEXT NOT NULL,
+            event_type TEXT NOT NULL,
+            body TEXT NOT NULL,
+            status TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_at BIGINT NOT NULL,
+            created_at BIGINT NOT NULL,
+            delivered_at BIGINT,
+            last_status INTEGER,
+            last_response TEXT,
+            last_latency BIGINT
+        );
+        CREATE INDEX webhook_deliveries_line ON webhook_deliveries (endpoint_id, ordering_key, id) WHERE status = 'pending';
+        CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+        CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, id);
         """
 }

@@ -12,7 +12,7 @@ import StratusStore
 /// The engine asks for those records and the sharing first, so they go into its first snapshot.
 struct RecordWriteOpening {
     var zone: ZoneRow
-    /// Whether record changes of the container environment are matched against subscriptions.
+    /// Whether record changes of the container environment are matched against subscriptions (and webhook endpoints).
     var subscribed: Bool
     /// The batch's own records that exist, live or tombstones.
     var rows: [StoredRecordRow]
@@ -81,6 +81,7 @@ private enum OpenRecordsWrite: PreparedText {
             (SELECT sr.name FROM shares sh JOIN records sr ON sr.id = sh.record_id WHERE sh.zone_id = z.id AND sh.root_name IS NULL),
             EXISTS (SELECT 1 FROM shares WHERE zone_id = z.id),
             EXISTS (SELECT 1 FROM subscriptions WHERE container_id = $1 AND environment = $2)
+                OR EXISTS (SELECT 1 FROM webhook_endpoints WHERE container_id = $1 AND environment = $2 AND enabled)
         FROM z
         LEFT JOIN schemas s ON s.container_id = $1 AND s.environment = $2
         LEFT JOIN LATERAL (

@@ -593,6 +593,50 @@ enum SQLiteMigrations {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v22-webhooks") { db in
+            try db.execute(sql: """
+                -- Where container environments send their events (WebhookEndpoint); lists are JSON arrays.
+                CREATE TABLE webhook_endpoints (
+                    id TEXT PRIMARY KEY,
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    url TEXT NOT NULL,
+                    description TEXT NOT NULL DEFAULT '',
+                    event_types TEXT NOT NULL DEFAULT '[]',
+                    databases TEXT NOT NULL DEFAULT '[]',
+                    zone_names TEXT NOT NULL DEFAULT '[]',
+                    record_types TEXT NOT NULL DEFAULT '[]',
+                    sealed_secrets TEXT NOT NULL,
+                    enabled INTEGER NOT NULL DEFAULT 1,
+                    disabled_reason TEXT,
+                    failing_since INTEGER,
+                    created_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                CREATE INDEX webhook_endpoints_container ON webhook_endpoints (container_id, environment);
+                -- One event for one endpoint (WebhookDelivery); ids are change positions.
+                CREATE TABLE webhook_deliveries (
+                    id INTEGER PRIMARY KEY,
+                    endpoint_id TEXT NOT NULL,
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    ordering_key TEXT NOT NULL,
+                    event_id TEXT NOT NULL,
+                    event_type TEXT NOT NULL,
+                    body TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0,
+                    next_attempt_at INTEGER NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    delivered_at INTEGER,
+                    last_status INTEGER,
+                    last_response TEXT,
+                    last_latency INTEGER
+                );
+                CREATE INDEX webhook_deliveries_line ON webhook_deliveries (endpoint_id, ordering_key, id) WHERE status = 'pending';
+                CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+                CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, id);
+                """)
+        }
         return migrator
     }
 }

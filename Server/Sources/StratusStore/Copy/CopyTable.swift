@@ -98,6 +98,24 @@ public struct CopyTable: Sendable, Hashable {
             key: ["container_id", "provider", "subject"]
         ),
         CopyTable(
+            "webhook_endpoints",
+            [
+                ("id", .text), ("container_id", .text), ("environment", .text), ("url", .text), ("description", .text), ("event_types", .text),
+                ("databases", .text), ("zone_names", .text), ("record_types", .text), ("sealed_secrets", .text), ("enabled", .boolean),
+                ("disabled_reason", .text), ("failing_since", .integer), ("created_at", .integer),
+            ],
+            key: ["id"]
+        ),
+        CopyTable(
+            "webhook_deliveries",
+            [
+                ("id", .integer), ("endpoint_id", .text), ("container_id", .text), ("environment", .text), ("ordering_key", .text), ("event_id", .text),
+                ("event_type", .text), ("body", .text), ("status", .text), ("attempts", .integer), ("next_attempt_at", .integer),
+                ("created_at", .integer), ("delivered_at", .integer), ("last_status", .integer), ("last_response", .text), ("last_latency", .integer),
+            ],
+            key: ["id"], positions: ["id"]
+        ),
+        CopyTable(
             "cloudkit_claims",
             [
                 ("container_id", .text), ("cloudkit_user", .text), ("user_record_name", .text), ("environment", .text), ("records", .integer),

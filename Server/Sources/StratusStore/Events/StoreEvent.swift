@@ -29,6 +29,8 @@ public enum StoreEvent: Sendable, Hashable, Codable {
     case indexBuildsChanged(containerID: String, environment: Environment)
     /// Mail was queued: the sending process looks at the queue.
     case mailQueued
+    /// Webhook deliveries were queued: the delivering process looks at them.
+    case webhooksQueued
 
     /// The event as stored: compact JSON.
     public var encoded: String {

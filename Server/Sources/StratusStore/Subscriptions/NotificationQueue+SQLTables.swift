@@ -29,14 +29,16 @@ extension NotificationStore where Self: SQLTables {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         let notifications = outcome.notifications
         let fired = outcome.firedOnce
+        let deliveries = outcome.webhookDeliveries
         let stored = Mutex<[StoredNotification]>([])
-        try await transaction(taking: Int64(notifications.count), { first in
+        try await transaction(taking: Int64(notifications.count + deliveries.count), { first in
             let made = notifications.enumerated().map { offset, notification in
                 StoredNotification(id: first + Int64(offset), notification: notification, createdAt: now)
             }
             stored.withLock { $0 = made }
             var statements: [SQLFragment] = ["DELETE FROM record_outbox WHERE position <= \(.integer(lastID)) RETURNING position"]
             statements += NotificationTables.chunks(of: made).map(NotificationTables.insert)
+            statements += WebhookTables.inserts(deliveries, first: first + Int64(notifications.count), now: now)
             statements += fired.map { subscription in
                 let database = subscription.database
                 return """
@@ -55,7 +57,7 @@ extension NotificationStore where Self: SQLTables {
             for (subscription, deleted) in zip(fired, results.suffix(fired.count)) where !deleted.isEmpty {
                 events.append(.subscriptionDeleted(database: subscription.database, owner: subscription.owner, id: subscription.id))
             }
-            return events + EventOutcome.storeEvents(of: stored.withLock { $0 })
+            return events + EventOutcome.storeEvents(of: stored.withLock { $0 }) + (deliveries.isEmpty ? [] : [.webhooksQueued])
         })
         return stored.withLock { $0 }
     }
@@ -125,7 +127,9 @@ public enum NotificationTables {
     /// Whether a container environment has any subscription, and so whether its record changes go to the outbox.
     public static func anySubscription(containerID: String, environment: Environment) -> SQLRead<Bool> {
         SQLRead("""
-            SELECT EXISTS (SELECT 1 FROM subscriptions WHERE container_id = \(.text(containerID)) AND environment = \(.text(environment.rawValue))) AS subscribed
+            SELECT EXISTS (SELECT 1 FROM subscriptions WHERE container_id = \(.text(containerID)) AND environment = \(.text(environment.rawValue))) \
+            OR EXISTS (SELECT 1 FROM webhook_endpoints WHERE container_id = \(.text(containerID)) AND environment = \(.text(environment.rawValue)) \
+            AND enabled = \(.bool(true))) AS subscribed
             """) { rows in try rows.first?.bool("subscribed") ?? false }
     }
 

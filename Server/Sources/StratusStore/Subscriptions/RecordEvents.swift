@@ -60,6 +60,8 @@ public struct StoredNotification: Sendable, Hashable {
 public struct EventOutcome: Sendable {
     public var notifications: [PendingNotification] = []
     public var firedOnce: [(database: DatabaseRef, owner: String, id: String)] = []
+    /// Webhook deliveries the changes queue, in the order of the changes.
+    public var webhookDeliveries: [PendingWebhookDelivery] = []
 
     public init() {}
 }
