@@ -64,7 +64,10 @@ public func buildServer(
     let mail = try MailSender(store: store, configuration: configuration, logger: Logger(label: "stratus.mail"))
     let deleter = AccountDeleter(store: store, configuration: configuration, logger: Logger(label: "stratus.accounts"))
     let revoker = ProviderRevoker(store: store, tokens: state.appleTokens, configuration: configuration, logger: Logger(label: "stratus.accounts"))
-    let services: [(any Service)?] = [blobs as? any Service, collector, sweeper, state.notifier.pushSender, state.notifier, mail, deleter, revoker]
+    let webhooks = WebhookSender(store: store, configuration: configuration, logger: Logger(label: "stratus.webhooks"))
+    let services: [(any Service)?] = [
+        blobs as? any Service, collector, sweeper, state.notifier.pushSender, state.notifier, mail, deleter, revoker, webhooks,
+    ]
     return StratusServerParts(router: router, services: services.compactMap { $0 })
 }
 

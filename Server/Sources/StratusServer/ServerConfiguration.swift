@@ -50,6 +50,16 @@ public struct ServerConfiguration: Sendable {
     public var mailRetryDelays: [Int64] = [30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600]
     /// Seconds between looks for account deletions a crash interrupted, which are then finished.
     public var accountDeletionSweepInterval: Double = 60
+    /// Whether webhooks may go to loopback, private and link-local addresses (refused by default).
+    public var webhooksAllowPrivate = false
+    /// Seconds one webhook attempt may take, answer included.
+    public var webhookTimeout: Double = 10
+    /// Seconds before each retry of a webhook delivery, the last repeated: from seconds to a day.
+    public var webhookRetryDelays: [Double] = [5, 30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 24 * 3600]
+    /// Seconds an endpoint may fail every delivery before it is turned off: three days.
+    public var webhookDisableAfter: Double = 3 * 86_400
+    /// The longest wait, in seconds, between looks at the webhook queue (retries falling due, another node's lease lapsing).
+    public var webhookPollInterval: Double = 1
     /// Seconds between looks for provider tokens to revoke (deleted accounts' Sign in with Apple tokens).
     public var revocationSweepInterval: Double = 30
     /// Seconds before each retry of a revocation Apple did not take, the last repeated: from half a minute to a day.

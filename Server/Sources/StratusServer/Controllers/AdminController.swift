@@ -25,6 +25,7 @@ struct AdminController {
         registerAccountTransferRoutes(on: group)
         registerAccountRoutes(on: group)
         registerSecretRoutes(on: group)
+        registerWebhookRoutes(on: group)
     }
 
     /// `POST /admin/1/{container}/keys` with `{"publicKey": "<PEM>", "role"?: "Admin"}` answers `{"keyID"}`.

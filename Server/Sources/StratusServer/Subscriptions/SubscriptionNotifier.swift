@@ -182,11 +182,15 @@ final class SubscriptionNotifier: Service {
                     schemas[key] = try await store.schema(containerID: database.containerID, environment: database.environment)
                 }
             }
-            let outcome = index.withLock { index in
+            var outcome = index.withLock { index in
                 SubscriptionMatcher(index: index).outcome(of: pending.map(\.event)) { zone in
                     schemas[zone.database.containerID + "|" + zone.database.environment.rawValue] ?? .initial
                 }
             }
+            // Webhook deliveries are queued in the same transaction that takes the changes out of the outbox.
+            outcome.webhookDeliveries = WebhookEvents.deliveries(
+                for: pending.map(\.event), endpoints: try await store.enabledWebhookEndpoints(), now: Authenticator.now()
+            )
             guard let stored = try await store.completeRecordEvents(through: last.id, count: pending.count, outcome: outcome) else { continue }
             metrics.notificationsQueued(stored.count)
             // Removed here at once as well as by the store's event, so the next batch cannot fire them again.

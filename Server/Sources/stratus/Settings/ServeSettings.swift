@@ -60,6 +60,9 @@ enum ServeSettings {
         "the key that seals containers' secrets and providers' tokens: 32 bytes in base64 (`openssl rand -base64 32`); several, separated by commas, while rotating (the first seals, all open); every node needs the same"
     )
     static let secretsKeyFile = Setting("secrets-key-file", .text, "a file holding the secrets key(s) instead, one per line")
+    static let webhooksAllowPrivate = Setting(
+        "webhooks-allow-private", .flag, default: "off", "let webhooks go to loopback, private and link-local addresses (refused by default)"
+    )
     static let apnsKeyFile = Setting("apns-key-file", .text, "Apple's push service: the `.p8` key file (with the three below)")
     static let apnsKeyID = Setting("apns-key-id", .text, "Apple's push service: the key's ID")
     static let apnsTeamID = Setting("apns-team-id", .text, "Apple's push service: the developer team ID")
@@ -82,7 +85,7 @@ enum ServeSettings {
     static let all: [Setting] = [
         config, host, port, data, database, databasePoolSize, adminKey, sync, publicURL, nodeName, passwordRounds, signInPause, quiet,
         maxAssetSize, uploadURLLifetime, downloadURLLifetime, assetSweepInterval, s3Endpoint, s3Region, s3Bucket, s3AccessKey, s3SecretKey,
-        s3KeyPrefix, notificationTTL, courierWait, smtpURL, smtpFrom, appleKeysURL, secretsKey, secretsKeyFile, apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, headTimeout, bodyTimeout,
+        s3KeyPrefix, notificationTTL, courierWait, smtpURL, smtpFrom, appleKeysURL, secretsKey, secretsKeyFile, webhooksAllowPrivate, apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, headTimeout, bodyTimeout,
         maxConnectionsPerAddress, trustForwardedFor,
     ]
 

@@ -40,6 +40,7 @@ extension SettingValues {
             configuration.appleKeysURL = url
         }
         configuration.trustForwardedFor = try flag(ServeSettings.trustForwardedFor)
+        configuration.webhooksAllowPrivate = try flag(ServeSettings.webhooksAllowPrivate)
         configuration.connectionLimits = try connectionLimits()
         configuration.signInPause = try integer(ServeSettings.signInPause)
         guard configuration.signInPause > 0 else { throw ValidationError("--sign-in-pause must be at least 1 second") }

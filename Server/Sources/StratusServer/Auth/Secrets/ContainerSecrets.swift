@@ -60,6 +60,20 @@ struct ContainerSecrets: Sendable {
             let fresh = try keys.seal(try keys.open(value.value, context: context), context: context)
             if try await store.replaceSealedValue(value, with: fresh) { resealed += 1 }
         }
+        // Webhook endpoints keep their secrets in a list on the endpoint's row.
+        for container in try await store.containers() {
+            for var endpoint in try await store.webhookEndpoints(containerID: container.id) {
+                let context = SealingContext.webhookSecret(endpoint.containerID, endpoint.id)
+                let stale = endpoint.sealedSecrets.filter { !keys.isSealedWithCurrentKey($0) }
+                current += endpoint.sealedSecrets.count - stale.count
+                guard !stale.isEmpty else { continue }
+                endpoint.sealedSecrets = try endpoint.sealedSecrets.map {
+                    keys.isSealedWithCurrentKey($0) ? $0 : try keys.seal(try keys.open($0, context: context), context: context)
+                }
+                try await store.updateWebhookEndpoint(endpoint)
+                resealed += stale.count
+            }
+        }
         return (resealed, current)
     }
 

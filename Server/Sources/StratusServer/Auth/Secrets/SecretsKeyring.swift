@@ -93,4 +93,5 @@ enum SealingContext {
     static func refreshToken(_ containerID: String, _ provider: String, _ subject: String) -> String {
         "refresh-token|\(containerID)|\(provider)|\(subject)"
     }
+    static func webhookSecret(_ containerID: String, _ endpointID: String) -> String { "webhook-secret|\(containerID)|\(endpointID)" }
 }

@@ -1,0 +1,135 @@
+import AsyncHTTPClient
+import Foundation
+import Logging
+import NIOCore
+import ServiceLifecycle
+import StratusStore
+
+/// Delivers queued webhook events, in the one process that holds the `webhook-delivery` lease: at least once, one at
+/// a time per endpoint and zone (so in commit order there), signed with the endpoint's secrets, each attempt with a
+/// deadline. A failure is retried after growing pauses (``ServerConfiguration/webhookRetryDelays``), holding back the
+/// events behind it; an endpoint that fails for ``ServerConfiguration/webhookDisableAfter`` is turned off, which the
+/// console shows. The queue lives in the store, so a crash loses nothing: another node takes the lease and goes on.
+final class WebhookSender: Service, Sendable {
+    let store: any Store
+    let configuration: ServerConfiguration
+    let logger: Logger
+    private let lease: Lease
+    private let wake = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+
+    init(store: any Store, configuration: ServerConfiguration, logger: Logger) {
+        self.store = store
+        self.configuration = configuration
+        self.logger = logger
+        // The lease outlasts one round of deliveries (each has its deadline), and is held again before each round.
+        lease = Lease(
+            name: "webhook-delivery", holder: Lease.holder(onNode: configuration.nodeName),
+            duration: Int64(configuration.webhookTimeout * 1000) * 3 + 30_000
+        )
+        let continuation = wake.continuation
+        store.observeEvents { delivery in
+            if case .committed(let events) = delivery, !events.contains(.webhooksQueued) { return }
+            continuation.yield()
+        }
+    }
+
+    func run() async throws {
+        let continuation = wake.continuation
+        let interval = configuration.webhookPollInterval
+        continuation.yield()
+        await cancelWhenGracefulShutdown {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    while (try? await Task.sleep(for: .milliseconds(Int64(interval * 1000)))) != nil { continuation.yield() }
+                }
+                group.addTask {
+                    for await _ in self.wake.stream {
+                        if Task.isCancelled { break }
+                        await self.deliverDue()
+                    }
+                }
+                await group.next()
+                group.cancelAll()
+            }
+        }
+        try? await lease.release(in: store)
+    }
+
+    /// Delivers what is due, in rounds, while this process holds the lease.
+    func deliverDue() async {
+        do {
+            while try await lease.hold(in: store) {
+                let due = try await store.dueWebhookDeliveries(now: Authenticator.now(), limit: 32)
+                if due.isEmpty { break }
+                var endpoints: [String: WebhookEndpoint] = [:]
+                for delivery in due where endpoints[delivery.endpointID] == nil {
+                    endpoints[delivery.endpointID] = try await store.webhookEndpoint(id: delivery.endpointID, containerID: delivery.containerID)
+                }
+                let known = endpoints
+                await withTaskGroup(of: Void.self) { group in
+                    for delivery in due {
+                        guard let endpoint = known[delivery.endpointID] else { continue }
+                        group.addTask { await self.deliver(delivery, to: endpoint) }
+                    }
+                }
+            }
+        } catch {
+            logger.warning("webhook deliveries could not be read", metadata: ["stratus.error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// One attempt at one delivery, noted in the store.
+    private func deliver(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint) async {
+        let started = ContinuousClock.now
+        let attempt = await send(delivery, to: endpoint)
+        let elapsed = ContinuousClock.now - started
+        let now = Authenticator.now()
+        let result = WebhookAttempt(
+            statusCode: attempt.status, response: attempt.response, latency: elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000,
+            at: now
+        )
+        let delays = configuration.webhookRetryDelays
+        let delay = delays.isEmpty ? 60 : delays[min(delivery.attempts, delays.count - 1)]
+        do {
+            try await store.recordWebhookAttempt(result, deliveryID: delivery.id, retryAt: now + Int64(delay * 1000))
+            if !result.succeeded, let since = endpoint.failingSince ?? Optional(now), now - since >= Int64(configuration.webhookDisableAfter * 1000) {
+                let reason = "every delivery failed since \(WebhookEvents.timestamp(since)); last: \(attempt.status) \(attempt.response.prefix(200))"
+                try await store.disableWebhookEndpoint(id: endpoint.id, containerID: endpoint.containerID, reason: reason)
+                logger.warning("a webhook endpoint was turned off", metadata: ["stratus.webhook": "\(endpoint.id)", "stratus.error": "\(reason)"])
+            }
+        } catch {
+            logger.warning("a webhook attempt could not be noted", metadata: ["stratus.error": "\(String(reflecting: error))"])
+        }
+    }
+
+    /// Sends the event: the status (0 when no answer came) and the start of the reply, or what went wrong.
+    private func send(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint) async -> (status: Int, response: String) {
+        if let refusal = WebhookTargets.refusal(of: endpoint.url, allowPrivate: configuration.webhooksAllowPrivate) {
+            return (0, refusal)
+        }
+        let secrets: [String]
+        do {
+            secrets = try endpoint.sealedSecrets.map {
+                try configuration.secretsKeys.open($0, context: SealingContext.webhookSecret(endpoint.containerID, endpoint.id))
+            }
+        } catch {
+            return (0, (error as? APIError)?.reason ?? "the endpoint's secret does not open")
+        }
+        let timestamp = Authenticator.now() / 1000
+        var request = HTTPClientRequest(url: endpoint.url)
+        request.method = .POST
+        request.headers.add(name: "content-type", value: "application/json")
+        request.headers.add(name: "user-agent", value: "Stratus-Webhooks/1")
+        request.headers.add(name: "webhook-id", value: delivery.eventID)
+        request.headers.add(name: "webhook-timestamp", value: String(timestamp))
+        request.headers.add(name: "webhook-signature", value: WebhookSignature.header(id: delivery.eventID, timestamp: timestamp, body: delivery.body, secrets: secrets))
+        request.body = .bytes(ByteBuffer(string: delivery.body))
+        do {
+            let response = try await HTTPClient.shared.execute(request, timeout: .milliseconds(Int64(configuration.webhookTimeout * 1000)))
+            let body = try await response.body.collect(upTo: 64 * 1024)
+            return (Int(response.status.code), String(String(buffer: body).prefix(500)))
+        } catch {
+            return (0, "no answer: \(error)")
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import StratusModel
+import StratusStore
+@testable import StratusServer
+import StratusTestSupport
+import Testing
+
+/// Webhooks end to end in one server: an endpoint made through the admin API, record changes delivered to a real
+/// HTTP receiver on loopback, signed, in order per zone, retried while the receiver fails.
+@Suite struct WebhookAPITests {
+    static func withServer(_ body: @escaping @Sendable (TestClient, UserSession) async throws -> Void) async throws {
+        try await TestServer.run(configure: { configuration in
+            configuration.webhooksAllowPrivate = true
+            configuration.webhookRetryDelays = [0.2]
+            configuration.webhookPollInterval = 0.1
+        }) { client in
+            let token = try await client.createContainer()
+            let user = try await client.signUp("ann@example.com", token: token)
+            try await body(client, user)
+        }
+    }
+
+    static func create(_ client: TestClient, _ json: String) async throws -> (id: String, secret: String) {
+        let made = try await client.send(.post, "/admin/1/\(TestServer.container)/development/webhooks", body: json, headers: client.admin)
+        guard made.status == 201, let id = made.string("id"), let secret = made.string("secret") else { throw TestFailure("webhook: \(made.json)") }
+        return (id, secret)
+    }
+
+    @Test("record changes arrive signed, with the record, in commit order per zone; failures are retried; the filters hold")
+    func deliveredInOrder() async throws {
+        let receiver = try WebhookReceiver(failFirst: 2)
+        try await Self.withServer { client, user in
+            let (id, secret) = try await Self.create(client, #"{"url":"\#(receiver.url)","databases":["private"],"recordTypes":["Note"]}"#)
+            #expect(secret.hasPrefix("whsec_"))
+            let listed = try await client.send(.get, "/admin/1/\(TestServer.container)/webhooks", headers: client.admin)
+            #expect(listed.status == 200 && !"\(listed.json)".contains(secret) && !"\(listed.json)".contains("s1."), "\(listed.json)")
+
+            _ = try await user.post("private", "zones/modify", #"{"operations":[{"operationType":"create","zone":{"zoneID":{"zoneName":"inbox"}}}]}"#)
+            for number in 1...5 {
+                let saved = try await user.post(
+                    "private", "records/modify",
+                    #"{"zoneID":{"zoneName":"inbox"},"operations":[{"operationType":"create","record":{"recordName":"n\#(number)","recordType":"Note","fields":{"n":{"value":\#(number)}}}}]}"#
+                )
+                #expect(saved.status == 200, "\(saved.json)")
+            }
+            // Not for this endpoint: another type.
+            _ = try await user.post(
+                "private", "records/modify",
+                #"{"zoneID":{"zoneName":"inbox"},"operations":[{"operationType":"create","record":{"recordName":"t1","recordType":"Task"}}]}"#
+            )
+            _ = try await user.post(
+                "private", "records/modify", #"{"zoneID":{"zoneName":"inbox"},"operations":[{"operationType":"forceDelete","record":{"recordName":"n1"}}]}"#
+            )
+            try await receiver.waitUntil("six events delivered") { received in received.filter { !$0.refused }.count >= 6 }
+            let accepted = receiver.received.filter { !$0.refused }
+            #expect(receiver.received.allSatisfy { WebhookReceiver.verify($0, secrets: [secret]) }, "every request is signed")
+            let names = accepted.map { (($0.json["data"] as? [String: Any])?["record"] as? [String: Any])?["recordName"] as? String ?? "?" }
+            #expect(names == ["n1", "n2", "n3", "n4", "n5", "n1"], "in commit order, after two refusals: \(names)")
+            #expect(accepted.map { $0.json["type"] as? String ?? "" } == ["record.created", "record.created", "record.created", "record.created", "record.created", "record.deleted"])
+            #expect(receiver.received.prefix(3).map(\.id).allSatisfy { $0 == receiver.received[0].id }, "a retry keeps its webhook-id")
+            let data = try #require(accepted.first?.json["data"] as? [String: Any])
+            #expect(data["database"] as? String == "private" && (data["zoneID"] as? [String: Any])?["zoneName"] as? String == "inbox", "\(data)")
+            #expect(((data["record"] as? [String: Any])?["fields"] as? [String: Any])?["n"] != nil, "the record as the API writes it: \(data)")
+
+            let deliveries = try await client.send(.get, "/admin/1/\(TestServer.container)/webhooks/\(id)/deliveries", headers: client.admin)
+            let rows = try #require(deliveries["deliveries"]?.arrayValue, "\(deliveries.json)")
+            let oldest = rows.last?.objectValue
+            #expect(rows.count == 6 && oldest?["attempts"] == .integer(3) && oldest?["status"] == .string("delivered"), "\(deliveries.json)")
+            #expect(oldest?["lastStatus"] == .integer(200) && oldest?["latency"]?.integerValue != nil, "\(deliveries.json)")
+        }
+    }
+
+    @Test("a rotated secret signs beside the previous one; replays resend with the same ids; a retry by hand; private targets refused by default")
+    func rotationReplayAndTargets() async throws {
+        let receiver = try WebhookReceiver()
+        try await Self.withServer { client, user in
+            let (id, first) = try await Self.create(client, #"{"url":"\#(receiver.url)"}"#)
+            _ = try await user.post("public", "records/modify", #"{"operations":[{"operationType":"create","record":{"recordName":"p1","recordType":"Post"}}]}"#)
+            try await receiver.waitUntil("the first event") { $0.count >= 1 }
+            let rotated = try await client.send(.post, "/admin/1/\(TestServer.container)/webhooks/\(id)/secret/rotate", headers: client.admin)
+            let second = try #require(rotated.string("secret"), "\(rotated.json)")
+            _ = try await user.post("public", "records/modify", #"{"operations":[{"operationType":"create","record":{"recordName":"p2","recordType":"Post"}}]}"#)
+            try await receiver.waitUntil("the second event") { $0.count >= 2 }
+            let latest = receiver.received[1]
+            #expect(WebhookReceiver.verify(latest, secrets: [second]) && WebhookReceiver.verify(latest, secrets: [first]), "both sign during a rotation")
+            #expect(latest.signature.split(separator: " ").count == 2, "\(latest.signature)")
+
+            let replayed = try await client.send(.post, "/admin/1/\(TestServer.container)/webhooks/\(id)/replay", body: #"{"since":0}"#, headers: client.admin)
+            #expect(replayed["replayed"] == .integer(2), "\(replayed.json)")
+            try await receiver.waitUntil("the replay") { $0.count >= 4 }
+            #expect(Set(receiver.received.suffix(2).map(\.id)) == Set(receiver.received.prefix(2).map(\.id)), "replays keep the event ids")
+
+            let deliveries = try await client.send(.get, "/admin/1/\(TestServer.container)/webhooks/\(id)/deliveries?limit=1", headers: client.admin)
+            let newest = try #require(deliveries["deliveries"]?.arrayValue?.first?.objectValue?["id"]?.integerValue, "\(deliveries.json)")
+            let retried = try await client.send(.post, "/admin/1/\(TestServer.container)/webhooks/\(id)/deliveries/\(newest)/retry", headers: client.admin)
+            #expect(retried.status == 200, "\(retried.json)")
+            try await receiver.waitUntil("the retry") { $0.count >= 5 }
+        }
+        try await TestServer.run { client in
+            _ = try await client.createContainer()
+            let refused = try await client.send(
+                .post, "/admin/1/\(TestServer.container)/development/webhooks", body: #"{"url":"\#(receiver.url)"}"#, headers: client.admin
+            )
+            #expect(refused.status == 400 && (refused.string("reason") ?? "").contains("--webhooks-allow-private"), "\(refused.json)")
+            let badType = try await client.send(
+                .post, "/admin/1/\(TestServer.container)/development/webhooks", body: #"{"url":"https://example.com/h","eventTypes":["record.exploded"]}"#,
+                headers: client.admin
+            )
+            #expect(badType.status == 400, "\(badType.json)")
+        }
+    }
+}
