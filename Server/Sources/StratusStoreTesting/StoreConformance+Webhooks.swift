@@ -96,6 +96,26 @@ extension StoreConformance {
                 #expect(try await store.pendingRecordEvents(limit: 10).isEmpty)
                 #expect(try await store.dueWebhookDeliveries(now: Int64.max / 2, limit: 10).map(\.eventID) == ["evt-1"])
             },
+            ConformanceCase("accounts made and deleted queue account events for the endpoints of either environment that want them") { store in
+                try await store.createWebhookEndpoint(WebhookEndpoint(
+                    id: "wh-accounts", containerID: Fixture.container, environment: .production, url: "https://hooks.example.com/a",
+                    eventTypes: ["account.created", "account.deleted"], sealedSecrets: ["s"], createdAt: Fixture.now
+                ))
+                try await store.createWebhookEndpoint(WebhookEndpoint(
+                    id: "wh-records", containerID: Fixture.container, environment: .development, url: "https://hooks.example.com/r",
+                    eventTypes: ["record.created"], sealedSecrets: ["s"], createdAt: Fixture.now
+                ))
+                try await store.createAccount(Account(
+                    containerID: Fixture.container, userRecordName: Fixture.alice, emailAddress: "alice@example.com", passwordHash: "h", givenName: nil,
+                    familyName: nil, createdAt: Fixture.now
+                ))
+                _ = try await store.beginAccountDeletion(containerID: Fixture.container, userRecordName: Fixture.alice)
+                try await store.finishAccountDeletion(containerID: Fixture.container, userRecordName: Fixture.alice)
+                let queued = try await store.webhookDeliveries(endpointID: "wh-accounts", containerID: Fixture.container, before: nil, limit: 10)
+                #expect(queued.map(\.eventType) == ["account.deleted", "account.created"], "saw \(queued.map(\.eventType))")
+                #expect(queued.allSatisfy { $0.body.contains(Fixture.alice) && $0.environment == .production && $0.orderingKey == "accounts" })
+                #expect(try await store.webhookDeliveries(endpointID: "wh-records", containerID: Fixture.container, before: nil, limit: 10).isEmpty)
+            },
         ]
     }
 }

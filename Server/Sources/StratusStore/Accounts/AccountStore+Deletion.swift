@@ -72,17 +72,23 @@ extension AccountStore where Self: SQLTables {
 
     public func finishAccountDeletion(containerID: String, userRecordName: String) async throws {
         let key: SQLFragment = "container_id = \(.text(containerID)) AND user_record_name = \(.text(userRecordName))"
-        try await transaction(
-            [
-                "DELETE FROM account_codes WHERE \(key)",
-                "DELETE FROM sessions WHERE \(key) RETURNING id",
-                "DELETE FROM passkeys WHERE \(key)",
-                "DELETE FROM passkey_challenges WHERE \(key)",
-                PendingRevocation.queueStatement(containerID: containerID, userRecordName: userRecordName, now: Int64(Date().timeIntervalSince1970 * 1000)),
-                "DELETE FROM account_identities WHERE \(key)",
-                "DELETE FROM accounts WHERE \(key) AND deleting = \(.bool(true))",
-            ],
-            then: { results in try results[1].map { .sessionEnded(sessionID: try $0.text("id")) } }
-        )
+        try await transaction { transaction in
+            try await transaction.rows("DELETE FROM account_codes WHERE \(key)")
+            let sessions = try await transaction.rows("DELETE FROM sessions WHERE \(key) RETURNING id")
+            try await transaction.rows("DELETE FROM passkeys WHERE \(key)")
+            try await transaction.rows("DELETE FROM passkey_challenges WHERE \(key)")
+            try await transaction.rows(
+                PendingRevocation.queueStatement(containerID: containerID, userRecordName: userRecordName, now: Int64(Date().timeIntervalSince1970 * 1000))
+            )
+            try await transaction.rows("DELETE FROM account_identities WHERE \(key)")
+            let removed = try await transaction.rows("DELETE FROM accounts WHERE \(key) AND deleting = \(.bool(true)) RETURNING email")
+            if let account = removed.first {
+                try await WebhookTables.queueAccountEvent(
+                    "account.deleted", containerID: containerID, userRecordName: userRecordName, emailAddress: try account.optionalText("email"),
+                    in: transaction
+                )
+            }
+            for session in sessions { transaction.emit(.sessionEnded(sessionID: try session.text("id"))) }
+        }
     }
 }

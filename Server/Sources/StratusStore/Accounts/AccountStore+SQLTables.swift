@@ -35,6 +35,10 @@ extension AccountStore where Self: SQLTables {
             }
             if let passkey { try await Self.insert(passkey, in: transaction) }
             if let identity { try await Self.insert(identity, in: transaction) }
+            try await WebhookTables.queueAccountEvent(
+                "account.created", containerID: account.containerID, userRecordName: account.userRecordName, emailAddress: account.emailAddress,
+                in: transaction
+            )
         }
     }
 

@@ -201,3 +201,38 @@ enum WebhookTables {
         }
     }
 }
+
+extension WebhookTables {
+    /// Queues an account event (`account.created`, `account.deleted`) for every enabled endpoint of the container, in
+    /// either environment, that wants it, in the transaction of the change.
+    static func queueAccountEvent(_ type: String, containerID: String, userRecordName: String, emailAddress: String?, in transaction: any SQLTransaction)
+        async throws
+    {
+        let endpoints = try await transaction.rows("""
+            SELECT id, environment, event_types FROM webhook_endpoints
+            WHERE container_id = \(.text(containerID)) AND enabled = \(.bool(true)) ORDER BY id
+            """).filter { row in
+            let types = list(try row.text("event_types"))
+            return types.isEmpty || types.contains(type)
+        }
+        guard !endpoints.isEmpty else { return }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        var data: [String: Any] = ["containerID": containerID, "userRecordName": userRecordName]
+        if let emailAddress { data["emailAddress"] = emailAddress }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let object: [String: Any] = ["type": type, "timestamp": formatter.string(from: Date()), "data": data]
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        let eventID = "evt_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(24)
+        let deliveries = try endpoints.map { row in
+            PendingWebhookDelivery(
+                endpointID: try row.text("id"), containerID: containerID,
+                environment: Environment(rawValue: try row.text("environment")) ?? .development, orderingKey: "accounts", eventID: String(eventID),
+                eventType: type, body: body
+            )
+        }
+        let first = try await transaction.positions(Int64(deliveries.count))
+        for statement in inserts(deliveries, first: first, now: now) { try await transaction.rows(statement) }
+        transaction.emit(.webhooksQueued)
+    }
+}
