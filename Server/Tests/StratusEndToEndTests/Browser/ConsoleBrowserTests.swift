@@ -14,8 +14,11 @@ import Testing
         let prefix: String
 
         /// Runs `body` with a signed-in session, then closes the browser and stops the server.
-        static func with(_ prefix: String, container: String? = ConsoleBrowserTests.container, _ body: (Session) async throws -> Void) async throws {
-            let session = try await start(prefix, container: container)
+        /// - Parameter arguments: the server's settings besides the tests' own.
+        static func with(
+            _ prefix: String, container: String? = ConsoleBrowserTests.container, arguments: [String] = [], _ body: (Session) async throws -> Void
+        ) async throws {
+            let session = try await start(prefix, container: container, arguments: arguments)
             do {
                 try await body(session)
             } catch {
@@ -26,8 +29,8 @@ import Testing
             await session.end()
         }
 
-        static func start(_ prefix: String, container: String?) async throws -> Session {
-            let server = ServerProcess(dataFolder: EndToEndTests.temporaryFolder())
+        static func start(_ prefix: String, container: String?, arguments: [String] = []) async throws -> Session {
+            let server = ServerProcess(dataFolder: EndToEndTests.temporaryFolder(), arguments: arguments)
             try await server.start()
             do {
                 if let container { _ = try await server.createContainer(container) }

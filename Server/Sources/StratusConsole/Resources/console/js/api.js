@@ -84,6 +84,13 @@ export const admin = {
   saveSecret: (container, name, value) => request("PUT", `/admin/1/${enc(container)}/secrets/${enc(name)}`, { json: { value } }),
   removeSecret: (container, name) => request("DELETE", `/admin/1/${enc(container)}/secrets/${enc(name)}`),
   revocations: (container) => request("GET", `/admin/1/${enc(container)}/accounts/revocations`),
+  webhooks: (container) => request("GET", `/admin/1/${enc(container)}/webhooks`),
+  createWebhook: (container, environment, settings) => request("POST", `/admin/1/${enc(container)}/${environment}/webhooks`, { json: settings }),
+  updateWebhook: (container, id, settings) => request("PUT", `/admin/1/${enc(container)}/webhooks/${enc(id)}`, { json: settings }),
+  deleteWebhook: (container, id) => request("DELETE", `/admin/1/${enc(container)}/webhooks/${enc(id)}`),
+  webhookDeliveries: (container, id) => request("GET", `/admin/1/${enc(container)}/webhooks/${enc(id)}/deliveries?limit=50`),
+  retryWebhookDelivery: (container, id, delivery) => request("POST", `/admin/1/${enc(container)}/webhooks/${enc(id)}/deliveries/${delivery}/retry`),
+  replayWebhook: (container, id, since) => request("POST", `/admin/1/${enc(container)}/webhooks/${enc(id)}/replay`, { json: { since } }),
   mailTemplates: (container, environment) => request("GET", `/admin/1/${enc(container)}/${environment}/mail/templates`),
   saveMailTemplate: (container, environment, kind, language, template) =>
     request("PUT", `/admin/1/${enc(container)}/${environment}/mail/templates/${enc(kind)}/${enc(language)}`, { json: template }),

@@ -9,10 +9,11 @@ import { accountsPage } from "./pages/accounts.js";
 import { subscriptionsPage } from "./pages/subscriptions.js";
 import { activityPage } from "./pages/activity.js";
 import { transfersPage } from "./pages/transfers.js";
+import { webhooksPage } from "./pages/webhooks.js";
 
 const sections = {
   containers: containersPage, schema: schemaPage, records: recordsPage,
-  users: usersPage, accounts: accountsPage, subscriptions: subscriptionsPage, transfers: transfersPage, activity: activityPage,
+  users: usersPage, accounts: accountsPage, subscriptions: subscriptionsPage, transfers: transfersPage, webhooks: webhooksPage, activity: activityPage,
 };
 
 /** What every page shares: the chosen container and environment, and the containers known. */
