@@ -21,10 +21,11 @@ final class WebhookSender: Service, Sendable {
         self.store = store
         self.configuration = configuration
         self.logger = logger
-        // The lease outlasts one round of deliveries (each has its deadline), and is held again before each round.
+        // The lease outlasts one round of deliveries (they go in parallel, each within its deadline) and is held again
+        // before each round; a node that dies gives it up to another within that time.
         lease = Lease(
             name: "webhook-delivery", holder: Lease.holder(onNode: configuration.nodeName),
-            duration: Int64(configuration.webhookTimeout * 1000) * 3 + 30_000
+            duration: Int64(configuration.webhookTimeout * 1000) * 2 + 5_000
         )
         let continuation = wake.continuation
         store.observeEvents { delivery in
