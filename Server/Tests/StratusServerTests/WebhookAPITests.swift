@@ -109,4 +109,29 @@ import Testing
             #expect(badType.status == 400, "\(badType.json)")
         }
     }
+
+    @Test("accounts made and deleted, and shares accepted and left, are sent to the endpoints that want them")
+    func accountAndShareEvents() async throws {
+        let receiver = try WebhookReceiver()
+        try await Self.withServer { client, alice in
+            let token = alice.apiToken
+            _ = try await Self.create(client, #"{"url":"\#(receiver.url)","eventTypes":["account.created","account.deleted","share.accepted","share.left"]}"#)
+            let bob = try await client.signUp("bob@example.com", token: token)
+            try await alice.createZone("Trip")
+            _ = try await alice.save([#"{"recordName":"trip","recordType":"Trip","fields":{}}"#], zone: "Trip")
+            let share = try await alice.share("trip", zone: "Trip", participants: [participant(userRecordName: bob.userRecordName)])
+            let guid = try #require(share["shortGUID"]?.stringValue)
+            _ = try await bob.shareResults("accept", [guid])
+            let left = try await bob.post("shared", "zones/modify", #"{"operations":[{"operationType":"delete","zone":{"zoneID":\#(alice.zoneID("Trip"))}}]}"#)
+            #expect(left.status == 200, "\(left.json)")
+            let deleted = try await client.send(.delete, "/admin/1/\(TestServer.container)/development/users/\(bob.userRecordName)", headers: client.admin)
+            #expect(deleted.status == 200, "\(deleted.json)")
+            try await receiver.waitUntil("four events") { $0.count >= 4 }
+            let types = receiver.received.map { $0.json["type"] as? String ?? "?" }
+            #expect(types == ["account.created", "share.accepted", "share.left", "account.deleted"], "saw \(types)")
+            let accepted = try #require(receiver.received.first { $0.json["type"] as? String == "share.accepted" }?.json["data"] as? [String: Any])
+            #expect(accepted["userRecordName"] as? String == bob.userRecordName && accepted["shareRecordName"] as? String == "share-1", "\(accepted)")
+            #expect(receiver.received.allSatisfy { ($0.json["data"] as? [String: Any])?["userRecordName"] as? String == bob.userRecordName })
+        }
+    }
 }

@@ -32,6 +32,9 @@ extension ShareStore where Self: SQLTables {
             }
             var accepted = share
             accepted.record.shareDetails = try await ShareTables.details(ofShareRecord: recordID, reading: transaction)
+            try await WebhookTables.queueShareEvent(
+                "share.accepted", zone: share.zone, shareRecordName: share.record.recordName, user: user.userRecordName, in: transaction
+            )
             return accepted
         }
     }
@@ -39,10 +42,12 @@ extension ShareStore where Self: SQLTables {
     public func leaveShares(in zone: ZoneRef, user: String) async throws -> Bool {
         try await transaction { transaction in
             guard let row = try await ZoneTables.liveZone(zone, in: transaction) else { return false }
-            return try await !transaction.rows("""
+            let left = try await !transaction.rows("""
                 UPDATE share_participants SET status = 'REMOVED', seq = \(.integer(try await transaction.position()))
                 WHERE zone_id = \(.integer(row.id)) AND user_record_name = \(.text(user)) AND status != 'REMOVED' RETURNING 1 AS left
                 """).isEmpty
+            if left { try await WebhookTables.queueShareEvent("share.left", zone: zone, shareRecordName: nil, user: user, in: transaction) }
+            return left
         }
     }
 

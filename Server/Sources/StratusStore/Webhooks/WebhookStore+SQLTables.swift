@@ -203,31 +203,54 @@ enum WebhookTables {
 }
 
 extension WebhookTables {
-    /// Queues an account event (`account.created`, `account.deleted`) for every enabled endpoint of the container, in
-    /// either environment, that wants it, in the transaction of the change.
+    /// Queues an account event (`account.created`, `account.deleted`) for the container's endpoints of either
+    /// environment that want it, in the transaction of the change.
     static func queueAccountEvent(_ type: String, containerID: String, userRecordName: String, emailAddress: String?, in transaction: any SQLTransaction)
         async throws
     {
+        var data: [String: Any] = ["containerID": containerID, "userRecordName": userRecordName]
+        if let emailAddress { data["emailAddress"] = emailAddress }
+        try await queueEvent(type, containerID: containerID, environment: nil, orderingKey: "accounts", data: data, in: transaction)
+    }
+
+    /// Queues a share event (`share.accepted`, `share.left`) about `user` and a zone's share, in the transaction of the change.
+    static func queueShareEvent(_ type: String, zone: ZoneRef, shareRecordName: String?, user: String, in transaction: any SQLTransaction) async throws {
+        let database = zone.database
+        var data: [String: Any] = [
+            "containerID": database.containerID, "environment": database.environment.rawValue, "userRecordName": user,
+            "zoneID": ["zoneName": zone.zoneName, "ownerRecordName": database.ownerRecordName],
+        ]
+        if let shareRecordName { data["shareRecordName"] = shareRecordName }
+        try await queueEvent(
+            type, containerID: database.containerID, environment: database.environment,
+            orderingKey: "\(database.scope.rawValue)|\(database.ownerRecordName)|\(zone.zoneName)", data: data, in: transaction
+        )
+    }
+
+    /// Queues an event that comes from no record change for every enabled endpoint of the container (in `environment`,
+    /// or in either) that wants it, in the transaction of the change: `{type, timestamp, data}`.
+    static func queueEvent(
+        _ type: String, containerID: String, environment: Environment?, orderingKey: String, data: [String: Any], in transaction: any SQLTransaction
+    ) async throws {
+        let inEnvironment: SQLFragment = environment.map { "AND environment = \(.text($0.rawValue))" } ?? ""
         let endpoints = try await transaction.rows("""
             SELECT id, environment, event_types FROM webhook_endpoints
-            WHERE container_id = \(.text(containerID)) AND enabled = \(.bool(true)) ORDER BY id
+            WHERE container_id = \(.text(containerID)) \(inEnvironment) AND enabled = \(.bool(true)) ORDER BY id
             """).filter { row in
             let types = list(try row.text("event_types"))
             return types.isEmpty || types.contains(type)
         }
         guard !endpoints.isEmpty else { return }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        var data: [String: Any] = ["containerID": containerID, "userRecordName": userRecordName]
-        if let emailAddress { data["emailAddress"] = emailAddress }
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let object: [String: Any] = ["type": type, "timestamp": formatter.string(from: Date()), "data": data]
-        let body = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        let body = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
         let eventID = "evt_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(24)
         let deliveries = try endpoints.map { row in
             PendingWebhookDelivery(
                 endpointID: try row.text("id"), containerID: containerID,
-                environment: Environment(rawValue: try row.text("environment")) ?? .development, orderingKey: "accounts", eventID: String(eventID),
+                environment: Environment(rawValue: try row.text("environment")) ?? .development, orderingKey: orderingKey, eventID: String(eventID),
                 eventType: type, body: body
             )
         }
