@@ -25,6 +25,8 @@ public struct Benchmark: Sendable {
         public var notificationsOnly = false
         /// Only the `/healthz` baseline, the seeding of the dataset, its full sync and its first sync into a local store.
         public var syncOnly = false
+        /// Only the `/healthz` baseline and webhooks' delivery latency.
+        public var webhooksOnly = false
 
         public init(host: String, port: Int, adminKey: String, seconds: Double = 5, datasetSize: Int = 100_000, serverPID: Int32? = nil) {
             self.host = host
@@ -58,6 +60,10 @@ public struct Benchmark: Sendable {
         })
         if options.notificationsOnly {
             results += try await NotificationLatency(options: options, session: session).run(log: log)
+            return BenchmarkReport(results: results, peakServerMemoryBytes: memory.peakBytes)
+        }
+        if options.webhooksOnly {
+            results += try await WebhookLatency(options: options, session: session).run(log: log)
             return BenchmarkReport(results: results, peakServerMemoryBytes: memory.peakBytes)
         }
         for clients in [1, 16] where !options.syncOnly {
@@ -105,6 +111,7 @@ public struct Benchmark: Sendable {
 
         var report = try await syncs(session, results: results, memory: memory)
         report.results += try await NotificationLatency(options: options, session: session).run(log: log)
+        report.results += try await WebhookLatency(options: options, session: session).run(log: log)
         return report
     }
 

@@ -43,6 +43,9 @@ struct Bench: AsyncParsableCommand {
     @Flag(help: "Run only the /healthz baseline, the seeding, the full sync and the first sync into a local store.")
     var syncOnly = false
 
+    @Flag(help: "Run only the /healthz baseline and webhooks' delivery latency (the server must run with --webhooks-allow-private).")
+    var webhooksOnly = false
+
     @Option(help: "Start a server on this PostgreSQL database (postgres://...) and benchmark it, instead of --url.")
     var database: String?
 
@@ -74,6 +77,7 @@ struct Bench: AsyncParsableCommand {
         }
         options.notificationsOnly = notificationsOnly
         options.syncOnly = syncOnly
+        options.webhooksOnly = webhooksOnly
         let benchmark = Benchmark(
             options: options,
             log: { message in FileHandle.standardError.write(Data((message + "\n").utf8)) }

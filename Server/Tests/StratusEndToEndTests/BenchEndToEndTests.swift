@@ -20,4 +20,31 @@ import Testing
         let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("First sync into a local store took") }, "\(output)")
         #expect(line.contains("x the full sync (aim: at most 2x)") && line.contains("peak resident memory"), "\(line)")
     }
+
+    @Test("stratus bench --webhooks-only times webhooks from the save to the receiver, and says so when the server refuses loopback targets")
+    func webhookScenario() async throws {
+        let folder = EndToEndTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = ServerProcess(dataFolder: folder, arguments: ["--quiet", "--webhooks-allow-private"])
+        try await server.start()
+        defer { server.stop() }
+        let (status, output) = try await EndToEndTests.run([
+            "bench", "--url", server.baseURL, "--admin-key", ServerProcess.adminKey, "--records", "1000", "--seconds", "0.5", "--webhooks-only",
+        ])
+        #expect(status == 0, "\(output)")
+        let line = try #require(output.split(separator: "\n").first { $0.contains("webhook delivery, save to receipt (1 client)") }, "\(output)")
+        // | scenario | requests/s | records/s | p50 ms | p99 ms | req/s ÷ healthz | errors |
+        let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+        let p50 = Double(cells[3]) ?? 0
+        let p99 = Double(cells[4]) ?? 0
+        #expect(p50 > 0 && p99 >= p50 && cells[6] == "0", "\(line)")
+
+        let refusing = ServerProcess(dataFolder: EndToEndTests.temporaryFolder(), arguments: ["--quiet"])
+        try await refusing.start()
+        defer { refusing.stop() }
+        let (refusedStatus, refusedOutput) = try await EndToEndTests.run([
+            "bench", "--url", refusing.baseURL, "--admin-key", ServerProcess.adminKey, "--records", "1000", "--seconds", "0.5", "--webhooks-only",
+        ])
+        #expect(refusedStatus == 0 && refusedOutput.contains("webhook latency: not measured"), "\(refusedOutput)")
+    }
 }
