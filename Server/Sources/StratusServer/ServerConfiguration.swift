@@ -58,6 +58,8 @@ public struct ServerConfiguration: Sendable {
     public var webhookRetryDelays: [Double] = [5, 30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 24 * 3600]
     /// Seconds an endpoint may fail every delivery before it is turned off: three days.
     public var webhookDisableAfter: Double = 3 * 86_400
+    /// Seconds a delivered webhook event stays listed (and can be replayed): 30 days.
+    public var webhookDeliveryRetention: Double = 30 * 86_400
     /// The longest wait, in seconds, between looks at the webhook queue (retries falling due, another node's lease lapsing).
     public var webhookPollInterval: Double = 1
     /// Seconds between looks for provider tokens to revoke (deleted accounts' Sign in with Apple tokens).

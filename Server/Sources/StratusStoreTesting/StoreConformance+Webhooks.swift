@@ -75,8 +75,10 @@ extension StoreConformance {
                 #expect(try await store.replayWebhookDeliveries(endpointID: "wh-a", containerID: Fixture.container, since: Fixture.now, now: Fixture.now + 2000) == 3)
                 let replayed = try await store.webhookDeliveries(endpointID: "wh-a", containerID: Fixture.container, before: nil, limit: 3)
                 #expect(Set(replayed.map(\.eventID)) == ["e1", "e2", "e3"] && replayed.allSatisfy { $0.status == .pending }, "saw \(replayed)")
-                try await store.retryWebhookDelivery(id: first.id, endpointID: "wh-a", containerID: Fixture.container, now: Fixture.now + 3000)
-                #expect(try await store.webhookDeliveries(endpointID: "wh-a", containerID: Fixture.container, before: first.id + 1, limit: 1).first?.status == .pending)
+                #expect(try await store.pruneWebhookDeliveries(deliveredBefore: Fixture.now + 1000) == 0)
+                #expect(try await store.pruneWebhookDeliveries(deliveredBefore: Fixture.now + 1001) == 1, "the delivered one goes")
+                try await store.retryWebhookDelivery(id: listed[1].id, endpointID: "wh-a", containerID: Fixture.container, now: Fixture.now + 3000)
+                #expect(try await store.webhookDeliveries(endpointID: "wh-a", containerID: Fixture.container, before: listed[1].id + 1, limit: 1).first?.status == .pending)
             },
             ConformanceCase("record changes reach the outbox when only a webhook endpoint listens, and the matcher's deliveries are stored with it") { store in
                 try await store.createWebhookEndpoint(WebhookEndpoint(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StratusServer
 
 /// A `stratus serve` child process that `stratus bench --database` starts on the database, and stops afterwards.
 struct BenchServer {
@@ -17,8 +18,9 @@ struct BenchServer {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe")
         process.arguments = ["serve", "--port", "0", "--data", folder, "--admin-key", adminKey, "--database", database, "--quiet",
-            // The webhook scenario sends to a receiver in the benchmark's own process, on loopback.
-            "--webhooks-allow-private"]
+            // The webhook scenario sends to a receiver in the benchmark's own process, on loopback, with a secret the
+            // server seals with its secrets key.
+            "--webhooks-allow-private", "--secrets-key", SecretsKeyring.newKeyText()]
         let output = Pipe()
         process.standardOutput = output
         try process.run()

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import ServiceLifecycle
 import StratusStore
+import Synchronization
 
 /// Delivers queued webhook events, in the one process that holds the `webhook-delivery` lease: at least once, one at
 /// a time per endpoint and zone (so in commit order there), signed with the endpoint's secrets, each attempt with a
@@ -56,9 +57,18 @@ final class WebhookSender: Service, Sendable {
         try? await lease.release(in: store)
     }
 
-    /// Delivers what is due, in rounds, while this process holds the lease.
+    /// When delivered events were last pruned.
+    private let lastPruned = Mutex(ContinuousClock.now - .seconds(3600))
+
+    /// Delivers what is due, in rounds, while this process holds the lease; hourly, forgets deliveries older than
+    /// ``ServerConfiguration/webhookDeliveryRetention``.
     func deliverDue() async {
         do {
+            if try await lease.hold(in: store), lastPruned.withLock({ ContinuousClock.now - $0 >= .seconds(3600) }) {
+                lastPruned.withLock { $0 = ContinuousClock.now }
+                let cutoff = Authenticator.now() - Int64(configuration.webhookDeliveryRetention * 1000)
+                _ = try await store.pruneWebhookDeliveries(deliveredBefore: cutoff)
+            }
             while try await lease.hold(in: store) {
                 let due = try await store.dueWebhookDeliveries(now: Authenticator.now(), limit: 32)
                 if due.isEmpty { break }

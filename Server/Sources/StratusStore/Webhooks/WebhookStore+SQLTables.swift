@@ -130,6 +130,12 @@ extension WebhookStore where Self: SQLTables {
         if updated[0].isEmpty { throw StorageError(.notFound, "the endpoint has no delivery \(id)") }
     }
 
+    public func pruneWebhookDeliveries(deliveredBefore time: Int64) async throws -> Int {
+        try await execute([
+            "DELETE FROM webhook_deliveries WHERE status = 'delivered' AND delivered_at < \(.integer(time)) RETURNING id"
+        ])[0].count
+    }
+
     public func replayWebhookDeliveries(endpointID: String, containerID: String, since time: Int64, now: Int64) async throws -> Int {
         try await transaction { transaction in
             let sent = try await transaction.rows("""

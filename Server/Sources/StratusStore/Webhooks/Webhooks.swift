@@ -171,6 +171,9 @@ public protocol WebhookStore: Sendable {
     /// Makes a delivery due again now (a retry asked for by hand).
     /// - Throws: ``StorageError/Code/notFound`` when the endpoint has no such delivery.
     func retryWebhookDelivery(id: Int64, endpointID: String, containerID: String, now: Int64) async throws
+    /// Forgets deliveries made before `time` (milliseconds since 1970).
+    /// - Returns: how many were forgotten.
+    func pruneWebhookDeliveries(deliveredBefore time: Int64) async throws -> Int
     /// Queues again, as new deliveries with the same event IDs, every event the endpoint was sent since `time`.
     /// - Returns: how many were queued.
     func replayWebhookDeliveries(endpointID: String, containerID: String, since time: Int64, now: Int64) async throws -> Int
