@@ -134,4 +134,18 @@ import Testing
             #expect(receiver.received.allSatisfy { ($0.json["data"] as? [String: Any])?["userRecordName"] as? String == bob.userRecordName })
         }
     }
+
+    @Test("internal addresses are told from public ones, whatever their form")
+    func internalAddresses() {
+        for address in ["127.0.0.1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0",
+                        "::1", "fe80::1", "fd00::1", "::ffff:127.0.0.1", "224.0.0.1"] {
+            #expect(WebhookTargets.isInternal(address), "\(address) is internal")
+        }
+        for address in ["93.184.216.34", "172.32.0.1", "8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8"] {
+            #expect(!WebhookTargets.isInternal(address), "\(address) is public")
+        }
+        #expect(WebhookTargets.refusal(of: "ftp://example.com/x", allowPrivate: true) != nil)
+        #expect(WebhookTargets.refusal(of: "https://user:pw@example.com/x", allowPrivate: true) != nil)
+        #expect(WebhookTargets.refusal(of: "http://127.0.0.1:9/x", allowPrivate: false)?.contains("internal") == true)
+    }
 }

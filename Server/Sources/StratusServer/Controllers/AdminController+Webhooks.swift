@@ -43,7 +43,7 @@ extension AdminController {
             sealedSecrets: [try server.configuration.secretsKeys.seal(secret, context: SealingContext.webhookSecret(container.id, id))],
             createdAt: Authenticator.now()
         )
-        try apply(body, to: &endpoint, creating: true)
+        try await apply(body, to: &endpoint, creating: true)
         try await server.store.createWebhookEndpoint(endpoint)
         return JSONResponse.make(Self.webhookJSON(endpoint, secret: secret), status: .created)
     }
@@ -68,7 +68,7 @@ extension AdminController {
         try await requireAdmin(request)
         var endpoint = try await webhook(context)
         let body = try await RequestBody.decode(WebhookBody.self, from: request, limit: 64 * 1024)
-        try apply(body, to: &endpoint, creating: false)
+        try await apply(body, to: &endpoint, creating: false)
         try await server.store.updateWebhookEndpoint(endpoint)
         return JSONResponse.make(Self.webhookJSON(endpoint, secret: nil))
     }
@@ -180,9 +180,9 @@ extension AdminController {
     }
 
     /// Checks and applies what a request changes.
-    private func apply(_ body: WebhookBody, to endpoint: inout WebhookEndpoint, creating: Bool) throws {
+    private func apply(_ body: WebhookBody, to endpoint: inout WebhookEndpoint, creating: Bool) async throws {
         if let url = body.url {
-            if let refusal = WebhookTargets.refusal(of: url, allowPrivate: server.configuration.webhooksAllowPrivate) {
+            if let refusal = await WebhookTargets.checked(url, allowPrivate: server.configuration.webhooksAllowPrivate) {
                 throw APIError.badRequest("url: \(refusal)")
             }
             endpoint.url = url

@@ -115,7 +115,7 @@ final class WebhookSender: Service, Sendable {
 
     /// Sends the event: the status (0 when no answer came) and the start of the reply, or what went wrong.
     private func send(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint) async -> (status: Int, response: String) {
-        if let refusal = WebhookTargets.refusal(of: endpoint.url, allowPrivate: configuration.webhooksAllowPrivate) {
+        if let refusal = await WebhookTargets.checked(endpoint.url, allowPrivate: configuration.webhooksAllowPrivate) {
             return (0, refusal)
         }
         let secrets: [String]

@@ -7,6 +7,15 @@ import Glibc
 /// operator allows them (`--webhooks-allow-private`), so that an endpoint cannot make the server reach what only it
 /// can reach.
 enum WebhookTargets {
+    /// ``refusal(of:allowPrivate:)`` on a thread of its own: resolving a name blocks, and must not hold up the
+    /// threads that serve requests.
+    static func checked(_ url: String, allowPrivate: Bool) async -> String? {
+        if allowPrivate { return refusal(of: url, allowPrivate: true) }
+        return await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: refusal(of: url, allowPrivate: false)) }
+        }
+    }
+
     /// Why `url` may not be a webhook target, or `nil` when it may: an `http`/`https` URL whose host resolves only to
     /// public addresses (any address, with `allowPrivate`).
     static func refusal(of url: String, allowPrivate: Bool) -> String? {
