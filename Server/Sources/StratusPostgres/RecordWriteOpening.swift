@@ -80,8 +80,7 @@ private enum OpenRecordsWrite: PreparedText {
             s.version, CASE WHEN s.version = $7 THEN NULL ELSE s.body END,
             (SELECT sr.name FROM shares sh JOIN records sr ON sr.id = sh.record_id WHERE sh.zone_id = z.id AND sh.root_name IS NULL),
             EXISTS (SELECT 1 FROM shares WHERE zone_id = z.id),
-            EXISTS (SELECT 1 FROM subscriptions WHERE container_id = $1 AND environment = $2)
-                OR EXISTS (SELECT 1 FROM webhook_endpoints WHERE container_id = $1 AND environment = $2 AND enabled)
+            \(NotificationTables.listened(containerID: "$1", environment: "$2").rendered(in: PostgresDialect()).sql)
         FROM z
         LEFT JOIN schemas s ON s.container_id = $1 AND s.environment = $2
         LEFT JOIN LATERAL (

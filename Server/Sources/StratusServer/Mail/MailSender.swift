@@ -18,7 +18,7 @@ final class MailSender: Service, Sendable {
     let client: SMTPClient?
     let logger: Logger
     private let lease: Lease
-    private let wake = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    private let wakeUps: StoreWakeUps
     /// Seconds before each retry (``ServerConfiguration/mailRetryDelays``).
     let retryDelays: [Int64]
     /// The longest wait between looks at the queue, in seconds.
@@ -32,32 +32,11 @@ final class MailSender: Service, Sendable {
         let nodeName = configuration.nodeName
         self.logger = logger
         lease = Lease(name: "mail-delivery", holder: Lease.holder(onNode: nodeName), duration: 60_000)
-        let continuation = wake.continuation
-        store.observeEvents { delivery in
-            if case .committed(let events) = delivery, !events.contains(.mailQueued) { return }
-            continuation.yield()
-        }
+        wakeUps = StoreWakeUps(store: store, on: .mailQueued)
     }
 
     func run() async throws {
-        let continuation = wake.continuation
-        let interval = pollInterval
-        continuation.yield()
-        await cancelWhenGracefulShutdown {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    while (try? await Task.sleep(for: .seconds(interval))) != nil { continuation.yield() }
-                }
-                group.addTask {
-                    for await _ in self.wake.stream {
-                        if Task.isCancelled { break }
-                        await self.sendDue()
-                    }
-                }
-                await group.next()
-                group.cancelAll()
-            }
-        }
+        await wakeUps.run(every: .seconds(pollInterval)) { await self.sendDue() }
         try? await lease.release(in: store)
     }
 

@@ -56,7 +56,7 @@ enum WebhookEvents {
         writer.key("type")
         writer.string(type)
         writer.key("timestamp")
-        writer.string(timestamp(now))
+        writer.string(WebhookDelivery.timestamp(now))
         writer.key("data")
         writer.beginObject()
         writer.key("containerID")
@@ -79,10 +79,4 @@ enum WebhookEvents {
         return writer.text
     }
 
-    /// ISO 8601 with milliseconds, in UTC.
-    static func timestamp(_ milliseconds: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
-    }
 }

@@ -16,7 +16,7 @@ final class WebhookSender: Service, Sendable {
     let configuration: ServerConfiguration
     let logger: Logger
     private let lease: Lease
-    private let wake = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+    private let wakeUps: StoreWakeUps
 
     init(store: any Store, configuration: ServerConfiguration, logger: Logger) {
         self.store = store
@@ -28,32 +28,11 @@ final class WebhookSender: Service, Sendable {
             name: "webhook-delivery", holder: Lease.holder(onNode: configuration.nodeName),
             duration: Int64(configuration.webhookTimeout * 1000) * 2 + 5_000
         )
-        let continuation = wake.continuation
-        store.observeEvents { delivery in
-            if case .committed(let events) = delivery, !events.contains(.webhooksQueued) { return }
-            continuation.yield()
-        }
+        wakeUps = StoreWakeUps(store: store, on: .webhooksQueued)
     }
 
     func run() async throws {
-        let continuation = wake.continuation
-        let interval = configuration.webhookPollInterval
-        continuation.yield()
-        await cancelWhenGracefulShutdown {
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    while (try? await Task.sleep(for: .milliseconds(Int64(interval * 1000)))) != nil { continuation.yield() }
-                }
-                group.addTask {
-                    for await _ in self.wake.stream {
-                        if Task.isCancelled { break }
-                        await self.deliverDue()
-                    }
-                }
-                await group.next()
-                group.cancelAll()
-            }
-        }
+        await wakeUps.run(every: .milliseconds(Int64(configuration.webhookPollInterval * 1000))) { await self.deliverDue() }
         try? await lease.release(in: store)
     }
 
@@ -104,7 +83,7 @@ final class WebhookSender: Service, Sendable {
         do {
             try await store.recordWebhookAttempt(result, deliveryID: delivery.id, retryAt: now + Int64(delay * 1000))
             if !result.succeeded, let since = endpoint.failingSince ?? Optional(now), now - since >= Int64(configuration.webhookDisableAfter * 1000) {
-                let reason = "every delivery failed since \(WebhookEvents.timestamp(since)); last: \(attempt.status) \(attempt.response.prefix(200))"
+                let reason = "every delivery failed since \(WebhookDelivery.timestamp(since)); last: \(attempt.status) \(attempt.response.prefix(200))"
                 try await store.disableWebhookEndpoint(id: endpoint.id, containerID: endpoint.containerID, reason: reason)
                 logger.warning("a webhook endpoint was turned off", metadata: ["stratus.webhook": "\(endpoint.id)", "stratus.error": "\(reason)"])
             }

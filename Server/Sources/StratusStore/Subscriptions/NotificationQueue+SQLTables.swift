@@ -127,10 +127,18 @@ public enum NotificationTables {
     /// Whether a container environment has any subscription, and so whether its record changes go to the outbox.
     public static func anySubscription(containerID: String, environment: Environment) -> SQLRead<Bool> {
         SQLRead("""
-            SELECT EXISTS (SELECT 1 FROM subscriptions WHERE container_id = \(.text(containerID)) AND environment = \(.text(environment.rawValue))) \
-            OR EXISTS (SELECT 1 FROM webhook_endpoints WHERE container_id = \(.text(containerID)) AND environment = \(.text(environment.rawValue)) \
-            AND enabled = \(.bool(true))) AS subscribed
+            SELECT \(listened(containerID: "\(.text(containerID))", environment: "\(.text(environment.rawValue))")) AS subscribed
             """) { rows in try rows.first?.bool("subscribed") ?? false }
+    }
+
+    /// Whether anything listens to a container environment's record changes: a subscription, or an enabled webhook
+    /// endpoint; only then do they go to the outbox. The container and environment are expressions (bound values, or
+    /// a prepared statement's parameters).
+    public static func listened(containerID: SQLFragment, environment: SQLFragment) -> SQLFragment {
+        """
+        (EXISTS (SELECT 1 FROM subscriptions WHERE container_id = \(containerID) AND environment = \(environment)) \
+        OR EXISTS (SELECT 1 FROM webhook_endpoints WHERE container_id = \(containerID) AND environment = \(environment) AND enabled))
+        """
     }
 
     /// The condition that a notification is for `user` in a container environment.

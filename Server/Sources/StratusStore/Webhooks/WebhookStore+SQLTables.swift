@@ -248,9 +248,7 @@ extension WebhookTables {
         }
         guard !endpoints.isEmpty else { return }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        let object: [String: Any] = ["type": type, "timestamp": formatter.string(from: Date()), "data": data]
+        let object: [String: Any] = ["type": type, "timestamp": WebhookDelivery.timestamp(now), "data": data]
         let body = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
         let eventID = "evt_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(24)
         let deliveries = try endpoints.map { row in

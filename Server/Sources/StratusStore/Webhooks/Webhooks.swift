@@ -1,3 +1,4 @@
+import Foundation
 import StratusModel
 
 /// An HTTP endpoint a container environment sends its events to (webhooks), signed as Standard Webhooks prescribes.
@@ -97,6 +98,15 @@ public struct WebhookDelivery: Sendable, Hashable {
         self.lastStatusCode = lastStatusCode
         self.lastResponse = lastResponse
         self.lastLatency = lastLatency
+    }
+}
+
+extension WebhookDelivery {
+    /// An event's `timestamp`: ISO 8601 with milliseconds, in UTC.
+    public static func timestamp(_ milliseconds: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 }
 

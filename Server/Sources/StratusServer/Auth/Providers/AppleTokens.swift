@@ -1,7 +1,6 @@
 import AsyncHTTPClient
 import Crypto
 import Foundation
-import NIOCore
 import StratusModel
 import StratusStore
 
@@ -73,31 +72,15 @@ struct AppleTokens: Sendable {
         let secret = try Self.clientSecret(
             teamID: signer.teamID, keyID: signer.keyID, privateKeyPEM: signer.privateKeyPEM, clientID: clientID, now: Authenticator.now() / 1000
         )
-        let form = (fields.merging(["client_id": clientID, "client_secret": secret]) { $1 }).sorted { $0.key < $1.key }
-            .map { "\(Self.formEscaped($0.key))=\(Self.formEscaped($0.value))" }.joined(separator: "&")
         let base = keysURL.hasSuffix("/keys") ? String(keysURL.dropLast("/keys".count)) : keysURL
-        var request = HTTPClientRequest(url: base + "/" + endpoint)
-        request.method = .POST
-        request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
-        request.body = .bytes(ByteBuffer(string: form))
-        let status: UInt
-        let body: ByteBuffer
-        do {
-            let response = try await client.execute(request, timeout: .seconds(10))
-            status = response.status.code
-            body = try await response.body.collect(upTo: 64 * 1024)
-        } catch {
-            throw APIError(.tryAgainLater, "Apple's \(endpoint) endpoint could not be reached: \(error)")
-        }
-        let answer = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
+        let (status, answer) = try await ProviderForms.post(
+            base + "/" + endpoint, fields: fields.merging(["client_id": clientID, "client_secret": secret]) { $1 }, client: client,
+            what: "Apple's \(endpoint) endpoint"
+        )
         switch status {
         case 200..<300: return answer
         case 500...: throw APIError(.tryAgainLater, "Apple's \(endpoint) endpoint answered \(status)")
         default: throw APIError(.authenticationFailed, "Apple's \(endpoint) endpoint refused: \(status) \(answer["error"] as? String ?? "")")
         }
-    }
-
-    static func formEscaped(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
     }
 }

@@ -1,6 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-import NIOCore
 
 extension OpenIDDiscovery {
     /// Exchanges an authorization code at the provider's token endpoint for the user's ID token (OpenID Connect's
@@ -15,28 +14,16 @@ extension OpenIDDiscovery {
             throw APIError(.tryAgainLater, "the provider's discovery document names no token_endpoint")
         }
         var fields = ["grant_type": "authorization_code", "code": code, "redirect_uri": redirectURI, "code_verifier": verifier]
-        var request = HTTPClientRequest(url: endpoint)
-        request.method = .POST
-        request.headers.add(name: "content-type", value: "application/x-www-form-urlencoded")
-        request.headers.add(name: "accept", value: "application/json")
+        var authorization: String?
         if let clientSecret {
-            let credentials = AppleTokens.formEscaped(clientID) + ":" + AppleTokens.formEscaped(clientSecret)
-            request.headers.add(name: "authorization", value: "Basic " + Data(credentials.utf8).base64EncodedString())
+            let credentials = ProviderForms.escaped(clientID) + ":" + ProviderForms.escaped(clientSecret)
+            authorization = "Basic " + Data(credentials.utf8).base64EncodedString()
         } else {
             fields["client_id"] = clientID
         }
-        let form = fields.sorted { $0.key < $1.key }.map { "\($0.key)=\(AppleTokens.formEscaped($0.value))" }.joined(separator: "&")
-        request.body = .bytes(ByteBuffer(string: form))
-        let status: UInt
-        let body: ByteBuffer
-        do {
-            let response = try await client.execute(request, timeout: .seconds(10))
-            status = response.status.code
-            body = try await response.body.collect(upTo: 256 * 1024)
-        } catch {
-            throw APIError(.tryAgainLater, "the provider's token endpoint could not be reached: \(error)")
-        }
-        let answer = (try? JSONSerialization.jsonObject(with: Data(buffer: body))) as? [String: Any] ?? [:]
+        let (status, answer) = try await ProviderForms.post(
+            endpoint, fields: fields, authorization: authorization, client: client, what: "the provider's token endpoint"
+        )
         guard (200..<300).contains(status) else {
             if status >= 500 { throw APIError(.tryAgainLater, "the provider's token endpoint answered \(status)") }
             throw APIError(.authenticationFailed, "the provider refused the sign-in: \(answer["error"] as? String ?? "\(status)")")
