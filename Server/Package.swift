@@ -49,6 +49,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/swiftwasm/WasmKit", from: "0.4.2"),
     ],
     targets: [
         // The documentation's Swift examples, compiled as written (generated from README.md and docs/ by the plugin).
@@ -109,6 +110,15 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // Functions: WebAssembly modules run with WasmKit, with limits and a host interface.
+        .target(
+            name: "StratusFunctions",
+            dependencies: [
+                .product(name: "WasmKit", package: "WasmKit"),
+                .product(name: "WasmParser", package: "WasmKit"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The web console's files, served by the server at /console.
         .target(
             name: "StratusConsole",
@@ -119,7 +129,7 @@ let package = Package(
         .target(
             name: "StratusServer",
             dependencies: [
-                "StratusStore", model, "StratusConsole", "StratusMail", "StratusTransfer",
+                "StratusStore", model, "StratusConsole", "StratusMail", "StratusTransfer", "StratusFunctions",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -224,6 +234,11 @@ let package = Package(
         .testTarget(
             name: "StratusPostgresTests",
             dependencies: ["StratusPostgres", "StratusStoreTesting", "StratusStore", model],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "StratusFunctionsTests",
+            dependencies: ["StratusFunctions", "StratusTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -1,0 +1,131 @@
+import Foundation
+import StratusFunctions
+import StratusTestSupport
+import Testing
+
+/// Modules built from C with clang, run by WasmKit within their limits.
+@Suite struct FunctionRunnerTests {
+    let runner = FunctionRunner(concurrentCalls: 4)
+    let limits = FunctionLimits(instructions: 5_000_000, memoryBytes: 4 << 20, seconds: 10, hostRequests: 5)
+
+    func module(_ fixture: String) throws -> FunctionModule {
+        try FunctionModule(bytes: try WasmModules.fixture(fixture))
+    }
+
+    func text(_ result: FunctionResult) -> String { String(decoding: result.output, as: UTF8.self) }
+
+    func failure(_ module: FunctionModule, _ entry: String, input: String = "{}", limits: FunctionLimits? = nil) async -> FunctionFailure? {
+        do {
+            let result = try await runner.run(module, entry: entry, input: Array(input.utf8), limits: limits ?? self.limits)
+            Issue.record("\(entry) was expected to fail; it answered \(text(result))")
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func theExampleAcceptsChangesAndRefuses() async throws {
+        let module = try FunctionModule(bytes: try WasmModules.example("check_message"))
+        #expect(module.entries.contains("before_save"))
+        let good = #"{"record":{"recordType":"Message","fields":{"title":{"value":"Hello \"you\""},"priority":{"value":3}}}}"#
+        let accepted = try await runner.run(module, entry: "before_save", input: Array(good.utf8), limits: limits)
+        #expect(text(accepted) == #"{"fields":{"titleLength":{"value":11}}}"#)
+        #expect(accepted.instructions > 0 && accepted.instructions < limits.instructions)
+        let untitled = #"{"record":{"fields":{"priority":{"value":3}}}}"#
+        let refused = try await runner.run(module, entry: "before_save", input: Array(untitled.utf8), limits: limits)
+        #expect(text(refused) == #"{"serverErrorCode":"BAD_REQUEST","reason":"a message needs a title of 1 to 100 characters"}"#)
+        let urgent = #"{"record":{"fields":{"title":{"value":"x"},"priority":{"value":9}}}}"#
+        let tooUrgent = try await runner.run(module, entry: "before_save", input: Array(urgent.utf8), limits: limits)
+        #expect(text(tooUrgent).contains("priority from 0 to 5"))
+    }
+
+    @Test func inputOutputAndLogsGoThrough() async throws {
+        let result = try await runner.run(try module("misbehave"), entry: "echo", input: Array(#"{"a":1}"#.utf8), limits: limits)
+        #expect(text(result) == #"{"a":1}"#)
+        #expect(result.logs == ["echoing the input"])
+    }
+
+    @Test func aTrapIsReportedAndTheNextCallRuns() async throws {
+        let module = try module("misbehave")
+        let trapped = await failure(module, "trap")
+        #expect(trapped?.error.kind == .trapped, "\(String(describing: trapped))")
+        let badPointer = await failure(module, "bad_pointer")
+        #expect(badPointer?.error.kind == .trapped, "\(String(describing: badPointer))")
+        let status = await failure(module, "exit_status")
+        #expect(status?.error.kind == .exited && status?.error.message.contains("3") == true, "\(String(describing: status))")
+        let result = try await runner.run(module, entry: "echo", input: Array("{}".utf8), limits: limits)
+        #expect(text(result) == "{}")
+    }
+
+    @Test func aLoopEndsWithItsInstructionBudget() async throws {
+        let spun = await failure(try module("misbehave"), "spin")
+        #expect(spun?.error.kind == .instructionLimit, "\(String(describing: spun))")
+    }
+
+    @Test func memoryStopsAtTheLimit() async throws {
+        let hogged = await failure(try module("misbehave"), "hog")
+        #expect(hogged?.error.kind == .memoryLimit, "\(String(describing: hogged))")
+    }
+
+    @Test func aCallPastItsTimeIsAnswered() async throws {
+        struct SlowHost: FunctionHost {
+            func request(_ body: [UInt8]) async -> [UInt8] {
+                try? await Task.sleep(for: .seconds(30))
+                return Array("{}".utf8)
+            }
+        }
+        var short = limits
+        short.seconds = 0.5
+        let module = try module("misbehave")
+        let started = ContinuousClock.now
+        do {
+            let result = try await runner.run(
+                module, entry: "forward", input: Array(#"{"request":{"path":"records/lookup"}}"#.utf8), limits: short,
+                host: SlowHost()
+            )
+            Issue.record("a call waiting on a slow host answered \(text(result))")
+        } catch {
+            #expect(error.error.kind == .timeLimit, "\(error)")
+        }
+        #expect(ContinuousClock.now - started < .seconds(20))
+    }
+
+    @Test func hostRequestsReachTheHostAndAreCounted() async throws {
+        struct EchoHost: FunctionHost {
+            func request(_ body: [UInt8]) async -> [UInt8] { Array(#"{"asked":"#.utf8) + body + Array("}".utf8) }
+        }
+        let module = try module("misbehave")
+        let input = #"{"request":{"path":"records/query","body":{"query":{"recordType":"Note"}}}}"#
+        let result = try await runner.run(module, entry: "forward", input: Array(input.utf8), limits: limits, host: EchoHost())
+        #expect(text(result) == #"{"asked":{"path":"records/query","body":{"query":{"recordType":"Note"}}}}"#)
+        var none = limits
+        none.hostRequests = 0
+        do {
+            _ = try await runner.run(module, entry: "forward", input: Array(input.utf8), limits: none, host: EchoHost())
+            Issue.record("a call beyond its host requests went through")
+        } catch {
+            #expect(error.error.kind == .outputLimit, "\(error)")
+        }
+    }
+
+    @Test func modulesAreCheckedOnLoading() throws {
+        #expect(throws: FunctionError.self) { try FunctionModule(bytes: Array("not wasm".utf8)) }
+        // A valid header with a broken body.
+        #expect(throws: FunctionError.self) { try FunctionModule(bytes: [0x00, 0x61, 0x73, 0x6D, 0x01, 0x00, 0x00, 0x00, 0x01, 0xFF]) }
+        let module = try module("misbehave")
+        #expect(throws: FunctionError.self) { try module.requireEntry("missing") }
+        try module.requireEntry("echo")
+        let imports = FileManager.default.temporaryDirectory.appendingPathComponent("imports-\(UUID().uuidString).c")
+        try """
+            __attribute__((import_module("env"), import_name("open"))) int open_file(const char *path);
+            __attribute__((export_name("run"))) void run(void) { open_file("/etc/passwd"); }
+            """.write(to: imports, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: imports) }
+        do {
+            _ = try FunctionModule(bytes: try WasmModules.compile(imports))
+            Issue.record("a module importing env.open was accepted")
+        } catch let error as FunctionError {
+            #expect(error.kind == .invalidModule && error.message.contains("env.open"), "\(error)")
+        }
+    }
+}
