@@ -31,6 +31,7 @@ enum PostgresMigrations {
         Migration(version: 8, name: "secrets", sql: secrets),
         Migration(version: 9, name: "cloudkit-claims", sql: cloudKitClaims),
         Migration(version: 10, name: "webhooks", sql: webhooks),
+        Migration(version: 11, name: "functions", sql: functions),
     ]
 
     /// The newest version this build knows.
@@ -637,5 +638,69 @@ enum PostgresMigrations {
         CREATE INDEX webhook_deliveries_line ON webhook_deliveries (endpoint_id, ordering_key, id) WHERE status = 'pending';
         CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
         CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, id);
+        """
+
+    /// Version 11: functions' modules and bindings, scheduled jobs and their runs.
+    static let functions = """
+        -- WebAssembly modules of container environments (StoredFunctionModule); entries is a JSON array.
+        CREATE TABLE function_modules (
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            name TEXT NOT NULL,
+            bytes BYTEA NOT NULL,
+            digest TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            entries TEXT NOT NULL DEFAULT '[]',
+            uploaded_at BIGINT NOT NULL,
+            PRIMARY KEY (container_id, environment, name)
+        );
+        -- Functions: a module's entry bound to a trigger (FunctionBinding); lists are JSON arrays, limits a JSON object.
+        CREATE TABLE function_bindings (
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            name TEXT NOT NULL,
+            module TEXT NOT NULL,
+            entry TEXT NOT NULL,
+            trigger TEXT NOT NULL,
+            record_types TEXT NOT NULL DEFAULT '[]',
+            databases TEXT NOT NULL DEFAULT '[]',
+            event_types TEXT NOT NULL DEFAULT '[]',
+            run_as_role TEXT,
+            grants TEXT NOT NULL DEFAULT '[]',
+            limits TEXT NOT NULL DEFAULT '{}',
+            enabled BOOLEAN NOT NULL DEFAULT TRUE,
+            created_at BIGINT NOT NULL,
+            updated_at BIGINT NOT NULL,
+            PRIMARY KEY (container_id, environment, name)
+        );
+        -- Jobs run on a schedule (ScheduledJob) and their runs (ScheduledJobRun), one per job and due time.
+        CREATE TABLE scheduled_jobs (
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            name TEXT NOT NULL,
+            schedule TEXT NOT NULL,
+            time_zone TEXT NOT NULL DEFAULT 'UTC',
+            target TEXT NOT NULL,
+            missed_runs TEXT NOT NULL,
+            enabled BOOLEAN NOT NULL DEFAULT TRUE,
+            next_run_at BIGINT NOT NULL,
+            created_at BIGINT NOT NULL,
+            updated_at BIGINT NOT NULL,
+            PRIMARY KEY (container_id, environment, name)
+        );
+        CREATE INDEX scheduled_jobs_due ON scheduled_jobs (next_run_at) WHERE enabled;
+        CREATE TABLE scheduled_job_runs (
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            job TEXT NOT NULL,
+            scheduled_for BIGINT NOT NULL,
+            started_at BIGINT NOT NULL,
+            finished_at BIGINT,
+            node TEXT NOT NULL,
+            status TEXT NOT NULL,
+            result TEXT NOT NULL DEFAULT '',
+            missed INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (container_id, environment, job, scheduled_for)
+        );
         """
 }

@@ -637,6 +637,70 @@ enum SQLiteMigrations {
                 CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries (endpoint_id, id);
                 """)
         }
+        migrator.registerMigration("v23-functions") { db in
+            try db.execute(sql: """
+                -- WebAssembly modules of container environments (StoredFunctionModule); entries is a JSON array.
+                CREATE TABLE function_modules (
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    bytes BLOB NOT NULL,
+                    digest TEXT NOT NULL,
+                    size INTEGER NOT NULL,
+                    entries TEXT NOT NULL DEFAULT '[]',
+                    uploaded_at INTEGER NOT NULL,
+                    PRIMARY KEY (container_id, environment, name)
+                ) WITHOUT ROWID;
+                -- Functions: a module's entry bound to a trigger (FunctionBinding); lists are JSON arrays, limits a JSON object.
+                CREATE TABLE function_bindings (
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    module TEXT NOT NULL,
+                    entry TEXT NOT NULL,
+                    trigger TEXT NOT NULL,
+                    record_types TEXT NOT NULL DEFAULT '[]',
+                    databases TEXT NOT NULL DEFAULT '[]',
+                    event_types TEXT NOT NULL DEFAULT '[]',
+                    run_as_role TEXT,
+                    grants TEXT NOT NULL DEFAULT '[]',
+                    limits TEXT NOT NULL DEFAULT '{}',
+                    enabled INTEGER NOT NULL DEFAULT 1,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    PRIMARY KEY (container_id, environment, name)
+                ) WITHOUT ROWID;
+                -- Jobs run on a schedule (ScheduledJob) and their runs (ScheduledJobRun), one per job and due time.
+                CREATE TABLE scheduled_jobs (
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    schedule TEXT NOT NULL,
+                    time_zone TEXT NOT NULL DEFAULT 'UTC',
+                    target TEXT NOT NULL,
+                    missed_runs TEXT NOT NULL,
+                    enabled INTEGER NOT NULL DEFAULT 1,
+                    next_run_at INTEGER NOT NULL,
+                    created_at INTEGER NOT NULL,
+                    updated_at INTEGER NOT NULL,
+                    PRIMARY KEY (container_id, environment, name)
+                ) WITHOUT ROWID;
+                CREATE INDEX scheduled_jobs_due ON scheduled_jobs (next_run_at) WHERE enabled = 1;
+                CREATE TABLE scheduled_job_runs (
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    job TEXT NOT NULL,
+                    scheduled_for INTEGER NOT NULL,
+                    started_at INTEGER NOT NULL,
+                    finished_at INTEGER,
+                    node TEXT NOT NULL,
+                    status TEXT NOT NULL,
+                    result TEXT NOT NULL DEFAULT '',
+                    missed INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (container_id, environment, job, scheduled_for)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

@@ -28,7 +28,7 @@ public enum StoreConformance {
     public static var cases: [ConformanceCase] {
         recordCases + schemaCases + referenceCases + zoneCases + syncCases + queryCases + accountCases + constraintCases
             + assetCases + sharingCases + operatorCases + orderingCases + concurrentSyncCases + eventCases + sqlTableCases
-            + accountLifecycleCases + accountDeletionCases + passkeyCases + identityCases + secretCases + cloudKitClaimCases + webhookCases
+            + accountLifecycleCases + accountDeletionCases + passkeyCases + identityCases + secretCases + cloudKitClaimCases + webhookCases + functionCases
     }
 }
 

@@ -116,6 +116,39 @@ public struct CopyTable: Sendable, Hashable {
             key: ["id"], positions: ["id"]
         ),
         CopyTable(
+            "function_modules",
+            [
+                ("container_id", .text), ("environment", .text), ("name", .text), ("bytes", .blob), ("digest", .text), ("size", .integer),
+                ("entries", .text), ("uploaded_at", .integer),
+            ],
+            key: ["container_id", "environment", "name"], pageSize: 20
+        ),
+        CopyTable(
+            "function_bindings",
+            [
+                ("container_id", .text), ("environment", .text), ("name", .text), ("module", .text), ("entry", .text), ("trigger", .text),
+                ("record_types", .text), ("databases", .text), ("event_types", .text), ("run_as_role", .text), ("grants", .text),
+                ("limits", .text), ("enabled", .boolean), ("created_at", .integer), ("updated_at", .integer),
+            ],
+            key: ["container_id", "environment", "name"]
+        ),
+        CopyTable(
+            "scheduled_jobs",
+            [
+                ("container_id", .text), ("environment", .text), ("name", .text), ("schedule", .text), ("time_zone", .text), ("target", .text),
+                ("missed_runs", .text), ("enabled", .boolean), ("next_run_at", .integer), ("created_at", .integer), ("updated_at", .integer),
+            ],
+            key: ["container_id", "environment", "name"]
+        ),
+        CopyTable(
+            "scheduled_job_runs",
+            [
+                ("container_id", .text), ("environment", .text), ("job", .text), ("scheduled_for", .integer), ("started_at", .integer),
+                ("finished_at", .integer), ("node", .text), ("status", .text), ("result", .text), ("missed", .integer),
+            ],
+            key: ["container_id", "environment", "job", "scheduled_for"]
+        ),
+        CopyTable(
             "cloudkit_claims",
             [
                 ("container_id", .text), ("cloudkit_user", .text), ("user_record_name", .text), ("environment", .text), ("records", .integer),

@@ -31,6 +31,10 @@ public enum StoreEvent: Sendable, Hashable, Codable {
     case mailQueued
     /// Webhook deliveries were queued: the delivering process looks at them.
     case webhooksQueued
+    /// A container's functions or their modules changed.
+    case functionsChanged(containerID: String)
+    /// A container's scheduled jobs changed.
+    case jobsChanged(containerID: String)
 
     /// The event as stored: compact JSON.
     public var encoded: String {
