@@ -139,6 +139,27 @@ static int stratus_json_value_length(const char *value) {
     return (int)(p - value);
 }
 
+/* The JSON string value of the first "key" at or after text, copied into a new string ending in 0; 0 when absent. */
+static char *stratus_string_after(const char *text, const char *key) {
+    size_t length = stratus_strlen(key);
+    char *pattern = stratus_alloc(length + 5);
+    pattern[0] = '"';
+    for (size_t i = 0; i < length; i++) pattern[i + 1] = key[i];
+    pattern[length + 1] = '"';
+    pattern[length + 2] = ':';
+    pattern[length + 3] = '"';
+    pattern[length + 4] = 0;
+    const char *start = stratus_find(text, pattern);
+    if (!start) return 0;
+    start += length + 4;
+    int size = 0;
+    while (start[size] && start[size] != '"') size += start[size] == '\\' && start[size + 1] ? 2 : 1;
+    char *value = stratus_alloc(size + 1);
+    for (int i = 0; i < size; i++) value[i] = start[i];
+    value[size] = 0;
+    return value;
+}
+
 /* A growing string for answers and requests. */
 typedef struct { char *bytes; int length; int capacity; } stratus_text;
 

@@ -16,6 +16,11 @@ public struct FunctionResult: Sendable, Hashable {
 public struct FunctionFailure: Error, Sendable {
     public var error: FunctionError
     public var logs: [String]
+
+    public init(error: FunctionError, logs: [String]) {
+        self.error = error
+        self.logs = logs
+    }
 }
 
 /// Runs calls of modules, each in a fresh instance (nothing a call leaves in memory reaches the next) on a thread of

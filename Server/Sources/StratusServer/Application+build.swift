@@ -64,9 +64,12 @@ public func buildServer(
     let mail = try MailSender(store: store, configuration: configuration, logger: Logger(label: "stratus.mail"))
     let deleter = AccountDeleter(store: store, configuration: configuration, logger: Logger(label: "stratus.accounts"))
     let revoker = ProviderRevoker(store: store, tokens: state.appleTokens, configuration: configuration, logger: Logger(label: "stratus.accounts"))
-    let webhooks = WebhookSender(store: store, configuration: configuration, logger: Logger(label: "stratus.webhooks"))
+    let webhooks = WebhookSender(
+        store: store, configuration: configuration, logger: Logger(label: "stratus.webhooks"), functions: BackgroundCalls(server: state)
+    )
+    let jobs = JobScheduler(store: store, configuration: configuration, functions: BackgroundCalls(server: state), logger: Logger(label: "stratus.jobs"))
     let services: [(any Service)?] = [
-        blobs as? any Service, collector, sweeper, state.notifier.pushSender, state.notifier, mail, deleter, revoker, webhooks,
+        blobs as? any Service, collector, sweeper, state.notifier.pushSender, state.notifier, mail, deleter, revoker, webhooks, jobs,
     ]
     return StratusServerParts(router: router, services: services.compactMap { $0 })
 }
@@ -120,6 +123,9 @@ private func buildRouterAndState(
         webFlows: WebFlowStates(key: webFlowKey),
         appleTokens: AppleTokens(
             secrets: ContainerSecrets(store: store, keys: configuration.secretsKeys), keysURL: configuration.appleKeysURL, client: .shared
+        ),
+        functions: FunctionCatalog(
+            store: store, concurrentCalls: configuration.functionConcurrency, logger: Logger(label: "stratus.functions")
         )
     )
 
@@ -162,5 +168,6 @@ private func buildRouterAndState(
     SharesController(server: state).register(on: database)
     SharesController(server: state).registerLinks(on: router)
     TokensController(server: state).register(on: database)
+    FunctionsController(server: state).register(on: router)
     return (router, state)
 }

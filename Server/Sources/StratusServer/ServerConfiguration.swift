@@ -1,3 +1,4 @@
+import Foundation
 import StratusMail
 
 /// How a Stratus server behaves. Every value starts at its default, suited to running on one machine; these
@@ -54,6 +55,10 @@ public struct ServerConfiguration: Sendable {
     public var webhooksAllowPrivate = false
     /// Seconds one webhook attempt may take, answer included.
     public var webhookTimeout: Double = 10
+    /// How often, in seconds, each node looks for scheduled jobs that fell due.
+    public var jobPollInterval: Double = 1
+    /// How many function calls run at once on this node (each on a thread of its own); more wait their turn.
+    public var functionConcurrency = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
     /// Seconds before each retry of a webhook delivery, the last repeated: from seconds to a day.
     public var webhookRetryDelays: [Double] = [5, 30, 120, 600, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 24 * 3600]
     /// Seconds an endpoint may fail every delivery before it is turned off: three days.

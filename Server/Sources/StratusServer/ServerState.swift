@@ -31,4 +31,6 @@ struct ServerState: Sendable {
     let webFlows: WebFlowStates
     /// Sign in with Apple's token endpoints.
     let appleTokens: AppleTokens
+    /// Containers' functions, and the runner of their WebAssembly modules.
+    let functions: FunctionCatalog
 }

@@ -8,10 +8,15 @@ final class StoreWakeUps: Sendable {
     private let wake = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
 
     /// Wakes on every committed batch of events holding `event` (and when events were missed).
-    init(store: any Store, on event: StoreEvent) {
+    convenience init(store: any Store, on event: StoreEvent) {
+        self.init(store: store) { $0 == event }
+    }
+
+    /// Wakes on every committed batch of events holding one that `wakes` (and when events were missed).
+    init(store: any Store, when wakes: @escaping @Sendable (StoreEvent) -> Bool) {
         let continuation = wake.continuation
         store.observeEvents { delivery in
-            if case .committed(let events) = delivery, !events.contains(event) { return }
+            if case .committed(let events) = delivery, !events.contains(where: wakes) { return }
             continuation.yield()
         }
     }

@@ -87,7 +87,7 @@ extension StoreConformance {
                         group.addTask {
                             try await store.advanceScheduledJob(
                                 containerID: Fixture.container, environment: .development, name: "nightly", from: Fixture.now,
-                                to: Fixture.now + 86_400_000, run: run
+                                to: Fixture.now + 86_400_000, run: run, delivery: nil
                             )
                         }
                     }
@@ -101,6 +101,24 @@ extension StoreConformance {
                 finished.result = "{}"
                 try await store.finishScheduledRun(finished)
                 #expect(try await store.scheduledJobRuns(containerID: Fixture.container, environment: .development, job: "nightly", limit: 10) == [finished])
+                // A run handed to a webhook endpoint is queued with the claim.
+                try await store.createWebhookEndpoint(WebhookEndpoint(
+                    id: "wh-1", containerID: Fixture.container, environment: .development, url: "https://hooks.example.com/a", sealedSecrets: ["s"],
+                    createdAt: Fixture.now
+                ))
+                var queued = run
+                queued.job = "later"
+                queued.scheduledFor = Fixture.now + 86_400_000
+                queued.status = .queued
+                let delivery = PendingWebhookDelivery(
+                    endpointID: "wh-1", containerID: Fixture.container, environment: .development, orderingKey: "job.later", eventID: "job-1",
+                    eventType: "job.run", body: "{}"
+                )
+                #expect(try await store.advanceScheduledJob(
+                    containerID: Fixture.container, environment: .development, name: "later", from: Fixture.now + 86_400_000,
+                    to: Fixture.now + 2 * 86_400_000, run: queued, delivery: delivery
+                ))
+                #expect(try await store.dueWebhookDeliveries(now: Int64.max / 2, limit: 10).map(\.eventID) == ["job-1"])
                 try await store.deleteScheduledJob(containerID: Fixture.container, environment: .development, name: "nightly")
                 #expect(try await store.scheduledJobRuns(containerID: Fixture.container, environment: .development, job: "nightly", limit: 10).isEmpty)
                 await #expect {

@@ -18,6 +18,8 @@ import Testing
         #expect(try next("0 0 1 * 0", after: "2026-11-26T00:00:00Z") == "2026-11-29T00:00:00Z")  // the 1st or a Sunday
         #expect(try next("0 9 * * *", after: "2026-11-26T10:00:00Z", zone: "Europe/Paris") == "2026-11-27T08:00:00Z")
         #expect(try next("0 0 30 2 *", after: "2026-01-01T00:00:00Z") == nil)
+        #expect(try next("*/5 * * * * *", after: "2026-11-26T10:00:07Z") == "2026-11-26T10:00:10Z")
+        #expect(try next("30 0 12 * * *", after: "2026-11-26T10:00:07Z") == "2026-11-26T12:00:30Z")
     }
 
     @Test func invalidExpressionsSayWhy() {

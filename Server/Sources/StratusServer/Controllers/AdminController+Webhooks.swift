@@ -51,7 +51,9 @@ extension AdminController {
     /// `GET /admin/1/{container}/webhooks`: `{webhooks: [...]}`, without secrets.
     @Sendable func listWebhooks(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
+        // An afterSave function's endpoint is listed with its function.
         let endpoints = try await server.store.webhookEndpoints(containerID: try context.parameters.require("container"))
+            .filter { FunctionBinding.functionName(inEndpointURL: $0.url) == nil }
         var writer = JSONWriter(capacity: 512 * max(1, endpoints.count))
         writer.beginObject()
         writer.key("webhooks")
@@ -75,6 +77,7 @@ extension AdminController {
 
     @Sendable func deleteWebhook(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
+        _ = try await webhook(context)
         try await server.store.deleteWebhookEndpoint(id: try context.parameters.require("webhook"), containerID: try context.parameters.require("container"))
         return JSONResponse.make(JSONWriter.object { _ in })
     }
@@ -103,7 +106,7 @@ extension AdminController {
     /// (status, the start of the reply) and latency.
     @Sendable func webhookDeliveries(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
-        let endpoint = try await webhook(context)
+        let endpoint = try await webhook(context, managed: true)
         let query = request.uri.queryParameters
         let limit = min(max(query["limit"].flatMap { Int(String($0)) } ?? 50, 1), 200)
         let deliveries = try await server.store.webhookDeliveries(
@@ -149,7 +152,7 @@ extension AdminController {
 
     @Sendable func retryWebhookDelivery(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
-        let endpoint = try await webhook(context)
+        let endpoint = try await webhook(context, managed: true)
         guard let id = Int64(try context.parameters.require("delivery")) else { throw APIError.badRequest("a delivery's id is a number") }
         try await server.store.retryWebhookDelivery(id: id, endpointID: endpoint.id, containerID: endpoint.containerID, now: Authenticator.now())
         return JSONResponse.make(JSONWriter.object { _ in })
@@ -159,7 +162,7 @@ extension AdminController {
     /// sent since then; answers `{replayed}`.
     @Sendable func replayWebhook(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
-        let endpoint = try await webhook(context)
+        let endpoint = try await webhook(context, managed: true)
         struct Body: Decodable { var since: Int64 }
         let body = try await RequestBody.decode(Body.self, from: request, limit: 4096)
         let count = try await server.store.replayWebhookDeliveries(
@@ -171,10 +174,15 @@ extension AdminController {
         })
     }
 
-    private func webhook(_ context: StratusRequestContext) async throws -> WebhookEndpoint {
+    /// The endpoint a route names; one of an `afterSave` function only when `managed` (its deliveries), since the
+    /// function's settings decide the rest.
+    private func webhook(_ context: StratusRequestContext, managed: Bool = false) async throws -> WebhookEndpoint {
         let id = try context.parameters.require("webhook")
         guard let endpoint = try await server.store.webhookEndpoint(id: id, containerID: try context.parameters.require("container")) else {
             throw APIError(.notFound, "the container has no webhook \(id)")
+        }
+        if !managed, let function = FunctionBinding.functionName(inEndpointURL: endpoint.url) {
+            throw APIError(.badRequest, "\(id) carries the events of the function \(function): change or delete the function instead")
         }
         return endpoint
     }

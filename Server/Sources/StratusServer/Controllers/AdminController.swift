@@ -26,6 +26,8 @@ struct AdminController {
         registerAccountRoutes(on: group)
         registerSecretRoutes(on: group)
         registerWebhookRoutes(on: group)
+        registerFunctionRoutes(on: group)
+        registerJobRoutes(on: group)
     }
 
     /// `POST /admin/1/{container}/keys` with `{"publicKey": "<PEM>", "role"?: "Admin"}` answers `{"keyID"}`.

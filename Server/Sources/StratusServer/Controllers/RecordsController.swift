@@ -18,23 +18,47 @@ struct RecordsController {
     @Sendable func modify(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let call = try await DatabaseCall.resolve(request, context, using: server)
         let body = try await call.decode(ModifyRecordsRequest.self, from: request)
+        return call.respond(try await Self.modify(body, call: call, deviceID: Self.deviceID(of: request), server: server, depth: 0))
+    }
+
+    /// `records/modify` for a caller, from the HTTP API or a function (`depth` counts the functions around it).
+    static func modify(
+        _ body: ModifyRecordsRequest, call: DatabaseCall, deviceID: String, server: ServerState, depth: Int
+    ) async throws -> JSONWriter {
         let limit = RecordLimits.maximumOperations(atomic: body.atomic, zoneName: body.zoneID?.zoneName)
         guard body.operations.count <= limit else {
             throw APIError.badRequest("a request may have at most \(limit) operations, not \(body.operations.count)")
         }
         _ = try call.requireUser()
         var caller = call.caller
-        caller.deviceID = Self.deviceID(of: request)
-        let operations = try Self.operations(from: body.operations)
+        caller.deviceID = deviceID
+        let checked = try Self.operations(from: body.operations)
         // In the shared database the write itself decides, in its transaction, what the caller's shares allow
         // (an empty batch still checks the zone is shared with them).
-        let zone = call.scope == .shared && !operations.isEmpty
+        let zone = call.scope == .shared && !checked.isEmpty
             ? try call.sharedZone(body.zoneID) : try await call.target(body.zoneID, store: server.store).zone
         let access = try await call.reader(store: server.store)
-        let results = operations.isEmpty ? [] : try await server.store.modifyRecords(RecordBatch(
-            zone: zone, operations: operations, atomic: body.atomic ?? true,
-            caller: caller, timestamp: Authenticator.now()
-        ))
+        let hooked = try await BeforeSave.run(checked, zone: zone, call: call, server: server, depth: depth)
+        let atomic = body.atomic ?? true
+        var results: [RecordOperationResult]
+        if hooked.refusals.isEmpty || !atomic {
+            let written = hooked.operations.indices.filter { hooked.refusals[$0] == nil }
+            let saved = written.isEmpty ? [] : try await server.store.modifyRecords(RecordBatch(
+                zone: zone, operations: written.map { hooked.operations[$0] }, atomic: atomic,
+                caller: caller, timestamp: Authenticator.now()
+            ))
+            results = hooked.operations.map { .failed(RecordFailure(recordName: $0.recordName, error: StorageError(.internalFailure, ""))) }
+            for (index, result) in zip(written, saved) { results[index] = result }
+        } else {
+            results = hooked.operations.map { operation in
+                .failed(RecordFailure(recordName: operation.recordName, error: StorageError(
+                    .atomicFailure, "another record of this atomic batch was refused by a beforeSave function"
+                )))
+            }
+        }
+        for (index, error) in hooked.refusals {
+            results[index] = .failed(RecordFailure(recordName: hooked.operations[index].recordName, error: error))
+        }
         var writer = JSONWriter(capacity: 512 * max(1, results.count))
         RecordsResponse.write(zip(body.operations, results), to: &writer) { writer, item in
             let (operation, result) = item
@@ -50,7 +74,7 @@ struct RecordsController {
                 ResultWriter.writeFailure(failure, rendering: rendering, to: &writer)
             }
         }
-        return call.respond(writer)
+        return writer
     }
 
     /// Checks operations for shape: names present and valid, one operation per record.
@@ -89,6 +113,11 @@ struct RecordsController {
     @Sendable func lookup(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let call = try await DatabaseCall.resolve(request, context, using: server)
         let body = try await call.decode(LookupRecordsRequest.self, from: request)
+        return call.respond(try await Self.lookup(body, call: call, server: server))
+    }
+
+    /// `records/lookup` for a caller, from the HTTP API or a function.
+    static func lookup(_ body: LookupRecordsRequest, call: DatabaseCall, server: ServerState) async throws -> JSONWriter {
         guard body.records.count <= RecordLimits.maximumResults else {
             throw APIError.badRequest("a lookup may name at most \(RecordLimits.maximumResults) records")
         }
@@ -122,12 +151,17 @@ struct RecordsController {
                 ResultWriter.writeMissing(item.recordName, to: &writer)
             }
         }
-        return call.respond(writer)
+        return writer
     }
 
     @Sendable func query(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let call = try await DatabaseCall.resolve(request, context, using: server)
         let body = try await call.decode(QueryRecordsRequest.self, from: request)
+        return call.respond(try await Self.query(body, call: call, server: server))
+    }
+
+    /// `records/query` for a caller, from the HTTP API or a function.
+    static func query(_ body: QueryRecordsRequest, call: DatabaseCall, server: ServerState) async throws -> JSONWriter {
         let limit = body.resultsLimit ?? RecordLimits.maximumResults
         guard limit >= 1 else { throw APIError.badRequest("resultsLimit must be at least 1") }
         // In the shared database a query names its zone, with the zone's owner.
@@ -149,7 +183,7 @@ struct RecordsController {
         RecordsResponse.write(page.records, continuationMarker: page.continuationMarker, to: &writer) { writer, record in
             record.write(to: &writer, rendering: rendering)
         }
-        return call.respond(writer)
+        return writer
     }
 
     @Sendable func changes(_ request: Request, context: StratusRequestContext) async throws -> Response {

@@ -17,9 +17,12 @@ final class WebhookSender: Service, Sendable {
     let logger: Logger
     private let lease: Lease
     private let wakeUps: StoreWakeUps
+    /// Runs the `afterSave` functions whose events share this queue.
+    private let functions: BackgroundCalls?
 
-    init(store: any Store, configuration: ServerConfiguration, logger: Logger) {
+    init(store: any Store, configuration: ServerConfiguration, logger: Logger, functions: BackgroundCalls? = nil) {
         self.store = store
+        self.functions = functions
         self.configuration = configuration
         self.logger = logger
         // The lease outlasts one round of deliveries (they go in parallel, each within its deadline) and is held again
@@ -92,8 +95,13 @@ final class WebhookSender: Service, Sendable {
         }
     }
 
-    /// Sends the event: the status (0 when no answer came) and the start of the reply, or what went wrong.
+    /// Sends the event: the status (0 when no answer came) and the start of the reply, or what went wrong. An
+    /// `afterSave` function's endpoint runs the function instead.
     private func send(_ delivery: WebhookDelivery, to endpoint: WebhookEndpoint) async -> (status: Int, response: String) {
+        if let function = FunctionBinding.functionName(inEndpointURL: endpoint.url) {
+            guard let functions else { return (0, "this server runs no functions") }
+            return await functions.afterSave(delivery, function: function)
+        }
         if let refusal = await WebhookTargets.checked(endpoint.url, allowPrivate: configuration.webhooksAllowPrivate) {
             return (0, refusal)
         }

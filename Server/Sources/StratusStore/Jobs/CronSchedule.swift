@@ -1,10 +1,11 @@
 import Foundation
 
-/// A cron expression: five fields (minute, hour, day of month, month, day of week) of `*`, numbers, ranges `a-b`,
+/// A cron expression: five fields (minute, hour, day of month, month, day of week), or six with seconds first, of `*`, numbers, ranges `a-b`,
 /// lists `a,b` and steps `*/n` or `a-b/n`; month and day names (`jan`, `mon`); or `@hourly`, `@daily`, `@weekly`,
 /// `@monthly`, `@yearly`. As in cron, when both day fields are restricted a day matching either runs.
 public struct CronSchedule: Sendable, Hashable {
     public let expression: String
+    let seconds: Set<Int>
     let minutes: Set<Int>
     let hours: Set<Int>
     let days: Set<Int>
@@ -28,10 +29,13 @@ public struct CronSchedule: Sendable, Hashable {
             "@yearly": "0 0 1 1 *", "@annually": "0 0 1 1 *",
         ]
         let text = macros[expression.trimmingCharacters(in: .whitespaces).lowercased()] ?? expression
-        let fields = text.split(whereSeparator: \.isWhitespace).map { String($0).lowercased() }
-        guard fields.count == 5 else {
-            throw Invalid(description: "a schedule has five fields (minute hour day month weekday) or is a macro such as @daily; got \"\(expression)\"")
+        var fields = text.split(whereSeparator: \.isWhitespace).map { String($0).lowercased() }
+        guard fields.count == 5 || fields.count == 6 else {
+            throw Invalid(
+                description: "a schedule has five fields (minute hour day month weekday), six with seconds first, or is a macro such as @daily; got \"\(expression)\""
+            )
         }
+        seconds = fields.count == 6 ? try Self.field(fields.removeFirst(), "second", 0...59) : [0]
         minutes = try Self.field(fields[0], "minute", 0...59)
         hours = try Self.field(fields[1], "hour", 0...23)
         days = try Self.field(fields[2], "day of month", 1...31)
@@ -81,11 +85,13 @@ public struct CronSchedule: Sendable, Hashable {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = timeZone
         // Start at the next whole minute.
-        var candidate = Date(timeIntervalSince1970: (date.timeIntervalSince1970 / 60).rounded(.down) * 60 + 60)
+        var candidate = Date(timeIntervalSince1970: date.timeIntervalSince1970.rounded(.down) + 1)
         let limit = date.addingTimeInterval(8 * 366 * 86_400)
         while candidate < limit {
-            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .weekday], from: candidate)
-            guard let month = parts.month, let day = parts.day, let hour = parts.hour, let minute = parts.minute, let weekday = parts.weekday else {
+            let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second, .weekday], from: candidate)
+            guard let month = parts.month, let day = parts.day, let hour = parts.hour, let minute = parts.minute, let second = parts.second,
+                let weekday = parts.weekday
+            else {
                 return nil
             }
             if !months.contains(month) {
@@ -106,7 +112,11 @@ public struct CronSchedule: Sendable, Hashable {
                 continue
             }
             if !minutes.contains(minute) {
-                candidate = candidate.addingTimeInterval(60)
+                candidate = candidate.addingTimeInterval(Double(60 - second))
+                continue
+            }
+            if !seconds.contains(second) {
+                candidate = candidate.addingTimeInterval(1)
                 continue
             }
             return candidate

@@ -61,7 +61,8 @@ extension JobStore where Self: SQLTables {
     }
 
     public func advanceScheduledJob(
-        containerID: String, environment: Environment, name: String, from expected: Int64, to next: Int64, run: ScheduledJobRun?
+        containerID: String, environment: Environment, name: String, from expected: Int64, to next: Int64, run: ScheduledJobRun?,
+        delivery: PendingWebhookDelivery?
     ) async throws -> Bool {
         try await transaction { transaction in
             let moved = try await transaction.rows("""
@@ -85,6 +86,13 @@ extension JobStore where Self: SQLTables {
                         AND environment = \(.text(environment.rawValue)) AND job = \(.text(name))
                         ORDER BY scheduled_for DESC LIMIT 1 OFFSET 99)
                     """)
+            }
+            if let delivery {
+                let first = try await transaction.positions(1)
+                for statement in WebhookTables.inserts([delivery], first: first, now: run?.startedAt ?? next) {
+                    try await transaction.rows(statement)
+                }
+                transaction.emit(.webhooksQueued)
             }
             return true
         }

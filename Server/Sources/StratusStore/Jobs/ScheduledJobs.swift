@@ -74,6 +74,8 @@ public struct ScheduledJob: Sendable, Hashable {
 public struct ScheduledJobRun: Sendable, Hashable {
     public enum Status: String, Sendable, Hashable, Codable {
         case running, succeeded, failed
+        /// Fell due while no node ran, and the job skips missed runs.
+        case skipped
         /// Handed to a webhook endpoint's queue (its delivery says the rest).
         case queued
     }
@@ -121,11 +123,12 @@ public protocol JobStore: Sendable {
     func scheduledJobs(containerID: String) async throws -> [ScheduledJob]
     /// Enabled jobs of every container whose next run is due at `now`.
     func dueScheduledJobs(now: Int64) async throws -> [ScheduledJob]
-    /// Moves a job's next run from `expected` to `next`, recording `run` when given; does nothing when the job's next
-    /// run is no longer `expected` (another node claimed it).
+    /// Moves a job's next run from `expected` to `next`, recording `run` and queuing `delivery` when given, in one
+    /// transaction; does nothing when the job's next run is no longer `expected` (another node claimed it).
     /// - Returns: whether this call moved it.
     func advanceScheduledJob(
-        containerID: String, environment: Environment, name: String, from expected: Int64, to next: Int64, run: ScheduledJobRun?
+        containerID: String, environment: Environment, name: String, from expected: Int64, to next: Int64, run: ScheduledJobRun?,
+        delivery: PendingWebhookDelivery?
     ) async throws -> Bool
     /// Notes how a run ended.
     func finishScheduledRun(_ run: ScheduledJobRun) async throws

@@ -1,0 +1,62 @@
+import Foundation
+import StratusFunctions
+import StratusModel
+import StratusStore
+
+/// What `beforeSave` functions made of a batch of record operations: the operations to write (fields changed as
+/// the functions answered) and those refused, by index.
+struct BeforeSaveOutcome: Sendable {
+    var operations: [RecordOperation]
+    var refusals: [Int: StorageError]
+}
+
+/// Runs the `beforeSave` functions bound to the types of the records a batch saves, in the write path: each sees the
+/// operation and answers nothing or `{}` to accept, `{"fields": {…}}` to set fields before the save, or
+/// `{"serverErrorCode": …, "reason": …}` to refuse, which becomes that record's error. A function that fails refuses
+/// the record with `INTERNAL_ERROR`-free wording: the write is refused, never let through unchecked.
+enum BeforeSave {
+    /// Operations that save a record's fields (deletions run no `beforeSave`).
+    static func savesFields(_ type: RecordOperationType) -> Bool {
+        switch type {
+        case .delete, .forceDelete: false
+        default: true
+        }
+    }
+
+    static func run(
+        _ operations: [RecordOperation], zone: ZoneRef, call: DatabaseCall, server: ServerState, depth: Int
+    ) async throws -> BeforeSaveOutcome {
+        var outcome = BeforeSaveOutcome(operations: operations, refusals: [:])
+        let container = call.authentication.container.id
+        let environment = call.authentication.environment
+        // Most writes meet no function: one cached read answers that.
+        let bound = try await server.functions.bindings(containerID: container)
+        guard bound.contains(where: { $0.trigger == .beforeSave && $0.isEnabled && $0.environment == environment }) else { return outcome }
+        for (index, operation) in operations.enumerated() where savesFields(operation.type) {
+            guard let recordType = operation.recordType else { continue }
+            let functions = try await server.functions.beforeSave(
+                containerID: container, environment: environment, database: call.scope, recordType: recordType
+            )
+            for binding in functions {
+                let input = try FunctionInputs.beforeSave(outcome.operations[index], zone: zone, call: call, binding: binding)
+                let host = RecordsHost(
+                    server: server, container: call.authentication.container, environment: environment,
+                    identity: FunctionIdentity.of(binding, caller: call.authentication.userRecordName, callerRoles: call.roles),
+                    baseURL: call.baseURL, depth: depth
+                )
+                switch await FunctionAnswers.beforeSave(binding, input: input, host: host, server: server) {
+                case .accept:
+                    break
+                case .setFields(let fields):
+                    var changed = outcome.operations[index]
+                    changed.fields = (changed.fields ?? [:]).merging(fields) { _, new in new }
+                    outcome.operations[index] = changed
+                case .refuse(let error):
+                    outcome.refusals[index] = error
+                }
+                if outcome.refusals[index] != nil { break }
+            }
+        }
+        return outcome
+    }
+}
