@@ -15,7 +15,7 @@ enum WebhookEvents {
     }
 
     /// Every event type an endpoint may subscribe to.
-    static let all = ["record.created", "record.updated", "record.deleted", "share.accepted", "share.left", "account.created", "account.deleted"]
+    static let all = ["record.created", "record.updated", "record.deleted", "share.accepted", "share.left", "account.created", "account.deleted", "job.run"]
 
     /// The deliveries `events` cause for `endpoints`, in the order of the events.
     static func deliveries(for events: [RecordEvent], endpoints: [WebhookEndpoint], now: Int64) -> [PendingWebhookDelivery] {
