@@ -120,6 +120,39 @@ struct RemoteAdmin: AdminBackend {
         return (body.object["resealed"] as? Int ?? 0, body.object["alreadyCurrent"] as? Int ?? 0)
     }
 
+    // MARK: - Functions and jobs (through a running server: it checks modules and runs them)
+
+    func uploadModule(_ bytes: Data, named name: String, container: String, environment: Environment) async throws -> [String: Any] {
+        let path = "/admin/1/\(escaped(container))/\(environment.rawValue)/functions/modules/\(escaped(name))"
+        return try JSONReply(try await request("PUT", path, body: bytes)).object
+    }
+
+    func saveFunction(_ settings: [String: Any], named name: String, container: String, environment: Environment) async throws -> [String: Any] {
+        try await send("PUT", "/admin/1/\(escaped(container))/\(environment.rawValue)/functions/\(escaped(name))", json: settings).object
+    }
+
+    func deleteFunction(named name: String, module: Bool, container: String, environment: Environment) async throws {
+        let kind = module ? "functions/modules" : "functions"
+        _ = try await send("DELETE", "/admin/1/\(escaped(container))/\(environment.rawValue)/\(kind)/\(escaped(name))")
+    }
+
+    func functions(container: String) async throws -> (modules: [[String: Any]], functions: [[String: Any]]) {
+        let body = try await send("GET", "/admin/1/\(escaped(container))/functions")
+        return (try body.objects("modules").map(\.object), try body.objects("functions").map(\.object))
+    }
+
+    func saveJob(_ settings: [String: Any], named name: String, container: String, environment: Environment) async throws -> [String: Any] {
+        try await send("PUT", "/admin/1/\(escaped(container))/\(environment.rawValue)/jobs/\(escaped(name))", json: settings).object
+    }
+
+    func deleteJob(named name: String, container: String, environment: Environment) async throws {
+        _ = try await send("DELETE", "/admin/1/\(escaped(container))/\(environment.rawValue)/jobs/\(escaped(name))")
+    }
+
+    func jobs(container: String) async throws -> [[String: Any]] {
+        try await send("GET", "/admin/1/\(escaped(container))/jobs").objects("jobs").map(\.object)
+    }
+
     // MARK: - HTTP
 
     private func rolesPath(_ user: String, _ container: String, _ environment: Environment) -> String {

@@ -1,0 +1,234 @@
+import ArgumentParser
+import Foundation
+import StratusModel
+
+/// `stratus functions ...`: WebAssembly modules and the functions bound to them, through a running server, which
+/// checks each module and runs it on every node at once (docs/hooks.md).
+struct FunctionsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "functions", abstract: "Upload WebAssembly modules and bind their functions to triggers.",
+        subcommands: [Upload.self, Bind.self, List.self, Remove.self]
+    )
+
+    /// A container and one of its environments.
+    struct Place: ParsableArguments {
+        @OptionGroup var target: SchemaCommand.Target
+
+        @Option(help: "development or production.")
+        var environment: Environment = .development
+    }
+
+    struct Upload: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Upload (or replace) a module from a .wasm file.")
+
+        @OptionGroup var place: Place
+
+        @Argument(help: "The module's name.")
+        var name: String
+
+        @Argument(help: "The .wasm file.")
+        var file: String
+
+        func run() async throws {
+            try await reportingErrors {
+                guard let bytes = FileManager.default.contents(atPath: file) else { throw CommandFailure("cannot read \(file)") }
+                let module = try await remote(place.target.admin, "stratus functions")
+                    .uploadModule(bytes, named: name, container: place.target.container, environment: place.environment)
+                let entries = (module["entries"] as? [String] ?? []).joined(separator: ", ")
+                print("Uploaded \(name) (\(module["size"] as? Int ?? bytes.count) bytes); it exports: \(entries.isEmpty ? "no callable function" : entries)")
+            }
+        }
+    }
+
+    struct Bind: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create or replace a function: a module's export bound to a trigger.")
+
+        @OptionGroup var place: Place
+
+        @Argument(help: "The function's name (what clients call, for callable functions).")
+        var name: String
+
+        @Option(help: "The module.")
+        var module: String
+
+        @Option(help: "beforeSave, afterSave, callable or schedule.")
+        var trigger: String
+
+        @Option(help: "The exported function to call (by default before_save, after_save, call or scheduled).")
+        var entry: String?
+
+        @Option(name: .customLong("record-type"), help: "A record type it runs for (beforeSave, afterSave); repeat for more.")
+        var recordTypes: [String] = []
+
+        @Option(name: .customLong("database-scope"), help: "A database it runs for (public, private, shared); repeat for more.")
+        var databases: [String] = []
+
+        @Option(help: "The custom role whose permissions its record requests have (otherwise the caller's).")
+        var role: String?
+
+        @Option(name: .customLong("grant"), help: "A capability to grant: clock or random; repeat for more.")
+        var grants: [String] = []
+
+        @Option(help: "Instructions a call may execute.")
+        var instructions: Int?
+
+        @Option(help: "Memory a call may use, in bytes.")
+        var memoryBytes: Int?
+
+        @Option(help: "Seconds a call may take.")
+        var seconds: Double?
+
+        @Flag(help: "Keep the function but turn it off.")
+        var disabled = false
+
+        func run() async throws {
+            try await reportingErrors {
+                var settings: [String: Any] = ["module": module, "trigger": trigger, "enabled": !disabled]
+                if let entry { settings["entry"] = entry }
+                if !recordTypes.isEmpty { settings["recordTypes"] = recordTypes }
+                if !databases.isEmpty { settings["databases"] = databases }
+                if let role { settings["runAsRole"] = role }
+                if !grants.isEmpty { settings["grants"] = grants }
+                var limits: [String: Any] = [:]
+                if let instructions { limits["instructions"] = instructions }
+                if let memoryBytes { limits["memoryBytes"] = memoryBytes }
+                if let seconds { limits["seconds"] = seconds }
+                if !limits.isEmpty { settings["limits"] = limits }
+                let saved = try await remote(place.target.admin, "stratus functions")
+                    .saveFunction(settings, named: name, container: place.target.container, environment: place.environment)
+                print("Bound \(name): \(saved["trigger"] as? String ?? trigger) → \(module).\(saved["entry"] as? String ?? "")")
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a container's modules and functions.")
+
+        @OptionGroup var target: SchemaCommand.Target
+
+        func run() async throws {
+            try await reportingErrors {
+                let (modules, functions) = try await remote(target.admin, "stratus functions").functions(container: target.container)
+                for module in modules {
+                    let entries = (module["entries"] as? [String] ?? []).joined(separator: ", ")
+                    print("module \(module["environment"] as? String ?? "")/\(module["name"] as? String ?? "")  \(module["size"] as? Int ?? 0) bytes  exports: \(entries)")
+                }
+                for function in functions {
+                    let types = (function["recordTypes"] as? [String] ?? []).joined(separator: ",")
+                    let state = function["enabled"] as? Bool == false ? "  (off)" : ""
+                    print("function \(function["environment"] as? String ?? "")/\(function["name"] as? String ?? "")  \(function["trigger"] as? String ?? "")"
+                        + "\(types.isEmpty ? "" : " [\(types)]")  \(function["module"] as? String ?? "").\(function["entry"] as? String ?? "")\(state)")
+                }
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a function, or a module no function uses (--module).")
+
+        @OptionGroup var place: Place
+
+        @Argument(help: "The function's (or module's) name.")
+        var name: String
+
+        @Flag(help: "Remove the module of this name.")
+        var module = false
+
+        func run() async throws {
+            try await reportingErrors {
+                try await remote(place.target.admin, "stratus functions")
+                    .deleteFunction(named: name, module: module, container: place.target.container, environment: place.environment)
+                print("Removed \(module ? "module" : "function") \(name).")
+            }
+        }
+    }
+}
+
+/// `stratus jobs ...`: jobs run on a schedule, calling a function or a webhook endpoint.
+struct JobsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "jobs", abstract: "Run functions or webhooks on a schedule.", subcommands: [SetJob.self, List.self, Remove.self]
+    )
+
+    struct SetJob: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(commandName: "set", abstract: "Create or replace a scheduled job.")
+
+        @OptionGroup var place: FunctionsCommand.Place
+
+        @Argument(help: "The job's name.")
+        var name: String
+
+        @Option(help: "A cron expression (five fields, or six with seconds first), or @hourly, @daily, @weekly, @monthly.")
+        var schedule: String
+
+        @Option(help: "The function to call (trigger schedule).")
+        var function: String?
+
+        @Option(help: "The webhook endpoint's ID to send a job.run event to.")
+        var webhook: String?
+
+        @Option(help: "The IANA time zone the schedule is read in.")
+        var timeZone = "UTC"
+
+        @Flag(help: "Skip runs that fell due while no node was up (by default one run makes up for them).")
+        var skipMissed = false
+
+        @Flag(help: "Keep the job but turn it off.")
+        var disabled = false
+
+        func run() async throws {
+            try await reportingErrors {
+                var settings: [String: Any] = [
+                    "schedule": schedule, "timeZone": timeZone, "missedRuns": skipMissed ? "skip" : "runOnce", "enabled": !disabled,
+                ]
+                if let function { settings["function"] = function }
+                if let webhook { settings["webhook"] = webhook }
+                let saved = try await remote(place.target.admin, "stratus jobs")
+                    .saveJob(settings, named: name, container: place.target.container, environment: place.environment)
+                let next = (saved["nextRun"] as? Int).map { Date(timeIntervalSince1970: Double($0) / 1000) }
+                print("Scheduled \(name) (\(schedule)); next run \(next.map { ISO8601DateFormatter().string(from: $0) } ?? "never").")
+            }
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List a container's jobs with their latest runs.")
+
+        @OptionGroup var target: SchemaCommand.Target
+
+        func run() async throws {
+            try await reportingErrors {
+                for job in try await remote(target.admin, "stratus jobs").jobs(container: target.container) {
+                    let what = (job["function"] as? String).map { "function \($0)" } ?? "webhook \(job["webhook"] as? String ?? "")"
+                    print("\(job["environment"] as? String ?? "")/\(job["name"] as? String ?? "")  \(job["schedule"] as? String ?? "")  → \(what)")
+                    for run in job["lastRuns"] as? [[String: Any]] ?? [] {
+                        let time = Date(timeIntervalSince1970: Double(run["scheduledFor"] as? Int ?? 0) / 1000)
+                        print("    \(ISO8601DateFormatter().string(from: time))  \(run["status"] as? String ?? "")  \(run["node"] as? String ?? "")  \(run["result"] as? String ?? "")")
+                    }
+                }
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a scheduled job and its runs.")
+
+        @OptionGroup var place: FunctionsCommand.Place
+
+        @Argument(help: "The job's name.")
+        var name: String
+
+        func run() async throws {
+            try await reportingErrors {
+                try await remote(place.target.admin, "stratus jobs").deleteJob(named: name, container: place.target.container, environment: place.environment)
+                print("Removed job \(name).")
+            }
+        }
+    }
+}
+
+/// The admin API of the server the target names or finds.
+private func remote(_ target: AdminTarget, _ command: String) async throws -> RemoteAdmin {
+    let server = try await target.runningServer(for: command)
+    return RemoteAdmin(baseURL: server.url, adminKey: server.adminKey)
+}
