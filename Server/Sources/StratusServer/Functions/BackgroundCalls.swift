@@ -19,6 +19,7 @@ struct BackgroundCalls: Sendable {
                 return (0, "no afterSave function \(name)")
             }
             let result = try await run(binding, input: FunctionInputs.afterSave(binding, eventID: delivery.eventID, event: delivery.body))
+            if let refusal = Self.refusal(in: result.output) { return (500, refusal) }
             return (200, String(String(decoding: result.output, as: UTF8.self).prefix(500)))
         } catch let failure as FunctionFailure {
             return (500, failure.error.message)
@@ -36,12 +37,25 @@ struct BackgroundCalls: Sendable {
                 return (false, "no function \(name) with the trigger schedule")
             }
             let result = try await run(binding, input: FunctionInputs.schedule(binding, job: job.name, scheduledFor: scheduledFor, missed: missed))
+            if let refusal = Self.refusal(in: result.output) { return (false, refusal) }
             return (true, String(String(decoding: result.output, as: UTF8.self).prefix(500)))
         } catch let failure as FunctionFailure {
             return (false, failure.error.message)
         } catch {
             return (false, APIError(translating: error).reason)
         }
+    }
+
+    private struct Refusal: Decodable {
+        var serverErrorCode: String
+        var reason: String?
+    }
+
+    /// An answer that is a CloudKit error (`serverErrorCode`, `reason`) fails the call: `afterSave` events are
+    /// retried, and the run is noted as failed.
+    static func refusal(in output: [UInt8]) -> String? {
+        guard let refusal = try? JSONDecoder().decode(Refusal.self, from: Data(output)) else { return nil }
+        return "\(refusal.serverErrorCode): \(refusal.reason ?? "the function answered an error")"
     }
 
     private func run(_ binding: FunctionBinding, input: [UInt8]) async throws -> FunctionResult {

@@ -91,6 +91,16 @@ export const admin = {
   webhookDeliveries: (container, id) => request("GET", `/admin/1/${enc(container)}/webhooks/${enc(id)}/deliveries?limit=50`),
   retryWebhookDelivery: (container, id, delivery) => request("POST", `/admin/1/${enc(container)}/webhooks/${enc(id)}/deliveries/${delivery}/retry`),
   replayWebhook: (container, id, since) => request("POST", `/admin/1/${enc(container)}/webhooks/${enc(id)}/replay`, { json: { since } }),
+  functions: (container) => request("GET", `/admin/1/${enc(container)}/functions`),
+  uploadModule: (container, environment, name, file) =>
+    request("PUT", `/admin/1/${enc(container)}/${environment}/functions/modules/${enc(name)}`, { body: file, headers: { "Content-Type": "application/wasm" } }),
+  deleteModule: (container, environment, name) => request("DELETE", `/admin/1/${enc(container)}/${environment}/functions/modules/${enc(name)}`),
+  saveFunction: (container, environment, name, settings) =>
+    request("PUT", `/admin/1/${enc(container)}/${environment}/functions/${enc(name)}`, { json: settings }),
+  deleteFunction: (container, environment, name) => request("DELETE", `/admin/1/${enc(container)}/${environment}/functions/${enc(name)}`),
+  jobs: (container) => request("GET", `/admin/1/${enc(container)}/jobs`),
+  saveJob: (container, environment, name, settings) => request("PUT", `/admin/1/${enc(container)}/${environment}/jobs/${enc(name)}`, { json: settings }),
+  deleteJob: (container, environment, name) => request("DELETE", `/admin/1/${enc(container)}/${environment}/jobs/${enc(name)}`),
   mailTemplates: (container, environment) => request("GET", `/admin/1/${enc(container)}/${environment}/mail/templates`),
   saveMailTemplate: (container, environment, kind, language, template) =>
     request("PUT", `/admin/1/${enc(container)}/${environment}/mail/templates/${enc(kind)}/${enc(language)}`, { json: template }),
