@@ -238,7 +238,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StratusFunctionsTests",
-            dependencies: ["StratusFunctions", "StratusTestSupport"],
+            dependencies: ["StratusFunctions", "StratusTestSupport", "StratusBench"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -27,6 +27,8 @@ public struct Benchmark: Sendable {
         public var syncOnly = false
         /// Only the `/healthz` baseline and webhooks' delivery latency.
         public var webhooksOnly = false
+        /// Only the `/healthz` baseline and creates with and without a `beforeSave` function.
+        public var hooksOnly = false
 
         public init(host: String, port: Int, adminKey: String, seconds: Double = 5, datasetSize: Int = 100_000, serverPID: Int32? = nil) {
             self.host = host
@@ -66,6 +68,10 @@ public struct Benchmark: Sendable {
             results += try await WebhookLatency(options: options, session: session).run(log: log)
             return BenchmarkReport(results: results, peakServerMemoryBytes: memory.peakBytes)
         }
+        if options.hooksOnly {
+            results += try await hookedCreates(session)
+            return BenchmarkReport(results: results, peakServerMemoryBytes: memory.peakBytes)
+        }
         for clients in [1, 16] where !options.syncOnly {
             log("single-record creates (\(clients) client\(clients == 1 ? "" : "s"))...")
             results.append(try await timed("create 1 record (\(clients) client\(clients == 1 ? "" : "s"))", clients: clients) { counter in
@@ -86,6 +92,7 @@ public struct Benchmark: Sendable {
         })
 
         if options.syncOnly { return try await syncs(session, results: results, memory: memory) }
+        results += try await hookedCreates(session)
 
         log("lookups by name (16 clients)...")
         let lookupPath = session.path("private", "records/lookup")
@@ -113,6 +120,22 @@ public struct Benchmark: Sendable {
         report.results += try await NotificationLatency(options: options, session: session).run(log: log)
         report.results += try await WebhookLatency(options: options, session: session).run(log: log)
         return report
+    }
+
+    /// Creates with and without a `beforeSave` function that checks two fields, one after the other (16 clients each).
+    private func hookedCreates(_ session: BenchSession) async throws -> [LatencySummary] {
+        guard try await HookedCreates.prepare(options, session: session, log: log) else { return [] }
+        let zonePath = session.path("private", "records/modify")
+        let host = options.host
+        log("creates without and with a beforeSave function (16 clients)...")
+        let plain = try await timed("create 1 record, no function (16 clients)", clients: 16) { counter in
+            let body = #"{"zoneID":{"zoneName":"Creates"},"operations":[{"operationType":"create","record":{"recordType":"Unchecked","fields":{"title":{"value":"event \#(counter)"},"priority":{"value":\#(counter % 6)}}}}]}"#
+            return RequestBytes.make("POST", zonePath, host: host, body: body)
+        }
+        let hooked = try await timed(HookedCreates.scenario, clients: 16) { counter in
+            RequestBytes.make("POST", zonePath, host: host, body: HookedCreates.body(counter))
+        }
+        return [plain, hooked]
     }
 
     /// The full `changes/zone` sync of the dataset, then a fresh install's first sync of it into a local store.

@@ -47,6 +47,14 @@ public struct BenchmarkReport: Sendable {
                     + (local.peakMemoryBytes.map { "; the app's peak resident memory \($0 / (1024 * 1024)) MB (aim: under 200 MB)" } ?? "") + "."
             )
         }
+        if let plain = results.first(where: { $0.name == "create 1 record, no function (16 clients)" }),
+            let hooked = results.first(where: { $0.name == HookedCreates.scenario }), plain.requestsPerSecond > 0
+        {
+            lines.append(
+                "Creates with a beforeSave function: \(String(format: "%.2f", hooked.requestsPerSecond / plain.requestsPerSecond))x the rate "
+                    + "without one; p50 \(String(format: "%.2f", hooked.p50Milliseconds)) ms against \(String(format: "%.2f", plain.p50Milliseconds)) ms."
+            )
+        }
         if let peak = peakServerMemoryBytes {
             lines.append("Server peak resident memory: \(peak / (1024 * 1024)) MB.")
         }

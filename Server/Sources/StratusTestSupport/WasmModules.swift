@@ -8,8 +8,8 @@ public enum WasmModules {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The C examples of docs/hooks.md.
-    public static func example(_ name: String) throws -> [UInt8] {
-        try compile(packageFolder.appendingPathComponent("Examples/functions/\(name).c"))
+    public static func example(_ name: String, stripped: Bool = false) throws -> [UInt8] {
+        try compile(packageFolder.appendingPathComponent("Examples/functions/\(name).c"), stripped: stripped)
     }
 
     /// Modules written for the tests (`Tests/Fixtures/functions`).
@@ -17,15 +17,16 @@ public enum WasmModules {
         try compile(packageFolder.appendingPathComponent("Tests/Fixtures/functions/\(name).c"))
     }
 
-    /// Compiles one C file into a module, as docs/hooks.md says to.
-    public static func compile(_ source: URL) throws -> [UInt8] {
+    /// Compiles one C file into a module, as docs/hooks.md says to; `stripped` leaves out the names and the producers
+    /// section, whose bytes depend on the paths compiled.
+    public static func compile(_ source: URL, stripped: Bool = false) throws -> [UInt8] {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-\(UUID().uuidString).wasm")
         defer { try? FileManager.default.removeItem(at: output) }
         let process = Process()
         process.executableURL = try clang()
         process.arguments = [
             "--target=wasm32", "-nostdlib", "-fno-builtin", "-O2", "-Wl,--no-entry", "-o", output.path, source.path,
-        ]
+        ] + (stripped ? ["-Wl,--strip-all"] : [])
         let errors = Pipe()
         process.standardError = errors
         try process.run()

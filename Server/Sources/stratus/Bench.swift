@@ -46,6 +46,9 @@ struct Bench: AsyncParsableCommand {
     @Flag(help: "Run only the /healthz baseline and webhooks' delivery latency (the server must run with --webhooks-allow-private).")
     var webhooksOnly = false
 
+    @Flag(help: "Run only the /healthz baseline and creates with and without a beforeSave function.")
+    var hooksOnly = false
+
     @Option(help: "Start a server on this PostgreSQL database (postgres://...) and benchmark it, instead of --url.")
     var database: String?
 
@@ -78,6 +81,7 @@ struct Bench: AsyncParsableCommand {
         options.notificationsOnly = notificationsOnly
         options.syncOnly = syncOnly
         options.webhooksOnly = webhooksOnly
+        options.hooksOnly = hooksOnly
         let benchmark = Benchmark(
             options: options,
             log: { message in FileHandle.standardError.write(Data((message + "\n").utf8)) }

@@ -47,4 +47,23 @@ import Testing
         ])
         #expect(refusedStatus == 0 && refusedOutput.contains("webhook latency: not measured"), "\(refusedOutput)")
     }
+
+    @Test("stratus bench --hooks-only reports creates with and without a beforeSave function, and their ratio")
+    func hookScenario() async throws {
+        let folder = EndToEndTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let server = ServerProcess(dataFolder: folder, arguments: ["--quiet"])
+        try await server.start()
+        defer { server.stop() }
+        let (status, output) = try await EndToEndTests.run([
+            "bench", "--url", server.baseURL, "--admin-key", ServerProcess.adminKey, "--records", "1000", "--seconds", "0.5", "--hooks-only",
+        ])
+        #expect(status == 0, "\(output)")
+        for scenario in ["create 1 record, no function (16 clients)", "create 1 record, beforeSave function checks 2 fields (16 clients)"] {
+            let line = try #require(output.split(separator: "\n").first { $0.contains(scenario) }, "\(output)")
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            #expect((Double(cells[1]) ?? 0) > 0 && cells[6] == "0", "\(line)")
+        }
+        #expect(output.contains("Creates with a beforeSave function: "), "\(output)")
+    }
 }

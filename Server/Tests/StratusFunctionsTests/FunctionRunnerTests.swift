@@ -1,4 +1,5 @@
 import Foundation
+import StratusBench
 import StratusFunctions
 import StratusTestSupport
 import Testing
@@ -37,6 +38,11 @@ import Testing
         let urgent = #"{"record":{"fields":{"title":{"value":"x"},"priority":{"value":9}}}}"#
         let tooUrgent = try await runner.run(module, entry: "before_save", input: Array(urgent.utf8), limits: limits)
         #expect(text(tooUrgent).contains("priority from 0 to 5"))
+    }
+
+    @Test("the benchmark's module is the example as clang builds it today")
+    func benchModuleIsTheExample() throws {
+        #expect(HookedCreates.moduleBytes == (try WasmModules.example("check_message", stripped: true)))
     }
 
     @Test func inputOutputAndLogsGoThrough() async throws {
