@@ -85,3 +85,13 @@ public protocol FunctionHost: Sendable {
     /// Answers one request (JSON in, JSON out; errors are CloudKit error objects, never thrown).
     func request(_ body: [UInt8]) async -> [UInt8]
 }
+
+/// Which call an instance's imports answer for: an instance serves one call at a time, on one thread, and is reused
+/// by the next call once reset.
+final class CallContext: @unchecked Sendable {
+    var state: CallState
+
+    init(_ state: CallState) {
+        self.state = state
+    }
+}

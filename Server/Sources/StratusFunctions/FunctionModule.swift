@@ -7,7 +7,12 @@ public struct FunctionModule: Sendable {
     /// Largest module the server keeps.
     public static let maximumBytes = 8 << 20
 
+    /// The module as run: its mutable globals exported (``GlobalExports``), so that reused instances are reset.
     let parsed: Module
+    /// The indices of its mutable globals.
+    let mutableGlobals: [Int]
+    /// Its idle instances, for the calls to come.
+    let pool = InstancePool()
     /// The exported functions a binding may name as its entry: those that take nothing and return nothing or an
     /// `i32` status.
     public let entries: [String]
@@ -24,8 +29,10 @@ public struct FunctionModule: Sendable {
             throw FunctionError(.invalidModule, "the file is not a WebAssembly module (it does not start with \\0asm)")
         }
         var module: Module
+        let rewritten: (bytes: [UInt8], globals: [Int])
         do {
-            module = try parseWasm(bytes: bytes)
+            rewritten = try GlobalExports.exportingMutableGlobals(bytes)
+            module = try parseWasm(bytes: rewritten.bytes)
         } catch {
             throw FunctionError(.invalidModule, "the module is not valid WebAssembly: \(error)")
         }
@@ -60,6 +67,7 @@ public struct FunctionModule: Sendable {
             throw FunctionError(.invalidModule, "the module must export its linear memory as \"memory\"")
         }
         self.parsed = original
+        self.mutableGlobals = rewritten.globals
         self.entries = entries.sorted()
         self.exportsMemory = exportsMemory
     }

@@ -23,15 +23,19 @@ public struct FunctionFailure: Error, Sendable {
     }
 }
 
-/// Runs calls of modules, each in a fresh instance (nothing a call leaves in memory reaches the next) on a thread of
-/// its own, bounded by its limits. At most ``concurrentCalls`` run at once; more wait their turn.
+/// Runs calls of modules, each in a fresh instance (nothing a call leaves in memory reaches the next) on one of the
+/// runner's threads (never on Swift's cooperative threads), bounded by its limits. At most ``concurrentCalls`` run at
+/// once; more wait their turn.
 public final class FunctionRunner: Sendable {
     public let concurrentCalls: Int
-    private let slots: Slots
+    private let workers: Workers
+    /// One engine for every call: it holds no call's state. Memory accesses are checked in software, so that an
+    /// instance costs no large address-space reservation to make and drop.
+    private let engine = Engine(configuration: EngineConfiguration(memoryBoundsChecking: .software, fuelMetering: true))
 
     public init(concurrentCalls: Int = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)) {
         self.concurrentCalls = concurrentCalls
-        self.slots = Slots(concurrentCalls)
+        self.workers = Workers(maximum: concurrentCalls)
     }
 
     /// Calls `entry` of `module` with `input`.
@@ -43,19 +47,14 @@ public final class FunctionRunner: Sendable {
         _ module: FunctionModule, entry: String, input: [UInt8], limits: FunctionLimits, grants: Set<FunctionGrant> = [],
         host: (any FunctionHost)? = nil
     ) async throws(FunctionFailure) -> FunctionResult {
-        await slots.acquire()
         let state = CallState(input: input, limits: limits, grants: grants, host: host)
         let outcome = Mutex<Result<FunctionResult, FunctionFailure>?>(nil)
         let finished = AsyncFlag()
-        let thread = Thread { [slots] in
-            let result = Self.execute(module, entry: entry, state: state)
+        workers.submit { [engine] in
+            let result = Self.execute(module, entry: entry, state: state, engine: engine)
             outcome.withLock { $0 = result }
             finished.raise()
-            slots.release()
         }
-        thread.stackSize = 8 << 20
-        thread.name = "stratus-function"
-        thread.start()
         let inTime = await finished.wait(upTo: .milliseconds(Int64(limits.seconds * 1000)))
         guard inTime, let result = outcome.withLock({ $0 }) else {
             throw FunctionFailure(
@@ -65,18 +64,25 @@ public final class FunctionRunner: Sendable {
         return try result.get()
     }
 
-    /// Runs one call on the current thread.
-    private static func execute(_ module: FunctionModule, entry: String, state: CallState) -> Result<FunctionResult, FunctionFailure> {
-        let engine = Engine(configuration: EngineConfiguration(fuelMetering: true))
-        let store = Store(engine: engine)
-        store.resourceLimiter = MemoryLimiter(state: state)
-        store.fuel = Fuel(remaining: state.limits.instructions)
+    /// Runs one call on the current thread, in an idle instance of the module or a new one.
+    private static func execute(
+        _ module: FunctionModule, entry: String, state: CallState, engine: Engine
+    ) -> Result<FunctionResult, FunctionFailure> {
         func failure(_ error: FunctionError) -> Result<FunctionResult, FunctionFailure> {
             .failure(FunctionFailure(error: error, logs: state.logs))
         }
+        var pooled: PooledInstance?
         do {
-            let instance = try module.parsed.instantiate(store: store, imports: HostImports.imports(for: module.parsed, store: store, state: state))
-            guard let function = instance.exports[function: entry] else {
+            let instance: PooledInstance
+            if let idle = module.pool.take() {
+                idle.context.state = state
+                idle.store.fuel = Fuel(remaining: state.limits.instructions)
+                instance = idle
+            } else {
+                instance = try PooledInstance(module, engine: engine, context: CallContext(state))
+            }
+            pooled = instance
+            guard let function = instance.instance.exports[function: entry] else {
                 return failure(FunctionError(.missingExport, "the module exports no function \"\(entry)\""))
             }
             let results = try function.invoke([])
@@ -92,8 +98,10 @@ public final class FunctionRunner: Sendable {
         } catch {
             return failure(classify(error, state: state))
         }
-        let used = state.limits.instructions - (store.fuel?.remaining ?? 0)
-        return .success(FunctionResult(output: state.output, logs: state.logs, instructions: used))
+        let used = state.limits.instructions - (pooled?.store.fuel?.remaining ?? 0)
+        let result = FunctionResult(output: state.output, logs: state.logs, instructions: used)
+        if let pooled, pooled.reset() { module.pool.put(pooled) }
+        return .success(result)
     }
 
     /// Names what stopped a module, from WasmKit's trap.
@@ -112,63 +120,54 @@ public final class FunctionRunner: Sendable {
     }
 }
 
-/// Refuses memory beyond a call's limit, noting that it did.
-private final class MemoryLimiter: ResourceLimiter, @unchecked Sendable {
-    let state: CallState
-
-    init(state: CallState) {
-        self.state = state
-    }
-
-    func limitMemoryGrowth(to desired: Int) throws -> Bool {
-        guard desired <= state.limits.memoryBytes else {
-            state.memoryRefused.store(true, ordering: .relaxed)
-            return false
-        }
-        return true
-    }
-
-    func limitTableGrowth(to desired: Int) throws -> Bool {
-        desired <= 100_000
-    }
-}
-
-/// A counting gate for calls.
-private final class Slots: Sendable {
+/// The runner's threads: started as calls come, up to a maximum, each ending after a while without work. A call
+/// waits in line when every thread is busy.
+private final class Workers: Sendable {
     private struct State {
-        var free: Int
-        var waiting: [CheckedContinuation<Void, Never>] = []
+        var jobs: [@Sendable () -> Void] = []
+        var threads = 0
+        var idle = 0
     }
 
-    private let state: Mutex<State>
+    private let state = Mutex(State())
+    private let waiting = DispatchSemaphore(value: 0)
+    private let maximum: Int
 
-    init(_ count: Int) {
-        state = Mutex(State(free: count))
+    init(maximum: Int) {
+        self.maximum = maximum
     }
 
-    func acquire() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let granted = state.withLock { state in
-                if state.free > 0 {
-                    state.free -= 1
-                    return true
-                }
-                state.waiting.append(continuation)
-                return false
-            }
-            if granted { continuation.resume() }
+    func submit(_ job: @escaping @Sendable () -> Void) {
+        let start = state.withLock { state -> Bool in
+            state.jobs.append(job)
+            guard state.idle == 0, state.threads < maximum else { return false }
+            state.threads += 1
+            return true
         }
+        waiting.signal()
+        guard start else { return }
+        let thread = Thread { [self] in work() }
+        thread.stackSize = 8 << 20
+        thread.name = "stratus-function"
+        thread.start()
     }
 
-    func release() {
-        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            if state.waiting.isEmpty {
-                state.free += 1
+    private func work() {
+        while true {
+            state.withLock { $0.idle += 1 }
+            let woken = waiting.wait(timeout: .now() + .seconds(10))
+            let job = state.withLock { state -> (@Sendable () -> Void)? in
+                state.idle -= 1
+                if !state.jobs.isEmpty { return state.jobs.removeFirst() }
+                if woken == .timedOut { state.threads -= 1 }
                 return nil
             }
-            return state.waiting.removeFirst()
+            if let job {
+                job()
+            } else if woken == .timedOut {
+                return
+            }
         }
-        next?.resume()
     }
 }
 

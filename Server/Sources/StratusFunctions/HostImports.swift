@@ -88,43 +88,47 @@ enum HostImports {
         return imports
     }
 
-    /// The imports of one call.
-    static func imports(for module: Module, store: Store, state: CallState) -> Imports {
+    /// The imports of an instance, which answer for whichever call `context` holds.
+    static func imports(for module: Module, store: Store, context: CallContext) -> Imports {
         var imports = Imports()
         for item in module.imports {
             guard let type = type(of: item, in: module) else { continue }
             let body: Function.Implementation
             if item.module == host {
-                body = hostFunction(item.name, state)
+                body = hostFunction(item.name, context)
             } else {
-                body = wasiFunction(item.name, state) ?? { _, _ in [.i32(notImplemented)] }
+                body = wasiFunction(item.name, context) ?? { _, _ in [.i32(notImplemented)] }
             }
             imports.define(module: item.module, name: item.name, Function(store: store, type: type, body: body))
         }
         return imports
     }
 
-    private static func hostFunction(_ name: String, _ state: CallState) -> Function.Implementation {
+    private static func hostFunction(_ name: String, _ context: CallContext) -> Function.Implementation {
         switch name {
         case "input_size":
-            return { _, _ in [.i32(UInt32(state.input.count))] }
+            return { _, _ in [.i32(UInt32(context.state.input.count))] }
         case "input":
             return { caller, arguments in
+                let state = context.state
                 try CheckedMemory(caller).write(state.input, at: arguments[0].i32)
                 return []
             }
         case "output":
             return { caller, arguments in
+                let state = context.state
                 try state.write(try CheckedMemory(caller).read(arguments[0].i32, count: arguments[1].i32))
                 return []
             }
         case "log":
             return { caller, arguments in
+                let state = context.state
                 state.log(try CheckedMemory(caller).read(arguments[0].i32, count: arguments[1].i32))
                 return []
             }
         case "request":
             return { caller, arguments in
+                let state = context.state
                 try state.checkDeadline()
                 let body = try CheckedMemory(caller).read(arguments[0].i32, count: arguments[1].i32)
                 state.response = try state.request(body)
@@ -132,16 +136,18 @@ enum HostImports {
             }
         default:  // "response"
             return { caller, arguments in
+                let state = context.state
                 try CheckedMemory(caller).write(state.response, at: arguments[0].i32)
                 return []
             }
         }
     }
 
-    private static func wasiFunction(_ name: String, _ state: CallState) -> Function.Implementation? {
+    private static func wasiFunction(_ name: String, _ context: CallContext) -> Function.Implementation? {
         switch name {
         case "fd_write":
             return { caller, arguments in
+                let state = context.state
                 let fd = arguments[0].i32
                 guard fd == 1 || fd == 2 else { return [.i32(badDescriptor)] }
                 let memory = try CheckedMemory(caller)
@@ -156,6 +162,7 @@ enum HostImports {
             }
         case "fd_read":
             return { caller, arguments in
+                let state = context.state
                 guard arguments[0].i32 == 0 else { return [.i32(badDescriptor)] }
                 let memory = try CheckedMemory(caller)
                 var read: UInt32 = 0
@@ -199,6 +206,7 @@ enum HostImports {
             return { _, _ in [.i32(success)] }
         case "clock_time_get":
             return { caller, arguments in
+                let state = context.state
                 guard state.grants.contains(.clock) else { return [.i32(notCapable)] }
                 let nanoseconds: UInt64
                 switch arguments[0].i32 {
@@ -211,12 +219,14 @@ enum HostImports {
             }
         case "clock_res_get":
             return { caller, arguments in
+                let state = context.state
                 guard state.grants.contains(.clock) else { return [.i32(notCapable)] }
                 try CheckedMemory(caller).setU64(1_000, at: arguments[1].i32)
                 return [.i32(success)]
             }
         case "random_get":
             return { caller, arguments in
+                let state = context.state
                 guard state.grants.contains(.random) else { return [.i32(notCapable)] }
                 guard arguments[1].i32 <= 65_536 else { return [.i32(invalid)] }
                 var generator = SystemRandomNumberGenerator()

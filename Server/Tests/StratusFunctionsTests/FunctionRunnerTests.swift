@@ -63,6 +63,21 @@ import Testing
         #expect(text(result) == "{}")
     }
 
+    @Test("a call finds the module as a fresh instance would: nothing another call left in memory or globals")
+    func callsAreIsolated() async throws {
+        let module = try module("misbehave")
+        // Counting in memory shows a reused instance is set back; exits from a deep frame leave nothing behind either.
+        for _ in 0..<25 {
+            let counted = try await runner.run(module, entry: "count_calls", input: [], limits: limits)
+            #expect(text(counted) == "1")
+            let left = try await runner.run(module, entry: "exit_early", input: [], limits: limits)
+            #expect(text(left) == #"{"left":true}"#)
+        }
+        _ = await failure(module, "trap")
+        let counted = try await runner.run(module, entry: "count_calls", input: [], limits: limits)
+        #expect(text(counted) == "1", "after a trap")
+    }
+
     @Test func aLoopEndsWithItsInstructionBudget() async throws {
         let spun = await failure(try module("misbehave"), "spin")
         #expect(spun?.error.kind == .instructionLimit, "\(String(describing: spun))")

@@ -4,46 +4,52 @@ import StratusStore
 
 /// The JSON a function reads as its input, for each trigger (docs/hooks.md#input).
 enum FunctionInputs {
-    private static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
-
-    private struct Caller: Encodable {
-        var userRecordName: String
-    }
-
-    private struct RecordBeingSaved: Encodable {
-        var recordName: String
-        var recordType: String?
-        var recordChangeTag: String?
-        var fields: [String: FieldInput]
-    }
-
-    private struct BeforeSaveInput: Encodable {
-        var trigger = "beforeSave"
-        var function: String
-        var containerIdentifier: String
-        var environment: String
-        var caller: Caller?
-        var database: String
-        var zoneID: ZoneID
-        var operationType: String
-        var record: RecordBeingSaved
-    }
-
-    static func beforeSave(_ operation: RecordOperation, zone: ZoneRef, call: DatabaseCall, binding: FunctionBinding) throws -> [UInt8] {
-        let input = BeforeSaveInput(
-            function: binding.name, containerIdentifier: binding.containerID, environment: binding.environment.rawValue,
-            caller: call.authentication.userRecordName.map(Caller.init), database: call.scope.rawValue,
-            zoneID: ZoneID(zoneName: zone.zoneName, ownerRecordName: zone.database.ownerRecordName), operationType: operation.type.rawValue,
-            record: RecordBeingSaved(
-                recordName: operation.recordName, recordType: operation.recordType, recordChangeTag: operation.recordChangeTag,
-                fields: operation.fields ?? [:]
-            )
-        )
-        return Array(try encoder.encode(input))
+    static func beforeSave(_ operation: RecordOperation, zone: ZoneRef, call: DatabaseCall, binding: FunctionBinding) -> [UInt8] {
+        var writer = JSONWriter(capacity: 512)
+        writer.beginObject()
+        header(&writer, trigger: "beforeSave", binding)
+        writer.key("caller")
+        if let user = call.authentication.userRecordName { writer.raw(#"{"userRecordName":\#(quoted(user))}"#) } else { writer.null() }
+        writer.key("database")
+        writer.string(call.scope.rawValue)
+        writer.key("zoneID")
+        writer.beginObject()
+        writer.key("zoneName")
+        writer.string(zone.zoneName)
+        writer.key("ownerRecordName")
+        writer.string(zone.database.ownerRecordName)
+        writer.endObject()
+        writer.key("operationType")
+        writer.string(operation.type.rawValue)
+        writer.key("record")
+        writer.beginObject()
+        writer.key("recordName")
+        writer.string(operation.recordName)
+        if let type = operation.recordType {
+            writer.key("recordType")
+            writer.string(type)
+        }
+        if let tag = operation.recordChangeTag {
+            writer.key("recordChangeTag")
+            writer.string(tag)
+        }
+        writer.key("fields")
+        writer.beginObject()
+        for (name, field) in (operation.fields ?? [:]).sorted(by: { $0.key < $1.key }) {
+            writer.key(name)
+            writer.beginObject()
+            writer.key("value")
+            field.value.write(to: &writer)
+            if let type = field.type {
+                writer.key("type")
+                writer.string(type)
+            }
+            writer.endObject()
+        }
+        writer.endObject()
+        writer.endObject()
+        writer.endObject()
+        return writer.bytes
     }
 
     /// A callable function's input: the caller and the request's body (any JSON), spliced in as sent.

@@ -34,3 +34,25 @@ STRATUS_EXPORT(forward) void forward(void) {
     const char *answer = stratus_call(&text);
     stratus_output(answer, (int)stratus_strlen(answer));
 }
+
+/* Counts its calls in memory: every call must answer 1, as in a fresh instance. */
+static int calls;
+STRATUS_EXPORT(count_calls) void count_calls(void) {
+    calls++;
+    char digit = '0' + (calls % 10);
+    stratus_output(&digit, 1);
+}
+
+__attribute__((import_module("wasi_snapshot_preview1"), import_name("proc_exit"))) void proc_exit(int status);
+
+/* Ends the call with proc_exit(0) deep in a stack frame: the next call still starts clean. */
+static void leave_from_deep(volatile char *frame) {
+    frame[0] = 1;
+    stratus_output("{\"left\":true}", 13);
+    proc_exit(0);
+}
+
+STRATUS_EXPORT(exit_early) void exit_early(void) {
+    volatile char frame[4096];
+    leave_from_deep(frame);
+}
