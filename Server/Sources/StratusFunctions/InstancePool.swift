@@ -44,7 +44,7 @@ final class PooledInstance: @unchecked Sendable {
 /// A module's idle instances.
 final class InstancePool: Sendable {
     private let idle = Mutex<[PooledInstance]>([])
-    private let capacity = 16
+    private let capacity = 8
 
     func take() -> PooledInstance? {
         idle.withLock { $0.popLast() }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// WebAssembly modules built from C for the tests, with the toolchain's own `clang --target=wasm32` (the compiler
 /// next to `swift`, or `STRATUS_CLANG`).
@@ -20,6 +21,18 @@ public enum WasmModules {
     /// Compiles one C file into a module, as docs/hooks.md says to; `stripped` leaves out the names and the producers
     /// section, whose bytes depend on the paths compiled.
     public static func compile(_ source: URL, stripped: Bool = false) throws -> [UInt8] {
+        let key = "\(source.path)|\(stripped)"
+        if let built = built.withLock({ $0[key] }) { return built }
+        let bytes = try build(source, stripped: stripped)
+        built.withLock { $0[key] = bytes }
+        return bytes
+    }
+
+    /// Modules built so far in this process: clang runs once per file (tests call this from Swift's shared threads,
+    /// which a compiler run blocks while it lasts).
+    private static let built = Mutex<[String: [UInt8]]>([:])
+
+    private static func build(_ source: URL, stripped: Bool) throws -> [UInt8] {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-\(UUID().uuidString).wasm")
         defer { try? FileManager.default.removeItem(at: output) }
         let process = Process()

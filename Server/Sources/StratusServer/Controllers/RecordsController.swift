@@ -47,6 +47,7 @@ struct RecordsController {
                 zone: zone, operations: written.map { hooked.operations[$0] }, atomic: atomic,
                 caller: caller, timestamp: Authenticator.now()
             ))
+            // Every index is filled: the written operations from the store here, the refused ones below.
             results = hooked.operations.map { .failed(RecordFailure(recordName: $0.recordName, error: StorageError(.internalFailure, ""))) }
             for (index, result) in zip(written, saved) { results[index] = result }
         } else {

@@ -13,7 +13,7 @@ struct BeforeSaveOutcome: Sendable {
 /// Runs the `beforeSave` functions bound to the types of the records a batch saves, in the write path: each sees the
 /// operation and answers nothing or `{}` to accept, `{"fields": {…}}` to set fields before the save, or
 /// `{"serverErrorCode": …, "reason": …}` to refuse, which becomes that record's error. A function that fails refuses
-/// the record with `INTERNAL_ERROR`-free wording: the write is refused, never let through unchecked.
+/// the record (`BAD_REQUEST`, saying why): a write is never let through unchecked.
 enum BeforeSave {
     /// Operations that save a record's fields (deletions run no `beforeSave`).
     static func savesFields(_ type: RecordOperationType) -> Bool {

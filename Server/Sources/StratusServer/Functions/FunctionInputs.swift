@@ -2,7 +2,7 @@ import Foundation
 import StratusModel
 import StratusStore
 
-/// The JSON a function reads as its input, for each trigger (docs/hooks.md#input).
+/// The JSON a function reads as its input, for each trigger (docs/hooks.md#the-interface).
 enum FunctionInputs {
     static func beforeSave(_ operation: RecordOperation, zone: ZoneRef, call: DatabaseCall, binding: FunctionBinding) -> [UInt8] {
         var writer = JSONWriter(capacity: 512)

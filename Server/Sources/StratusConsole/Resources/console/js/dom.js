@@ -47,11 +47,12 @@ let keepNoticesUntil = 0;
 
 /** Shows a short confirmation that something worked. */
 export function showInfo(text) {
-  keepNoticesUntil = Date.now() + 1500;
+  // The navigation that usually follows a notice (even one a busy browser handles late) leaves it shown.
+  keepNoticesUntil = Date.now() + 5000;
   const notices = document.getElementById("notices");
   const notice = h("div", { class: "notice info" }, h("p", {}, text));
   notices.replaceChildren(notice);
-  setTimeout(() => notice.remove(), 6000);
+  setTimeout(() => notice.remove(), 12000);
 }
 
 export function clearNotices() {
