@@ -135,6 +135,32 @@ import Testing
         }
     }
 
+    @Test("a participant who leaves by deleting the share record is sent as share.left, and fires no subscription")
+    func leavingByDeletingTheShare() async throws {
+        let receiver = try WebhookReceiver()
+        try await Self.withServer { client, alice in
+            _ = try await Self.create(client, #"{"url":"\#(receiver.url)","eventTypes":["share.left","record.deleted"]}"#)
+            let carol = try await client.signUp("carol@example.com", token: alice.apiToken)
+            try await alice.createZone("Party")
+            _ = try await alice.save([#"{"recordName":"party","recordType":"Party","fields":{}}"#], zone: "Party")
+            let share = try await alice.share("party", zone: "Party", participants: [participant(userRecordName: carol.userRecordName)])
+            let guid = try #require(share["shortGUID"]?.stringValue)
+            let shareName = try #require(share["recordName"]?.stringValue)
+            _ = try await carol.shareResults("accept", [guid])
+            let left = try await carol.post(
+                "shared", "records/modify",
+                #"{"zoneID":\#(alice.zoneID("Party")),"operations":[{"operationType":"forceDelete","record":{"recordName":"\#(shareName)"}}]}"#
+            )
+            #expect(left.status == 200 && left.records.first?["deleted"] == .bool(true), "\(left.json)")
+            try await receiver.waitUntil("the share.left event") { $0.contains { $0.json["type"] as? String == "share.left" } }
+            let event = try #require(receiver.received.first { $0.json["type"] as? String == "share.left" })
+            let data = try #require(event.json["data"] as? [String: Any])
+            #expect(data["userRecordName"] as? String == carol.userRecordName && data["shareRecordName"] as? String == shareName, "\(data)")
+            #expect((data["zoneID"] as? [String: Any])?["zoneName"] as? String == "Party", "\(data)")
+            #expect(!receiver.received.contains { $0.json["type"] as? String == "record.deleted" }, "the share record itself was not deleted")
+        }
+    }
+
     @Test("internal addresses are told from public ones, whatever their form")
     func internalAddresses() {
         for address in ["127.0.0.1", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0",

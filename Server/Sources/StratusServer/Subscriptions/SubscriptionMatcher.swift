@@ -41,6 +41,7 @@ struct SubscriptionMatcher {
 
     /// Whether a candidate subscription fires: its trigger, zone, filters, and its owner's right to read the record.
     static func fires(_ entry: SubscriptionIndex.Entry, on event: RecordEvent, schema: Schema) -> Bool {
+        if event.kind == .participantLeft { return false }
         if let zone = entry.input.zoneID, entry.input.subscriptionType == .zone || entry.input.zoneWide == false {
             guard zone.zoneName == event.zone.zoneName else { return false }
             // A shared database holds zones of several owners: the subscription names one.
@@ -50,7 +51,7 @@ struct SubscriptionMatcher {
         let trigger: SubscriptionInput.Trigger = switch event.kind {
         case .created: .create
         case .updated: .update
-        case .deleted: .delete
+        case .deleted, .participantLeft: .delete
         }
         guard entry.triggers.contains(trigger), let input = entry.input.query else { return false }
         if event.zone.database.scope == .public, let type = schema.recordTypes[event.record.recordType] {

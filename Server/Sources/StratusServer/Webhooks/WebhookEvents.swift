@@ -11,6 +11,7 @@ enum WebhookEvents {
         case .created: "record.created"
         case .updated: "record.updated"
         case .deleted: "record.deleted"
+        case .participantLeft: "share.left"
         }
     }
 
@@ -28,7 +29,7 @@ enum WebhookEvents {
             }
             guard !listening.isEmpty else { continue }
             let type = type(of: event.kind)
-            let body = recordBody(event, type: type, now: now)
+            let body = event.kind == .participantLeft ? shareLeftBody(event, now: now) : recordBody(event, type: type, now: now)
             let eventID = "evt_" + Authenticator.randomHex(bytes: 12)
             let key = "\(database.scope.rawValue)|\(database.ownerRecordName)|\(event.zone.zoneName)"
             for endpoint in listening {
@@ -43,10 +44,43 @@ enum WebhookEvents {
 
     /// Whether an endpoint's filters let a record event through.
     static func wants(_ endpoint: WebhookEndpoint, _ event: RecordEvent) -> Bool {
-        (endpoint.eventTypes.isEmpty || endpoint.eventTypes.contains(type(of: event.kind)))
+        // A share event is filtered by its type only, as when it is queued by the change itself.
+        if event.kind == .participantLeft { return endpoint.eventTypes.isEmpty || endpoint.eventTypes.contains("share.left") }
+        return (endpoint.eventTypes.isEmpty || endpoint.eventTypes.contains(type(of: event.kind)))
             && (endpoint.databases.isEmpty || endpoint.databases.contains(event.zone.database.scope.rawValue))
             && (endpoint.zoneNames.isEmpty || endpoint.zoneNames.contains(event.zone.zoneName))
             && (endpoint.recordTypes.isEmpty || endpoint.recordTypes.contains(event.record.recordType))
+    }
+
+    /// A participant's leaving, as ``WebhookTables`` writes the share events it queues itself.
+    static func shareLeftBody(_ event: RecordEvent, now: Int64) -> String {
+        let database = event.zone.database
+        var writer = JSONWriter(capacity: 512)
+        writer.beginObject()
+        writer.key("data")
+        writer.beginObject()
+        writer.key("containerID")
+        writer.string(database.containerID)
+        writer.key("environment")
+        writer.string(database.environment.rawValue)
+        writer.key("shareRecordName")
+        writer.string(event.record.recordName)
+        writer.key("userRecordName")
+        writer.string(event.record.modified.userRecordName)
+        writer.key("zoneID")
+        writer.beginObject()
+        writer.key("ownerRecordName")
+        writer.string(database.ownerRecordName)
+        writer.key("zoneName")
+        writer.string(event.zone.zoneName)
+        writer.endObject()
+        writer.endObject()
+        writer.key("timestamp")
+        writer.string(WebhookDelivery.timestamp(now))
+        writer.key("type")
+        writer.string("share.left")
+        writer.endObject()
+        return writer.text
     }
 
     static func recordBody(_ event: RecordEvent, type: String, now: Int64) -> String {

@@ -60,6 +60,9 @@ extension BatchPlanner {
         if live?.type == ShareRecords.recordType || (live == nil && operation.recordType == ShareRecords.recordType) {
             if operation.type.isDelete, let live, access.permission(viaShare: live.key.recordName) != nil, let user = caller.userRecordName {
                 plan.writes.append(.leaveShare(shareRecord: live.key.recordName, userRecordName: user, sequence: takeSequence()))
+                var record = live.record(in: database)
+                record.modified = RecordStamp(timestamp: batch.timestamp, userRecordName: user, deviceID: caller.deviceID)
+                plan.events.append(RecordEvent(kind: .participantLeft, zone: database.zone(live.key.zoneName), record: record, fields: [:]))
                 return .deleted(DeletedRecord(recordName: live.key.recordName, recordType: live.type, zoneID: batch.zone.wireZoneID))
             }
             throw StorageError(.accessDenied, "only the owner of a share changes it; a participant can only leave it by deleting it")

@@ -2,9 +2,12 @@ import StratusModel
 
 /// One committed change to one record, as subscriptions see it.
 public struct RecordEvent: Sendable {
-    /// The raw values are CloudKit's `ck.qry.fo`.
+    /// The raw values are CloudKit's `ck.qry.fo`, and Stratus's own above them.
     public enum Kind: Int, Sendable {
         case created = 1, updated = 2, deleted = 3
+        /// A participant left the share this share record stands for, by deleting it from their shared database
+        /// (the record's `modified` stamp names them). No subscription fires; webhooks send `share.left`.
+        case participantLeft = 4
     }
 
     public var kind: Kind
