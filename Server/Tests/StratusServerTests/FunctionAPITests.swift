@@ -124,8 +124,8 @@ import Testing
             #expect(noToken.status == 401 || noToken.status == 400, "\(noToken.json)")
 
             _ = try await Self.upload(client, "tools", try WasmModules.fixture("misbehave"))
-            _ = try await Self.bind(client, "forward", #"{"module":"tools","entry":"forward","trigger":"callable"}"#)
-            _ = try await Self.bind(client, "forwardAsAdmin", #"{"module":"tools","entry":"forward","trigger":"callable","runAsRole":"Admin"}"#)
+            _ = try await Self.bind(client, "forward", #"{"module":"tools","entry":"forward","trigger":"callable","limits":{"seconds":30}}"#)
+            _ = try await Self.bind(client, "forwardAsAdmin", #"{"module":"tools","entry":"forward","trigger":"callable","runAsRole":"Admin","limits":{"seconds":30}}"#)
             let feature = #"{"path":"records/modify","database":"public","body":{"operations":[{"operationType":"create","record":{"recordName":"f1","recordType":"AppFeatures","fields":{"name":{"value":"chat"}}}}]}}"#
             let asCaller = try await client.send(.post, "/functions/1/\(TestServer.container)/development/forward?\(user.query)", body: #"{"request":\#(feature)}"#)
             #expect(asCaller.records.first?["serverErrorCode"] == .string("ACCESS_DENIED"), "the caller may not create AppFeatures: \(asCaller.json)")
@@ -151,7 +151,7 @@ import Testing
         try await Self.withServer { client, user in
             _ = try await Self.upload(client, "audit", try WasmModules.example("audit_changes"))
             let bound = try await Self.bind(
-                client, "audit", #"{"module":"audit","trigger":"afterSave","recordTypes":["Message"],"databases":["public"],"runAsRole":"Auditor"}"#
+                client, "audit", #"{"module":"audit","trigger":"afterSave","recordTypes":["Message"],"databases":["public"],"runAsRole":"Auditor","limits":{"seconds":30}}"#
             )
             #expect(bound.status == 201 && bound["eventsEndpoint"] == .string("fn.development.audit"), "\(bound.json)")
             _ = try await user.post("public", "records/modify", #"{"operations":[\#(Self.message("m1", title: "Hi", priority: 1))]}"#)

@@ -21,7 +21,7 @@ import Testing
             .put, "/admin/1/\(TestServer.container)/development/functions/modules/ticks", try WasmModules.example("tally"), headers: client.admin
         )
         let bound = try await client.send(
-            .put, "/admin/1/\(TestServer.container)/development/functions/tally", body: #"{"module":"ticks","trigger":"schedule","runAsRole":"Ticker"}"#,
+            .put, "/admin/1/\(TestServer.container)/development/functions/tally", body: #"{"module":"ticks","trigger":"schedule","runAsRole":"Ticker","limits":{"seconds":30}}"#,
             headers: client.admin
         )
         guard bound.status == 201 else { throw TestFailure("function: \(bound.json)") }
