@@ -46,7 +46,7 @@ public struct FunctionModule: Sendable {
         let store = Store(engine: engine)
         let instance: Instance
         do {
-            instance = try module.instantiate(store: store, imports: HostImports.placeholders(for: module, store: store))
+            instance = try module.instantiate(store: store, imports: HostImports.trapping(for: module, store: store))
         } catch {
             throw FunctionError(.invalidModule, "the module does not compile: \(error)")
         }

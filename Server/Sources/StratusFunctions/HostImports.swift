@@ -77,7 +77,7 @@ enum HostImports {
     }
 
     /// Imports that trap if called, for compiling a module without running it.
-    static func placeholders(for module: Module, store: Store) -> Imports {
+    static func trapping(for module: Module, store: Store) -> Imports {
         var imports = Imports()
         for item in module.imports {
             guard let type = type(of: item, in: module) else { continue }

@@ -101,29 +101,13 @@ final class JobScheduler: Service, Sendable {
     /// The `job.run` event a webhook endpoint receives; its ID is the same for every node (one per job and due time).
     static func event(_ job: ScheduledJob, endpointID: String, scheduledFor: Int64, missed: Int, now: Int64) -> PendingWebhookDelivery {
         let eventID = "job_" + FunctionCatalog.digest(Array("\(job.containerID)/\(job.environment.rawValue)/\(job.name)/\(scheduledFor)".utf8)).prefix(24)
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("data")
-        writer.beginObject()
-        writer.key("containerIdentifier")
-        writer.string(job.containerID)
-        writer.key("environment")
-        writer.string(job.environment.rawValue)
-        writer.key("job")
-        writer.string(job.name)
-        writer.key("missedRuns")
-        writer.integer(Int64(missed))
-        writer.key("scheduledFor")
-        writer.string(WebhookDelivery.timestamp(scheduledFor))
-        writer.endObject()
-        writer.key("timestamp")
-        writer.string(WebhookDelivery.timestamp(now))
-        writer.key("type")
-        writer.string("job.run")
-        writer.endObject()
+        let data: [String: Any] = [
+            "containerIdentifier": job.containerID, "environment": job.environment.rawValue, "job": job.name, "missedRuns": missed,
+            "scheduledFor": WebhookDelivery.timestamp(scheduledFor),
+        ]
         return PendingWebhookDelivery(
             endpointID: endpointID, containerID: job.containerID, environment: job.environment, orderingKey: "job.\(job.name)",
-            eventID: String(eventID), eventType: "job.run", body: writer.text
+            eventID: String(eventID), eventType: "job.run", body: WebhookDelivery.eventBody(type: "job.run", data: data, now: now)
         )
     }
 

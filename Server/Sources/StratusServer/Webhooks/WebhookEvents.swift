@@ -52,35 +52,10 @@ enum WebhookEvents {
             && (endpoint.recordTypes.isEmpty || endpoint.recordTypes.contains(event.record.recordType))
     }
 
-    /// A participant's leaving, as ``WebhookTables`` writes the share events it queues itself.
+    /// A participant's leaving, in the shape of the share events the store queues itself.
     static func shareLeftBody(_ event: RecordEvent, now: Int64) -> String {
-        let database = event.zone.database
-        var writer = JSONWriter(capacity: 512)
-        writer.beginObject()
-        writer.key("data")
-        writer.beginObject()
-        writer.key("containerID")
-        writer.string(database.containerID)
-        writer.key("environment")
-        writer.string(database.environment.rawValue)
-        writer.key("shareRecordName")
-        writer.string(event.record.recordName)
-        writer.key("userRecordName")
-        writer.string(event.record.modified.userRecordName)
-        writer.key("zoneID")
-        writer.beginObject()
-        writer.key("ownerRecordName")
-        writer.string(database.ownerRecordName)
-        writer.key("zoneName")
-        writer.string(event.zone.zoneName)
-        writer.endObject()
-        writer.endObject()
-        writer.key("timestamp")
-        writer.string(WebhookDelivery.timestamp(now))
-        writer.key("type")
-        writer.string("share.left")
-        writer.endObject()
-        return writer.text
+        let data = WebhookDelivery.shareEventData(zone: event.zone, shareRecordName: event.record.recordName, user: event.record.modified.userRecordName)
+        return WebhookDelivery.eventBody(type: "share.left", data: data, now: now)
     }
 
     static func recordBody(_ event: RecordEvent, type: String, now: Int64) -> String {

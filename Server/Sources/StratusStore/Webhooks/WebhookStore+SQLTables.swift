@@ -222,14 +222,10 @@ extension WebhookTables {
     /// Queues a share event (`share.accepted`, `share.left`) about `user` and a zone's share, in the transaction of the change.
     static func queueShareEvent(_ type: String, zone: ZoneRef, shareRecordName: String?, user: String, in transaction: any SQLTransaction) async throws {
         let database = zone.database
-        var data: [String: Any] = [
-            "containerID": database.containerID, "environment": database.environment.rawValue, "userRecordName": user,
-            "zoneID": ["zoneName": zone.zoneName, "ownerRecordName": database.ownerRecordName],
-        ]
-        if let shareRecordName { data["shareRecordName"] = shareRecordName }
         try await queueEvent(
             type, containerID: database.containerID, environment: database.environment,
-            orderingKey: "\(database.scope.rawValue)|\(database.ownerRecordName)|\(zone.zoneName)", data: data, in: transaction
+            orderingKey: "\(database.scope.rawValue)|\(database.ownerRecordName)|\(zone.zoneName)",
+            data: WebhookDelivery.shareEventData(zone: zone, shareRecordName: shareRecordName, user: user), in: transaction
         )
     }
 
@@ -248,8 +244,7 @@ extension WebhookTables {
         }
         guard !endpoints.isEmpty else { return }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let object: [String: Any] = ["type": type, "timestamp": WebhookDelivery.timestamp(now), "data": data]
-        let body = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]), as: UTF8.self)
+        let body = WebhookDelivery.eventBody(type: type, data: data, now: now)
         let eventID = "evt_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(24)
         let deliveries = try endpoints.map { row in
             PendingWebhookDelivery(

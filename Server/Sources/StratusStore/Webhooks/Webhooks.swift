@@ -110,6 +110,27 @@ extension WebhookDelivery {
     }
 }
 
+extension WebhookDelivery {
+    /// The body of an event that is not a record's: `{type, timestamp, data}`, keys sorted, as every endpoint gets it.
+    public static func eventBody(type: String, data: [String: Any], now: Int64) -> String {
+        let object: [String: Any] = ["type": type, "timestamp": timestamp(now), "data": data]
+        // Strings, numbers, lists and dictionaries of them only: serializing cannot fail.
+        let bytes = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The `data` of a share event (`share.accepted`, `share.left`) about `user` and a zone's share.
+    public static func shareEventData(zone: ZoneRef, shareRecordName: String?, user: String) -> [String: Any] {
+        let database = zone.database
+        var data: [String: Any] = [
+            "containerID": database.containerID, "environment": database.environment.rawValue, "userRecordName": user,
+            "zoneID": ["zoneName": zone.zoneName, "ownerRecordName": database.ownerRecordName],
+        ]
+        if let shareRecordName { data["shareRecordName"] = shareRecordName }
+        return data
+    }
+}
+
 /// A delivery to queue: what the matcher makes of a committed change for an endpoint.
 public struct PendingWebhookDelivery: Sendable, Hashable {
     public var endpointID: String
