@@ -41,8 +41,9 @@ public struct FunctionModule: Sendable {
         }
         let original = module
         // Compiling every function checks every body; the start function is left out so that checking runs no code.
+        // Software bounds checks, as for calls: no guard pages and no fault handler in the server process.
         module.dropStartFunction()
-        let engine = Engine(configuration: EngineConfiguration(compilationMode: .eager))
+        let engine = Engine(configuration: EngineConfiguration(compilationMode: .eager, memoryBoundsChecking: .software))
         let store = Store(engine: engine)
         let instance: Instance
         do {
