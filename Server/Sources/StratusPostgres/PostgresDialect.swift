@@ -24,6 +24,7 @@ struct PostgresDialect: SQLDialect {
         case .lockForShare: " FOR SHARE"
         case .settledBound: ChangePosition.settledBoundSQL(offset: positionOffset)
         case .participantOrder: "ordinal"
+        case .byteLength(let column): "octet_length(\(column))"
         }
     }
 

@@ -32,6 +32,8 @@ enum PostgresMigrations {
         Migration(version: 9, name: "cloudkit-claims", sql: cloudKitClaims),
         Migration(version: 10, name: "webhooks", sql: webhooks),
         Migration(version: 11, name: "functions", sql: functions),
+        Migration(version: 12, name: "usage", sql: usage),
+        Migration(version: 13, name: "telemetry", sql: telemetry),
     ]
 
     /// The newest version this build knows.
@@ -702,5 +704,95 @@ enum PostgresMigrations {
             missed INTEGER NOT NULL DEFAULT 0,
             PRIMARY KEY (container_id, environment, job, scheduled_for)
         );
+        """
+
+    /// Version 12: quotas, storage measurements and request counts.
+    static let usage = """
+        -- Quotas (Quotas) per container; container_id '*' holds the defaults. NULL is not set.
+        CREATE TABLE quotas (
+            container_id TEXT PRIMARY KEY,
+            public_storage_bytes BIGINT,
+            user_storage_bytes BIGINT,
+            user_requests_per_minute BIGINT,
+            key_requests_per_minute BIGINT,
+            address_requests_per_minute BIGINT
+        );
+        -- The last measurement of each database holding data (StorageUsage), replaced whole each time.
+        CREATE TABLE storage_usage (
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            records BIGINT NOT NULL,
+            record_bytes BIGINT NOT NULL,
+            asset_bytes BIGINT NOT NULL,
+            measured_at BIGINT NOT NULL,
+            PRIMARY KEY (container_id, environment, scope, owner)
+        );
+        -- Requests per key (user, server-to-server key, address) and minute, added to by every node.
+        CREATE TABLE request_counts (
+            key TEXT NOT NULL,
+            window_start BIGINT NOT NULL,
+            count BIGINT NOT NULL,
+            PRIMARY KEY (key, window_start)
+        );
+        CREATE INDEX request_counts_window ON request_counts (window_start);
+        """
+
+    /// Version 13: per-minute telemetry, active users, storage over time and the request log.
+    static let telemetry = """
+        -- Per-minute figures of each node for each container environment (TelemetryMinute); error_codes is a JSON
+        -- object of counts, latency a JSON array of counts per bucket (LatencyHistogram).
+        CREATE TABLE telemetry_minutes (
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            minute BIGINT NOT NULL,
+            node TEXT NOT NULL,
+            requests BIGINT NOT NULL,
+            errors BIGINT NOT NULL,
+            error_codes TEXT NOT NULL DEFAULT '{}',
+            latency TEXT NOT NULL DEFAULT '[]',
+            notifications BIGINT NOT NULL DEFAULT 0,
+            PRIMARY KEY (container_id, environment, minute, node)
+        );
+        CREATE INDEX telemetry_minutes_minute ON telemetry_minutes (minute);
+        -- The users who sent requests each day (whole days since 1970).
+        CREATE TABLE active_users (
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            day BIGINT NOT NULL,
+            user_record_name TEXT NOT NULL,
+            PRIMARY KEY (container_id, environment, day, user_record_name)
+        );
+        CREATE INDEX active_users_day ON active_users (day);
+        -- Each container environment's storage at each measurement (StorageSample).
+        CREATE TABLE storage_history (
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            measured_at BIGINT NOT NULL,
+            public_bytes BIGINT NOT NULL,
+            private_bytes BIGINT NOT NULL,
+            users BIGINT NOT NULL,
+            PRIMARY KEY (container_id, environment, measured_at)
+        );
+        CREATE INDEX storage_history_time ON storage_history (measured_at);
+        -- Answered requests (RequestLogEntry); record_types is ",A,B," so that LIKE '%,A,%' finds one.
+        CREATE TABLE request_log (
+            id BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            container_id TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            time BIGINT NOT NULL,
+            node TEXT NOT NULL,
+            method TEXT NOT NULL,
+            operation TEXT NOT NULL,
+            status BIGINT NOT NULL,
+            error_code TEXT,
+            user_record_name TEXT,
+            record_types TEXT NOT NULL DEFAULT '',
+            microseconds BIGINT NOT NULL,
+            address TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX request_log_container ON request_log (container_id, id);
+        CREATE INDEX request_log_time ON request_log (time);
         """
 }

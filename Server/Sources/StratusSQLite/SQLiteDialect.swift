@@ -22,6 +22,8 @@ struct SQLiteDialect: SQLDialect {
         // One writer at a time commits positions in order: every committed one is settled.
         case .settledBound: "\(Int64.max)"
         case .participantOrder: "rowid"
+        // length() counts characters of text; of a blob, bytes.
+        case .byteLength(let column): "length(CAST(\(column) AS BLOB))"
         }
     }
 

@@ -701,6 +701,96 @@ enum SQLiteMigrations {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v24-usage") { db in
+            try db.execute(sql: """
+                -- Quotas (Quotas) per container; container_id '*' holds the defaults. NULL is not set.
+                CREATE TABLE quotas (
+                    container_id TEXT PRIMARY KEY,
+                    public_storage_bytes INTEGER,
+                    user_storage_bytes INTEGER,
+                    user_requests_per_minute INTEGER,
+                    key_requests_per_minute INTEGER,
+                    address_requests_per_minute INTEGER
+                ) WITHOUT ROWID;
+                -- The last measurement of each database holding data (StorageUsage), replaced whole each time.
+                CREATE TABLE storage_usage (
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    scope TEXT NOT NULL,
+                    owner TEXT NOT NULL,
+                    records INTEGER NOT NULL,
+                    record_bytes INTEGER NOT NULL,
+                    asset_bytes INTEGER NOT NULL,
+                    measured_at INTEGER NOT NULL,
+                    PRIMARY KEY (container_id, environment, scope, owner)
+                ) WITHOUT ROWID;
+                -- Requests per key (user, server-to-server key, address) and minute, added to by every node.
+                CREATE TABLE request_counts (
+                    key TEXT NOT NULL,
+                    window_start INTEGER NOT NULL,
+                    count INTEGER NOT NULL,
+                    PRIMARY KEY (key, window_start)
+                ) WITHOUT ROWID;
+                CREATE INDEX request_counts_window ON request_counts (window_start);
+                """)
+        }
+        migrator.registerMigration("v25-telemetry") { db in
+            try db.execute(sql: """
+                -- Per-minute figures of each node for each container environment (TelemetryMinute); error_codes is a JSON
+                -- object of counts, latency a JSON array of counts per bucket (LatencyHistogram).
+                CREATE TABLE telemetry_minutes (
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    minute INTEGER NOT NULL,
+                    node TEXT NOT NULL,
+                    requests INTEGER NOT NULL,
+                    errors INTEGER NOT NULL,
+                    error_codes TEXT NOT NULL DEFAULT '{}',
+                    latency TEXT NOT NULL DEFAULT '[]',
+                    notifications INTEGER NOT NULL DEFAULT 0,
+                    PRIMARY KEY (container_id, environment, minute, node)
+                ) WITHOUT ROWID;
+                CREATE INDEX telemetry_minutes_minute ON telemetry_minutes (minute);
+                -- The users who sent requests each day (whole days since 1970).
+                CREATE TABLE active_users (
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    day INTEGER NOT NULL,
+                    user_record_name TEXT NOT NULL,
+                    PRIMARY KEY (container_id, environment, day, user_record_name)
+                ) WITHOUT ROWID;
+                CREATE INDEX active_users_day ON active_users (day);
+                -- Each container environment's storage at each measurement (StorageSample).
+                CREATE TABLE storage_history (
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    measured_at INTEGER NOT NULL,
+                    public_bytes INTEGER NOT NULL,
+                    private_bytes INTEGER NOT NULL,
+                    users INTEGER NOT NULL,
+                    PRIMARY KEY (container_id, environment, measured_at)
+                ) WITHOUT ROWID;
+                CREATE INDEX storage_history_time ON storage_history (measured_at);
+                -- Answered requests (RequestLogEntry); record_types is ",A,B," so that LIKE '%,A,%' finds one.
+                CREATE TABLE request_log (
+                    id INTEGER PRIMARY KEY,
+                    container_id TEXT NOT NULL,
+                    environment TEXT NOT NULL,
+                    time INTEGER NOT NULL,
+                    node TEXT NOT NULL,
+                    method TEXT NOT NULL,
+                    operation TEXT NOT NULL,
+                    status INTEGER NOT NULL,
+                    error_code TEXT,
+                    user_record_name TEXT,
+                    record_types TEXT NOT NULL DEFAULT '',
+                    microseconds INTEGER NOT NULL,
+                    address TEXT NOT NULL DEFAULT ''
+                );
+                CREATE INDEX request_log_container ON request_log (container_id, id);
+                CREATE INDEX request_log_time ON request_log (time);
+                """)
+        }
         return migrator
     }
 }

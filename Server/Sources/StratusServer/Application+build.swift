@@ -68,8 +68,10 @@ public func buildServer(
         store: store, configuration: configuration, logger: Logger(label: "stratus.webhooks"), functions: BackgroundCalls(server: state)
     )
     let jobs = JobScheduler(store: store, configuration: configuration, functions: BackgroundCalls(server: state), logger: Logger(label: "stratus.jobs"))
+    let meter = StorageMeter(store: store, configuration: configuration, logger: Logger(label: "stratus.quotas"))
     let services: [(any Service)?] = [
         blobs as? any Service, collector, sweeper, state.notifier.pushSender, state.notifier, mail, deleter, revoker, webhooks, jobs,
+        state.throttle.rates, meter,
     ]
     return StratusServerParts(router: router, services: services.compactMap { $0 })
 }
@@ -95,6 +97,11 @@ private func buildRouterAndState(
     }
     let hasher = PasswordHasher(rounds: configuration.passwordHashRounds)
     let metrics = ServerMetrics(node: configuration.nodeName)
+    let quotas = QuotaBook(store: store)
+    let rates = RequestRates(
+        store: store, syncInterval: .milliseconds(Int64(max(0.05, configuration.requestCountSyncInterval) * 1000)),
+        logger: Logger(label: "stratus.quotas")
+    )
     let pushSender = try configuration.apns.map {
         try APNsSender(configuration: $0, store: store, metrics: metrics, logger: Logger(label: "stratus.apns"))
     }
@@ -126,7 +133,8 @@ private func buildRouterAndState(
         ),
         functions: FunctionCatalog(
             store: store, concurrentCalls: configuration.functionConcurrency, logger: Logger(label: "stratus.functions")
-        )
+        ),
+        quotas: quotas, storageQuotas: StorageQuotas(store: store, book: quotas), throttle: RequestThrottle(book: quotas, rates: rates)
     )
 
     let router = Router(context: StratusRequestContext.self)
@@ -142,6 +150,7 @@ private func buildRouterAndState(
     ))
     router.add(middleware: CloudKitErrorMiddleware())
     router.add(middleware: RequestSizeMiddleware())
+    router.add(middleware: AddressRateMiddleware(server: state))
 
     HealthController(server: state).register(on: router)
     AdminController(server: state).register(on: router)

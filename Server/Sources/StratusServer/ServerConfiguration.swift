@@ -57,6 +57,11 @@ public struct ServerConfiguration: Sendable {
     public var webhookTimeout: Double = 10
     /// How often, in seconds, each node looks for scheduled jobs that fell due.
     public var jobPollInterval: Double = 1
+    /// Seconds between measurements of every database's storage, which storage quotas are held to.
+    public var usageInterval: Double = 60
+    /// How often, in seconds, each node shares its request counts with the others (rates hold across nodes to
+    /// within one interval).
+    public var requestCountSyncInterval: Double = 1
     /// How many function calls run at once on this node (each on a thread of its own); more wait their turn.
     public var functionConcurrency = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
     /// Seconds before each retry of a webhook delivery, the last repeated: from seconds to a day.

@@ -33,4 +33,8 @@ struct ServerState: Sendable {
     let appleTokens: AppleTokens
     /// Containers' functions, and the runner of their WebAssembly modules.
     let functions: FunctionCatalog
+    /// Every container's quotas, storage and rates.
+    let quotas: QuotaBook
+    let storageQuotas: StorageQuotas
+    let throttle: RequestThrottle
 }

@@ -41,6 +41,7 @@ struct AssetTransfer {
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limit {
             throw Self.tooLarge(limit)
         }
+        try await server.storageQuotas.checkRoom(for: request.headers[.contentLength].flatMap(Int64.init) ?? 0, in: claims.database)
         // Uploads share the process's budget with request bodies: what this one holds, at most, while it runs
         // (a small file declared by its length holds less than the store's most).
         let declared = request.headers[.contentLength].flatMap(Int.init)
@@ -53,6 +54,8 @@ struct AssetTransfer {
         let asset: StoredAsset
         do {
             asset = try await receive(request, id: id, database: claims.database, limit: limit)
+            // A body of no declared length is held to the quota once its size is known.
+            if request.headers[.contentLength] == nil { try await server.storageQuotas.checkRoom(for: asset.size, in: claims.database) }
         } catch {
             try? await server.store.abandonAssetUpload(id: id)
             throw error
@@ -64,6 +67,7 @@ struct AssetTransfer {
             try? await server.blobs.delete(key: id)
             throw error
         }
+        try await server.storageQuotas.noteAccepted(asset.size, in: claims.database)
         return JSONResponse.make(AssetUploadResult(singleFile: .init(fileChecksum: asset.fileChecksum, receipt: receipt.receipt, size: asset.size)))
     }
 

@@ -24,6 +24,7 @@ struct AssetsController {
             throw APIError(.accessDenied, "zone \(target.zone.zoneName) is shared with you read-only")
         }
         let zone = target.zone
+        try await server.storageQuotas.checkRoom(for: 0, in: zone.database)
         let schema = try await server.store.schema(containerID: call.authentication.container.id, environment: call.authentication.environment)
         let expiresAt = Authenticator.now() + Int64(server.configuration.assetUploadLifetime) * 1000
         var tokens: [AssetUploadResponse.Token] = []

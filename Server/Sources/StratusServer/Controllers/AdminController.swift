@@ -28,6 +28,7 @@ struct AdminController {
         registerWebhookRoutes(on: group)
         registerFunctionRoutes(on: group)
         registerJobRoutes(on: group)
+        registerQuotaRoutes(on: group)
     }
 
     /// `POST /admin/1/{container}/keys` with `{"publicKey": "<PEM>", "role"?: "Admin"}` answers `{"keyID"}`.

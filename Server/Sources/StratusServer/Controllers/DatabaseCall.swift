@@ -47,6 +47,9 @@ struct DatabaseCall: Sendable {
             return try await resolveOperator(request, containerID: containerID, environment: environment, scope: scope, using: server)
         }
         let authentication = try await server.authenticator.authenticate(request, containerID: containerID, environment: environment, query: query)
+        if let user = authentication.userRecordName {
+            try await server.throttle.admit(.user(user), containerID: containerID)
+        }
         var roles: Set<String> = []
         if scope == .public, let user = authentication.userRecordName {
             roles = try await server.authenticator.roles(of: user, containerID: containerID, environment: authentication.environment)
@@ -68,6 +71,7 @@ struct DatabaseCall: Sendable {
         let container = try await server.authenticator.container(containerID)
         let body = try await RequestBody.read(request, limit: server.configuration.maximumRequestBytes)
         let key = try await server.serverKeys.verify(request, body: body, containerID: containerID)
+        try await server.throttle.admit(.serverKey(key.id), containerID: containerID)
         guard scope == .public else {
             throw APIError(.accessDenied, "server-to-server keys work on the public database only")
         }
@@ -82,7 +86,7 @@ struct DatabaseCall: Sendable {
 
     /// Whether an operator sends the request: it carries the admin key (`Authorization: Bearer`, as tools such as
     /// `stratus import` send it) or comes from a console session.
-    private static func isOperator(_ request: Request, using server: ServerState) async throws -> Bool {
+    static func isOperator(_ request: Request, using server: ServerState) async throws -> Bool {
         if Authenticator.carriesAdminKey(request, adminKey: server.configuration.adminKey) { return true }
         return try await server.consoleSessions.session(of: request) != nil
     }

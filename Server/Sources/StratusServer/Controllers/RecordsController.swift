@@ -18,12 +18,14 @@ struct RecordsController {
     @Sendable func modify(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let call = try await DatabaseCall.resolve(request, context, using: server)
         let body = try await call.decode(ModifyRecordsRequest.self, from: request)
-        return call.respond(try await Self.modify(body, call: call, deviceID: Self.deviceID(of: request), server: server, depth: 0))
+        let bytes = request.headers[.contentLength].flatMap(Int64.init) ?? Int64(call.body?.readableBytes ?? 0)
+        return call.respond(try await Self.modify(body, call: call, deviceID: Self.deviceID(of: request), server: server, depth: 0, bytes: bytes))
     }
 
-    /// `records/modify` for a caller, from the HTTP API or a function (`depth` counts the functions around it).
+    /// `records/modify` for a caller, from the HTTP API or a function (`depth` counts the functions around it);
+    /// `bytes` is the request's size, counted against the storage quota of the database it saves into.
     static func modify(
-        _ body: ModifyRecordsRequest, call: DatabaseCall, deviceID: String, server: ServerState, depth: Int
+        _ body: ModifyRecordsRequest, call: DatabaseCall, deviceID: String, server: ServerState, depth: Int, bytes: Int64
     ) async throws -> JSONWriter {
         let limit = RecordLimits.maximumOperations(atomic: body.atomic, zoneName: body.zoneID?.zoneName)
         guard body.operations.count <= limit else {
@@ -38,6 +40,8 @@ struct RecordsController {
         let zone = call.scope == .shared && !checked.isEmpty
             ? try call.sharedZone(body.zoneID) : try await call.target(body.zoneID, store: server.store).zone
         let access = try await call.reader(store: server.store)
+        let saves = checked.contains { !$0.type.isDelete }
+        if saves { try await server.storageQuotas.checkRoom(for: bytes, in: zone.database) }
         let hooked = try await BeforeSave.run(checked, zone: zone, call: call, server: server, depth: depth)
         let atomic = body.atomic ?? true
         var results: [RecordOperationResult]
@@ -57,6 +61,7 @@ struct RecordsController {
                 )))
             }
         }
+        if saves { try await server.storageQuotas.noteAccepted(bytes, in: zone.database) }
         for (index, error) in hooked.refusals {
             results[index] = .failed(RecordFailure(recordName: hooked.operations[index].recordName, error: error))
         }

@@ -90,7 +90,8 @@ struct RecordsHost: FunctionHost {
                 throw APIError(.badRequest, "functions writing records nest at most \(Self.maximumDepth) deep")
             }
             return try await RecordsController.modify(
-                try body(ModifyRecordsRequest.self, bytes), call: call, deviceID: "function", server: server, depth: depth + 1
+                try body(ModifyRecordsRequest.self, bytes), call: call, deviceID: "function", server: server, depth: depth + 1,
+                bytes: Int64(bytes.count)
             )
         default:
             throw APIError.badRequest("the host answers records/lookup, records/query and records/modify, not '\(envelope.path)'")

@@ -49,8 +49,10 @@ public struct CopyTable: Sendable, Hashable {
 
     /// Every table that holds data, in the order it is copied.
     ///
-    /// Not copied: the store events and leases of the running servers (the copy's servers start their own), and
-    /// each backend's own bookkeeping in `meta` (``CopyableStore/ownMetaKeys``).
+    /// Not copied: the store events and leases of the running servers (the copy's servers start their own),
+    /// each backend's own bookkeeping in `meta` (``CopyableStore/ownMetaKeys``), and what the servers measure and
+    /// count again by themselves (`storage_usage`, `request_counts`), and telemetry (`telemetry_minutes`, `active_users`,
+    /// `storage_history`, `request_log`): the copy's charts and log start afresh.
     public static let all: [CopyTable] = [
         CopyTable("meta", [("key", .text), ("value", .blob)], key: ["key"]),
         CopyTable("containers", [("id", .text), ("api_token", .text), ("created_at", .integer), ("account_settings", .text)], key: ["id"]),
@@ -147,6 +149,14 @@ public struct CopyTable: Sendable, Hashable {
                 ("finished_at", .integer), ("node", .text), ("status", .text), ("result", .text), ("missed", .integer),
             ],
             key: ["container_id", "environment", "job", "scheduled_for"]
+        ),
+        CopyTable(
+            "quotas",
+            [
+                ("container_id", .text), ("public_storage_bytes", .integer), ("user_storage_bytes", .integer),
+                ("user_requests_per_minute", .integer), ("key_requests_per_minute", .integer), ("address_requests_per_minute", .integer),
+            ],
+            key: ["container_id"]
         ),
         CopyTable(
             "cloudkit_claims",

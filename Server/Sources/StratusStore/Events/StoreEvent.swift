@@ -35,6 +35,10 @@ public enum StoreEvent: Sendable, Hashable, Codable {
     case functionsChanged(containerID: String)
     /// A container's scheduled jobs changed.
     case jobsChanged(containerID: String)
+    /// The defaults' or a container's quotas changed.
+    case quotasChanged
+    /// Every database's storage was measured again.
+    case usageMeasured
 
     /// The event as stored: compact JSON.
     public var encoded: String {

@@ -56,4 +56,6 @@ public enum SQLPhrase: Sendable {
     /// That the row under an alias is not deleted, written as the dialect's partial indexes expect it
     /// (``SQLDialect/live(_:)``).
     case live(String)
+    /// The length in bytes of the text in a column (a qualified name such as `r.fields`).
+    case byteLength(String)
 }

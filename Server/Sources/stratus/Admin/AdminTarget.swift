@@ -42,6 +42,12 @@ struct AdminTarget: ParsableArguments {
         return (found, key)
     }
 
+    /// The admin API of the server named or running on the folder, for commands that work through it only.
+    func remote(for command: String) async throws -> RemoteAdmin {
+        let server = try await runningServer(for: command)
+        return RemoteAdmin(baseURL: server.url, adminKey: server.adminKey)
+    }
+
     /// The admin API of the server named or running on the folder, else the folder's store.
     func connect() async throws -> any AdminBackend {
         let key = adminKey ?? environmentValue(ServeSettings.adminKey.environmentVariable)

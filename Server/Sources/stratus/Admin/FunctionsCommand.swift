@@ -32,7 +32,7 @@ struct FunctionsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 guard let bytes = FileManager.default.contents(atPath: file) else { throw CommandFailure("cannot read \(file)") }
-                let module = try await remote(place.target.admin, "stratus functions")
+                let module = try await place.target.admin.remote(for: "stratus functions")
                     .uploadModule(bytes, named: name, container: place.target.container, environment: place.environment)
                 let entries = (module["entries"] as? [String] ?? []).joined(separator: ", ")
                 print("Uploaded \(name) (\(module["size"] as? Int ?? bytes.count) bytes); it exports: \(entries.isEmpty ? "no callable function" : entries)")
@@ -94,7 +94,7 @@ struct FunctionsCommand: AsyncParsableCommand {
                 if let memoryBytes { limits["memoryBytes"] = memoryBytes }
                 if let seconds { limits["seconds"] = seconds }
                 if !limits.isEmpty { settings["limits"] = limits }
-                let saved = try await remote(place.target.admin, "stratus functions")
+                let saved = try await place.target.admin.remote(for: "stratus functions")
                     .saveFunction(settings, named: name, container: place.target.container, environment: place.environment)
                 print("Bound \(name): \(saved["trigger"] as? String ?? trigger) → \(module).\(saved["entry"] as? String ?? "")")
             }
@@ -108,7 +108,7 @@ struct FunctionsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let (modules, functions) = try await remote(target.admin, "stratus functions").functions(container: target.container)
+                let (modules, functions) = try await target.admin.remote(for: "stratus functions").functions(container: target.container)
                 for module in modules {
                     let entries = (module["entries"] as? [String] ?? []).joined(separator: ", ")
                     print("module \(module["environment"] as? String ?? "")/\(module["name"] as? String ?? "")  \(module["size"] as? Int ?? 0) bytes  exports: \(entries)")
@@ -136,7 +136,7 @@ struct FunctionsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try await remote(place.target.admin, "stratus functions")
+                try await place.target.admin.remote(for: "stratus functions")
                     .deleteFunction(named: name, module: module, container: place.target.container, environment: place.environment)
                 print("Removed \(module ? "module" : "function") \(name).")
             }
@@ -183,7 +183,7 @@ struct JobsCommand: AsyncParsableCommand {
                 ]
                 if let function { settings["function"] = function }
                 if let webhook { settings["webhook"] = webhook }
-                let saved = try await remote(place.target.admin, "stratus jobs")
+                let saved = try await place.target.admin.remote(for: "stratus jobs")
                     .saveJob(settings, named: name, container: place.target.container, environment: place.environment)
                 let next = (saved["nextRun"] as? Int).map { Date(timeIntervalSince1970: Double($0) / 1000) }
                 print("Scheduled \(name) (\(schedule)); next run \(next.map { ISO8601DateFormatter().string(from: $0) } ?? "never").")
@@ -198,7 +198,7 @@ struct JobsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                for job in try await remote(target.admin, "stratus jobs").jobs(container: target.container) {
+                for job in try await target.admin.remote(for: "stratus jobs").jobs(container: target.container) {
                     let what = (job["function"] as? String).map { "function \($0)" } ?? "webhook \(job["webhook"] as? String ?? "")"
                     print("\(job["environment"] as? String ?? "")/\(job["name"] as? String ?? "")  \(job["schedule"] as? String ?? "")  → \(what)")
                     for run in job["lastRuns"] as? [[String: Any]] ?? [] {
@@ -220,15 +220,10 @@ struct JobsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try await remote(place.target.admin, "stratus jobs").deleteJob(named: name, container: place.target.container, environment: place.environment)
+                try await place.target.admin.remote(for: "stratus jobs").deleteJob(named: name, container: place.target.container, environment: place.environment)
                 print("Removed job \(name).")
             }
         }
     }
 }
 
-/// The admin API of the server the target names or finds.
-private func remote(_ target: AdminTarget, _ command: String) async throws -> RemoteAdmin {
-    let server = try await target.runningServer(for: command)
-    return RemoteAdmin(baseURL: server.url, adminKey: server.adminKey)
-}

@@ -153,6 +153,23 @@ struct RemoteAdmin: AdminBackend {
         try await send("GET", "/admin/1/\(escaped(container))/jobs").objects("jobs").map(\.object)
     }
 
+    // MARK: - Quotas
+
+    /// `{"defaults": {...}, "containers": {"<id>": {...}}}`, as stored.
+    func quotas() async throws -> [String: Any] {
+        try await send("GET", "/admin/1/quotas").object
+    }
+
+    /// Replaces the defaults (`container` `nil`) or a container's own quotas; answers what now holds.
+    func setQuotas(_ values: [String: Any], container: String?) async throws -> [String: Any] {
+        try await send("PUT", container.map { "/admin/1/\(escaped($0))/quotas" } ?? "/admin/1/quotas", json: values).object
+    }
+
+    /// A container's quotas and its databases' measured use.
+    func usage(container: String, limit: Int) async throws -> [String: Any] {
+        try await send("GET", "/admin/1/\(escaped(container))/usage?limit=\(limit)").object
+    }
+
     // MARK: - HTTP
 
     private func rolesPath(_ user: String, _ container: String, _ environment: Environment) -> String {

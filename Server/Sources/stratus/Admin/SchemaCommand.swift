@@ -109,6 +109,8 @@ func reportingErrors(_ body: () async throws -> Void) async throws {
         try await body()
     } catch let error as ValidationError {
         throw error
+    } catch let error as CommandFailure {
+        throw error
     } catch {
         throw CommandFailure(APIError(translating: error))
     }

@@ -35,7 +35,7 @@ struct SecretsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 guard let value = try? String(contentsOfFile: file, encoding: .utf8) else { throw CommandFailure("cannot read \(file)") }
-                try await remote(target.admin).setSecret(value, named: name, container: target.container)
+                try await target.admin.remote(for: "stratus secrets").setSecret(value, named: name, container: target.container)
                 print("Stored \(name), sealed; it is never shown again.")
             }
         }
@@ -48,7 +48,7 @@ struct SecretsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                for name in try await remote(target.admin).secretNames(container: target.container) { print(name) }
+                for name in try await target.admin.remote(for: "stratus secrets").secretNames(container: target.container) { print(name) }
             }
         }
     }
@@ -63,7 +63,7 @@ struct SecretsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try await remote(target.admin).removeSecret(named: name, container: target.container)
+                try await target.admin.remote(for: "stratus secrets").removeSecret(named: name, container: target.container)
                 print("Removed \(name).")
             }
         }
@@ -78,16 +78,9 @@ struct SecretsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let (resealed, current) = try await remote(admin).resealSecrets()
+                let (resealed, current) = try await admin.remote(for: "stratus secrets").resealSecrets()
                 print("Resealed \(resealed); \(current) already sealed with the current key.")
             }
         }
     }
-
-}
-
-/// The admin API of the server the target names or finds.
-private func remote(_ target: AdminTarget) async throws -> RemoteAdmin {
-    let server = try await target.runningServer(for: "stratus secrets")
-    return RemoteAdmin(baseURL: server.url, adminKey: server.adminKey)
 }

@@ -36,6 +36,10 @@ enum ServeSettings {
     static let maxAssetSize = Setting("max-asset-size", .size, default: Setting.sizeText(server.maximumAssetBytes), "the largest asset file accepted (`KB`, `MB`, `GB`)")
     static let uploadURLLifetime = Setting("upload-url-lifetime", .integer, default: String(server.assetUploadLifetime), "seconds an upload URL, then its receipt, stay valid")
     static let downloadURLLifetime = Setting("download-url-lifetime", .integer, default: String(server.assetDownloadLifetime), "seconds a download URL stays valid")
+    static let usageInterval = Setting(
+        "usage-interval", .number, default: String(Int(server.usageInterval)),
+        "seconds between measurements of every database's storage, which storage quotas are held to"
+    )
     static let assetSweepInterval = Setting("asset-sweep-interval", .number, default: String(Int(server.assetSweepInterval)), "seconds between sweeps deleting asset files no record holds")
     static let s3Endpoint = Setting("s3-endpoint", .text, "keep asset files in this S3-compatible service instead of the data folder")
     static let s3Region = Setting(
@@ -78,7 +82,7 @@ enum ServeSettings {
     )
     static let trustForwardedFor = Setting(
         "trust-forwarded-for", .flag, default: "off",
-        "take the client address (for sign-in throttles) from `X-Forwarded-For`; only behind a proxy that sets it"
+        "take the client address (for throttles and address rates) from `X-Forwarded-For`; only behind a proxy that sets it"
     )
 
     /// Every setting, in the order `--help` and the documentation list them.
@@ -86,7 +90,7 @@ enum ServeSettings {
         config, host, port, data, database, databasePoolSize, adminKey, sync, publicURL, nodeName, passwordRounds, signInPause, quiet,
         maxAssetSize, uploadURLLifetime, downloadURLLifetime, assetSweepInterval, s3Endpoint, s3Region, s3Bucket, s3AccessKey, s3SecretKey,
         s3KeyPrefix, notificationTTL, courierWait, smtpURL, smtpFrom, appleKeysURL, secretsKey, secretsKeyFile, webhooksAllowPrivate, apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, headTimeout, bodyTimeout,
-        maxConnectionsPerAddress, trustForwardedFor,
+        maxConnectionsPerAddress, trustForwardedFor, usageInterval,
     ]
 
     /// The list as `stratus serve --help` shows it, wrapped to fit 80 columns.

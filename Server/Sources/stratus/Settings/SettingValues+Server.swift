@@ -19,6 +19,7 @@ extension SettingValues {
         configuration.assetUploadLifetime = try integer(ServeSettings.uploadURLLifetime)
         configuration.assetDownloadLifetime = try integer(ServeSettings.downloadURLLifetime)
         configuration.assetSweepInterval = try number(ServeSettings.assetSweepInterval)
+        configuration.usageInterval = try number(ServeSettings.usageInterval)
         configuration.notificationQueueLifetime = try integer(ServeSettings.notificationTTL)
         configuration.courierWait = try number(ServeSettings.courierWait)
         configuration.apns = try apnsConfiguration()

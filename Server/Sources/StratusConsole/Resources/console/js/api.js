@@ -98,6 +98,11 @@ export const admin = {
   saveFunction: (container, environment, name, settings) =>
     request("PUT", `/admin/1/${enc(container)}/${environment}/functions/${enc(name)}`, { json: settings }),
   deleteFunction: (container, environment, name) => request("DELETE", `/admin/1/${enc(container)}/${environment}/functions/${enc(name)}`),
+  quotas: () => request("GET", "/admin/1/quotas"),
+  setDefaultQuotas: (values) => request("PUT", "/admin/1/quotas", { json: values }),
+  setQuotas: (container, values) => request("PUT", `/admin/1/${enc(container)}/quotas`, { json: values }),
+  usage: (container, limit = 20) => request("GET", `/admin/1/${enc(container)}/usage?limit=${limit}`),
+  measureUsage: () => request("POST", "/admin/1/usage/measure"),
   jobs: (container) => request("GET", `/admin/1/${enc(container)}/jobs`),
   saveJob: (container, environment, name, settings) => request("PUT", `/admin/1/${enc(container)}/${environment}/jobs/${enc(name)}`, { json: settings }),
   deleteJob: (container, environment, name) => request("DELETE", `/admin/1/${enc(container)}/${environment}/jobs/${enc(name)}`),

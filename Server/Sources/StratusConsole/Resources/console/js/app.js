@@ -11,10 +11,11 @@ import { activityPage } from "./pages/activity.js";
 import { transfersPage } from "./pages/transfers.js";
 import { webhooksPage } from "./pages/webhooks.js";
 import { functionsPage } from "./pages/functions.js";
+import { quotasPage } from "./pages/quotas.js";
 
 const sections = {
   containers: containersPage, schema: schemaPage, records: recordsPage,
-  users: usersPage, accounts: accountsPage, subscriptions: subscriptionsPage, transfers: transfersPage, webhooks: webhooksPage, functions: functionsPage, activity: activityPage,
+  users: usersPage, accounts: accountsPage, subscriptions: subscriptionsPage, transfers: transfersPage, webhooks: webhooksPage, functions: functionsPage, quotas: quotasPage, activity: activityPage,
 };
 
 /** What every page shares: the chosen container and environment, and the containers known. */

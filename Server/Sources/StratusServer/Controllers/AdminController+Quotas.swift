@@ -1,0 +1,120 @@
+import Foundation
+import Hummingbird
+import StratusModel
+import StratusStore
+
+/// Quotas and storage use in the admin API: the defaults, each container's own values, and what each
+/// container's databases use against them.
+extension AdminController {
+    func registerQuotaRoutes(on group: RouterGroup<StratusRequestContext>) {
+        group.get("quotas", use: listQuotas)
+        group.put("quotas", use: setDefaultQuotas)
+        group.put(":container/quotas", use: setContainerQuotas)
+        group.get(":container/usage", use: containerUsage)
+        group.post("usage/measure", use: measureUsage)
+    }
+
+    /// `GET /admin/1/quotas`: `{"defaults": {...}, "containers": {"<id>": {...}}}`, each with only what is set.
+    @Sendable func listQuotas(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try await requireAdmin(request)
+        struct Answer: Encodable {
+            var defaults: Quotas
+            var containers: [String: Quotas]
+        }
+        var stored = try await server.store.quotas()
+        let defaults = stored.removeValue(forKey: Quotas.defaultsKey) ?? Quotas()
+        return try JSONResponse.make(encoding: Answer(defaults: defaults, containers: stored))
+    }
+
+    /// `PUT /admin/1/quotas` with the defaults (fields left out, or `null`, are not set: no limit).
+    @Sendable func setDefaultQuotas(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try await requireAdmin(request)
+        let quotas = try await Self.quotas(from: request)
+        try await server.store.setQuotas(quotas, containerID: nil)
+        return try JSONResponse.make(encoding: quotas)
+    }
+
+    /// `PUT /admin/1/{container}/quotas` with the container's own values (left out or `null`: the defaults'; `0`:
+    /// no limit). Answers the values that hold for it now.
+    @Sendable func setContainerQuotas(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try await requireAdmin(request)
+        let containerID = try context.parameters.require("container")
+        _ = try await server.authenticator.container(containerID)
+        let quotas = try await Self.quotas(from: request)
+        try await server.store.setQuotas(quotas, containerID: containerID)
+        let defaults = try await server.store.quotas()[Quotas.defaultsKey] ?? Quotas()
+        return try JSONResponse.make(encoding: quotas.filled(from: defaults))
+    }
+
+    /// `GET /admin/1/{container}/usage?limit=20`: the quotas that hold, the container's own values, and its
+    /// databases as last measured: the public ones and the largest users', each with its quota.
+    @Sendable func containerUsage(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try await requireAdmin(request)
+        let containerID = try context.parameters.require("container")
+        _ = try await server.authenticator.container(containerID)
+        let limit = try Self.integer(request.uri.queryParameters["limit"].map(String.init), named: "limit", default: 20, range: 1...1000)
+        let stored = try await server.store.quotas()
+        let own = stored[containerID] ?? Quotas()
+        let quotas = own.filled(from: stored[Quotas.defaultsKey] ?? Quotas())
+        let usage = try await server.store.storageUsage(containerID: containerID, limit: limit)
+        return try JSONResponse.make(encoding: UsageAnswer(quotas: quotas, own: own, databases: usage.map { usage in
+            let quota = usage.database.scope == .public ? quotas.publicStorageBytes : quotas.userStorageBytes
+            return DatabaseUsage(usage, quota: Quotas.limit(quota))
+        }))
+    }
+
+    /// `POST /admin/1/usage/measure`: measures every database now (it is also done every `--usage-interval`);
+    /// answers `{"databases": N}`, how many hold data.
+    @Sendable func measureUsage(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        try await requireAdmin(request)
+        let count = try await server.store.measureStorage(now: Authenticator.now())
+        return JSONResponse.make(JSONWriter.object { writer in
+            writer.key("databases")
+            writer.integer(Int64(count))
+        })
+    }
+
+    struct UsageAnswer: Encodable {
+        var quotas: Quotas
+        var own: Quotas
+        var databases: [DatabaseUsage]
+    }
+
+    struct DatabaseUsage: Encodable {
+        var environment: String
+        var database: String
+        var owner: String?
+        var records: Int64
+        var recordBytes: Int64
+        var assetBytes: Int64
+        var totalBytes: Int64
+        var quotaBytes: Int64?
+        var measured: Int64
+
+        init(_ usage: StorageUsage, quota: Int64?) {
+            environment = usage.database.environment.rawValue
+            database = usage.database.scope.rawValue
+            owner = usage.database.scope == .public ? nil : usage.database.ownerRecordName
+            records = usage.records
+            recordBytes = usage.recordBytes
+            assetBytes = usage.assetBytes
+            totalBytes = usage.totalBytes
+            quotaBytes = quota
+            measured = usage.measuredAt
+        }
+    }
+
+    /// A quota body: every value a whole number from 0, or `null`.
+    private static func quotas(from request: Request) async throws -> Quotas {
+        let quotas = try await RequestBody.decode(Quotas.self, from: request, limit: 16 * 1024)
+        let values: [(String, Int64?)] = [
+            ("publicStorageBytes", quotas.publicStorageBytes), ("userStorageBytes", quotas.userStorageBytes),
+            ("userRequestsPerMinute", quotas.userRequestsPerMinute), ("keyRequestsPerMinute", quotas.keyRequestsPerMinute),
+            ("addressRequestsPerMinute", quotas.addressRequestsPerMinute),
+        ]
+        for (name, value) in values {
+            if let value, value < 0 { throw APIError.badRequest("\(name) must be 0 (no limit) or more, not \(value)") }
+        }
+        return quotas
+    }
+}

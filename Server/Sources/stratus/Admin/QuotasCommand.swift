@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import StratusStore
+
+/// `stratus quotas ...`: storage quotas and request rates, for every container (the defaults) or one, and what
+/// each container uses against them (docs/operations.md#quotas).
+struct QuotasCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "quotas", abstract: "Show and set storage quotas and request rates, and what containers use.",
+        subcommands: [Show.self, SetQuotas.self, Usage.self]
+    )
+
+    /// The quota names, as the admin API and `show` write them, with the option that sets each.
+    static let names: [(key: String, label: String, isBytes: Bool)] = [
+        ("publicStorageBytes", "public storage", true), ("userStorageBytes", "user storage", true),
+        ("userRequestsPerMinute", "requests per user per minute", false), ("keyRequestsPerMinute", "requests per key per minute", false),
+        ("addressRequestsPerMinute", "requests per address per minute", false),
+    ]
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the defaults and every container's own quotas.")
+
+        @OptionGroup var admin: AdminTarget
+
+        func run() async throws {
+            try await reportingErrors {
+                let stored = try await admin.remote(for: "stratus quotas").quotas()
+                print("defaults:")
+                QuotasCommand.printValues(stored["defaults"] as? [String: Any] ?? [:], unset: "no limit")
+                for (container, values) in (stored["containers"] as? [String: [String: Any]] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                    print("\(container):")
+                    QuotasCommand.printValues(values, unset: "default")
+                }
+            }
+        }
+    }
+
+    struct SetQuotas: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "set",
+            abstract: "Change the defaults, or one container's quotas (--container); what is not named stays as it is.",
+            discussion: """
+                Sizes take KB, MB, GB or TB (1 GB = 1,000,000,000 bytes); rates are requests per minute. "none" lifts \
+                a limit (also one of the defaults, for this container); "default" removes the container's own value.
+                """
+        )
+
+        @OptionGroup var admin: AdminTarget
+
+        @Option(help: "The container to set quotas of; without it, the defaults of every container.")
+        var container: String?
+
+        @Option(help: "Records and assets in the public database of each environment.")
+        var publicStorage: String?
+
+        @Option(help: "Records and assets in each user's private database.")
+        var userStorage: String?
+
+        @Option(help: "Requests one signed-in user may send per minute.")
+        var userRate: String?
+
+        @Option(help: "Requests one server-to-server key may send per minute.")
+        var keyRate: String?
+
+        @Option(help: "Requests one client address may send per minute.")
+        var addressRate: String?
+
+        func run() async throws {
+            try await reportingErrors {
+                let changes: [(String, String?, Bool)] = [
+                    ("publicStorageBytes", publicStorage, true), ("userStorageBytes", userStorage, true), ("userRequestsPerMinute", userRate, false),
+                    ("keyRequestsPerMinute", keyRate, false), ("addressRequestsPerMinute", addressRate, false),
+                ]
+                var parsed: [String: Any] = [:]
+                for (key, text, isBytes) in changes {
+                    guard let text else { continue }
+                    parsed[key] = try QuotasCommand.parse(text, bytes: isBytes).map { $0 as Any } ?? NSNull()
+                }
+                let remote = try await admin.remote(for: "stratus quotas")
+                let stored = try await remote.quotas()
+                var values = container.map { (stored["containers"] as? [String: [String: Any]])?[$0] ?? [:] }
+                    ?? stored["defaults"] as? [String: Any] ?? [:]
+                values.merge(parsed) { _, new in new }
+                let now = try await remote.setQuotas(values, container: container)
+                print(container.map { "\($0) now has:" } ?? "The defaults are now:")
+                QuotasCommand.printValues(now, unset: "no limit")
+            }
+        }
+    }
+
+    struct Usage: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print a container's storage, as last measured, against its quotas.")
+
+        @OptionGroup var target: SchemaCommand.Target
+
+        @Option(help: "How many users to list, largest first.")
+        var limit = 20
+
+        func run() async throws {
+            try await reportingErrors {
+                let usage = try await target.admin.remote(for: "stratus quotas").usage(container: target.container, limit: limit)
+                let databases = usage["databases"] as? [[String: Any]] ?? []
+                if databases.isEmpty { print("Nothing measured yet: the server measures every --usage-interval.") }
+                for database in databases {
+                    let owner = database["owner"] as? String
+                    let name = "\(database["environment"] as? String ?? "")/\(owner.map { "private \($0)" } ?? "public")"
+                    let total = StorageUsage.describe(Int64(database["totalBytes"] as? Int ?? 0))
+                    let quota = (database["quotaBytes"] as? Int).map { " of \(StorageUsage.describe(Int64($0)))" } ?? ""
+                    let assets = StorageUsage.describe(Int64(database["assetBytes"] as? Int ?? 0))
+                    print("\(name)  \(total)\(quota)  (\(database["records"] as? Int ?? 0) records, assets \(assets))")
+                }
+            }
+        }
+    }
+
+    /// A value as given: a number with an optional size unit, `none` (0: no limit) or `default` (`nil`: not set).
+    static func parse(_ text: String, bytes: Bool) throws -> Int64? {
+        let lowered = text.lowercased().replacingOccurrences(of: " ", with: "")
+        if lowered == "default" { return nil }
+        if lowered == "none" || lowered == "unlimited" { return 0 }
+        let units: [(String, Int64)] = bytes ? [("tb", 1_000_000_000_000), ("gb", 1_000_000_000), ("mb", 1_000_000), ("kb", 1000), ("b", 1)] : []
+        for (suffix, factor) in units where lowered.hasSuffix(suffix) {
+            if let number = Double(lowered.dropLast(suffix.count)), number >= 0 { return Int64(number * Double(factor)) }
+        }
+        guard let number = Int64(lowered), number >= 0 else {
+            throw CommandFailure("'\(text)' is not \(bytes ? "a size (such as 500MB or 2GB)" : "a whole number"), none or default")
+        }
+        return number
+    }
+
+    static func printValues(_ values: [String: Any], unset: String) {
+        for (key, label, isBytes) in names {
+            let value = (values[key] as? Int).map { $0 == 0 ? "none" : isBytes ? StorageUsage.describe(Int64($0)) : "\($0)" } ?? unset
+            print("  \(label): \(value)")
+        }
+    }
+}
