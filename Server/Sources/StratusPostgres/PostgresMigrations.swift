@@ -742,7 +742,7 @@ enum PostgresMigrations {
     /// Version 13: per-minute telemetry, active users, storage over time and the request log.
     static let telemetry = """
         -- Per-minute figures of each node for each container environment (TelemetryMinute); error_codes is a JSON
-        -- object of counts, latency a JSON array of counts per bucket (LatencyHistogram).
+        -- object of counts, latency `bucket:count` pairs (LatencyHistogram).
         CREATE TABLE telemetry_minutes (
             container_id TEXT NOT NULL,
             environment TEXT NOT NULL,
@@ -751,7 +751,7 @@ enum PostgresMigrations {
             requests BIGINT NOT NULL,
             errors BIGINT NOT NULL,
             error_codes TEXT NOT NULL DEFAULT '{}',
-            latency TEXT NOT NULL DEFAULT '[]',
+            latency TEXT NOT NULL DEFAULT '',
             notifications BIGINT NOT NULL DEFAULT 0,
             PRIMARY KEY (container_id, environment, minute, node)
         );

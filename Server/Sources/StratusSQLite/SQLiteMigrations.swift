@@ -737,7 +737,7 @@ enum SQLiteMigrations {
         migrator.registerMigration("v25-telemetry") { db in
             try db.execute(sql: """
                 -- Per-minute figures of each node for each container environment (TelemetryMinute); error_codes is a JSON
-                -- object of counts, latency a JSON array of counts per bucket (LatencyHistogram).
+                -- object of counts, latency `bucket:count` pairs (LatencyHistogram).
                 CREATE TABLE telemetry_minutes (
                     container_id TEXT NOT NULL,
                     environment TEXT NOT NULL,
@@ -746,7 +746,7 @@ enum SQLiteMigrations {
                     requests INTEGER NOT NULL,
                     errors INTEGER NOT NULL,
                     error_codes TEXT NOT NULL DEFAULT '{}',
-                    latency TEXT NOT NULL DEFAULT '[]',
+                    latency TEXT NOT NULL DEFAULT '',
                     notifications INTEGER NOT NULL DEFAULT 0,
                     PRIMARY KEY (container_id, environment, minute, node)
                 ) WITHOUT ROWID;

@@ -71,7 +71,7 @@ public func buildServer(
     let meter = StorageMeter(store: store, configuration: configuration, logger: Logger(label: "stratus.quotas"))
     let services: [(any Service)?] = [
         blobs as? any Service, collector, sweeper, state.notifier.pushSender, state.notifier, mail, deleter, revoker, webhooks, jobs,
-        state.throttle.rates, meter,
+        state.throttle.rates, meter, state.telemetry,
     ]
     return StratusServerParts(router: router, services: services.compactMap { $0 })
 }
@@ -105,10 +105,14 @@ private func buildRouterAndState(
     let pushSender = try configuration.apns.map {
         try APNsSender(configuration: $0, store: store, metrics: metrics, logger: Logger(label: "stratus.apns"))
     }
-    let notifier = SubscriptionNotifier(store: store, pushSender: pushSender, metrics: metrics)
+    let authenticator = Authenticator(store: store, signingKey: signingKey, sessionLifetime: configuration.sessionLifetime)
+    let telemetry = TelemetryRecorder(store: store, configuration: configuration, logger: Logger(label: "stratus.telemetry")) { containerID in
+        (try? await authenticator.container(containerID)) != nil
+    }
+    let notifier = SubscriptionNotifier(store: store, pushSender: pushSender, metrics: metrics, telemetry: telemetry)
     let state = ServerState(
         configuration: configuration, store: store,
-        authenticator: Authenticator(store: store, signingKey: signingKey, sessionLifetime: configuration.sessionLifetime),
+        authenticator: authenticator,
         serverKeys: ServerKeyVerifier(store: store),
         passwordHasher: hasher, signInThrottle: SignInThrottle(store: store, firstPause: Int64(max(1, configuration.signInPause)) * 1000),
         blobs: blobs, notifier: notifier, assetURLs: AssetURLs(key: assetURLKey),
@@ -134,11 +138,12 @@ private func buildRouterAndState(
         functions: FunctionCatalog(
             store: store, concurrentCalls: configuration.functionConcurrency, logger: Logger(label: "stratus.functions")
         ),
-        quotas: quotas, storageQuotas: StorageQuotas(store: store, book: quotas), throttle: RequestThrottle(book: quotas, rates: rates)
+        quotas: quotas, storageQuotas: StorageQuotas(store: store, book: quotas), throttle: RequestThrottle(book: quotas, rates: rates),
+        telemetry: telemetry
     )
 
     let router = Router(context: StratusRequestContext.self)
-    router.add(middleware: ActivityMiddleware(log: state.activity, metrics: state.metrics))
+    router.add(middleware: ActivityMiddleware(server: state))
     if configuration.logRequests {
         router.add(middleware: RequestLogMiddleware())
     }

@@ -62,6 +62,10 @@ public struct ServerConfiguration: Sendable {
     /// How often, in seconds, each node shares its request counts with the others (rates hold across nodes to
     /// within one interval).
     public var requestCountSyncInterval: Double = 1
+    /// How often, in seconds, each node writes its telemetry and request log to the store.
+    public var telemetryFlushInterval: Double = 5
+    /// Days the request log keeps each request; `0` keeps no log (per-minute figures are kept 30 days regardless).
+    public var requestLogDays = 7
     /// How many function calls run at once on this node (each on a thread of its own); more wait their turn.
     public var functionConcurrency = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
     /// Seconds before each retry of a webhook delivery, the last repeated: from seconds to a day.

@@ -37,4 +37,6 @@ struct ServerState: Sendable {
     let quotas: QuotaBook
     let storageQuotas: StorageQuotas
     let throttle: RequestThrottle
+    /// Per-minute figures and the request log, written to the store for the console.
+    let telemetry: TelemetryRecorder
 }

@@ -133,7 +133,7 @@ import Testing
         try await TestServer.runNodes(2) { nodes in
             let token = try await nodes[0].createContainer()
             let ann = try await nodes[0].signUp("ann@example.com", token: token)
-            try await Self.setQuotas(nodes[0], #"{"userStorageBytes":3000}"#)
+            try await Self.setQuotas(nodes[0], #"{"userStorageBytes":3072}"#)
             let text = String(repeating: "x", count: 1200)
             func save(_ name: String, as user: UserSession) async throws -> Reply {
                 try await user.post("private", "records/modify", #"""
@@ -159,7 +159,7 @@ import Testing
             let usage = try await nodes[0].send(.get, "/admin/1/\(TestServer.container)/usage", headers: nodes[0].admin)
             let databases = usage["databases"]?.arrayValue?.compactMap(\.objectValue) ?? []
             let mine = databases.first { $0["owner"] == .string(ann.userRecordName) }
-            #expect(mine?["records"]?.integerValue == 2 && mine?["quotaBytes"]?.integerValue == 3000, "\(usage.json)")
+            #expect(mine?["records"]?.integerValue == 2 && mine?["quotaBytes"]?.integerValue == 3072, "\(usage.json)")
             #expect((mine?["totalBytes"]?.integerValue ?? 0) > 2400, "\(usage.json)")
 
             let deleted = try await onSecond.post("private", "records/modify", #"{"operations":[{"operationType":"forceDelete","record":{"recordName":"n1"}}]}"#)

@@ -59,7 +59,8 @@ extension AdminController {
         })
     }
 
-    private static func write(_ account: Account, roles: Set<String>, identities: [String], counts: UserRecordCounts, to writer: inout JSONWriter) {
+    /// One account as the user list and a user's overview show it.
+    static func write(_ account: Account, roles: Set<String>, identities: [String], counts: UserRecordCounts, to writer: inout JSONWriter) {
         writer.beginObject()
         writer.key("anonymous")
         writer.bool(account.isAnonymous)

@@ -29,6 +29,8 @@ struct AdminController {
         registerFunctionRoutes(on: group)
         registerJobRoutes(on: group)
         registerQuotaRoutes(on: group)
+        registerTelemetryRoutes(on: group)
+        registerUserOverviewRoutes(on: group)
     }
 
     /// `POST /admin/1/{container}/keys` with `{"publicKey": "<PEM>", "role"?: "Admin"}` answers `{"keyID"}`.
@@ -103,7 +105,7 @@ struct AdminController {
         })
     }
 
-    private static func environment(_ context: StratusRequestContext) throws -> StratusModel.Environment {
+    static func environment(_ context: StratusRequestContext) throws -> StratusModel.Environment {
         try Authenticator.environment(named: try context.parameters.require("environment"))
     }
 

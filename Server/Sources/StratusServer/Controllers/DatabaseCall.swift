@@ -40,13 +40,14 @@ struct DatabaseCall: Sendable {
             throw APIError.badRequest("database must be public, private or shared, not '\(database)'")
         }
         if ServerKeyVerifier.isSigned(request) {
-            return try await resolveSigned(request, containerID: containerID, environment: environment, scope: scope, using: server)
+            return try await resolveSigned(request, context, containerID: containerID, environment: environment, scope: scope, using: server)
         }
         let query = request.uri.queryParameters
         if query["ckAPIToken"] == nil, try await isOperator(request, using: server) {
             return try await resolveOperator(request, containerID: containerID, environment: environment, scope: scope, using: server)
         }
         let authentication = try await server.authenticator.authenticate(request, containerID: containerID, environment: environment, query: query)
+        context.notes.noteCaller(containerID: containerID, environment: authentication.environment, userRecordName: authentication.userRecordName)
         if let user = authentication.userRecordName {
             try await server.throttle.admit(.user(user), containerID: containerID)
         }
@@ -65,7 +66,7 @@ struct DatabaseCall: Sendable {
     /// A request signed with a server-to-server key (`docs/protocol.md#server-to-server-keys`): it acts on the public database
     /// with the rights of the key's role, or every permission when the key has none.
     private static func resolveSigned(
-        _ request: Request, containerID: String, environment name: String, scope: DatabaseScope, using server: ServerState
+        _ request: Request, _ context: StratusRequestContext, containerID: String, environment name: String, scope: DatabaseScope, using server: ServerState
     ) async throws -> DatabaseCall {
         let environment = try Authenticator.environment(named: name)
         let container = try await server.authenticator.container(containerID)
@@ -76,6 +77,7 @@ struct DatabaseCall: Sendable {
             throw APIError(.accessDenied, "server-to-server keys work on the public database only")
         }
         let developer = try await server.serverKeys.developer(of: containerID)
+        context.notes.noteCaller(containerID: containerID, environment: environment, userRecordName: developer.userRecordName)
         return DatabaseCall(
             authentication: Authentication(container: container, environment: environment, userRecordName: developer.userRecordName),
             scope: scope, roles: key.role.map { [$0] } ?? [], hasAllPermissions: key.role == nil, body: body,

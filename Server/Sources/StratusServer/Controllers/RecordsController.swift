@@ -18,14 +18,16 @@ struct RecordsController {
     @Sendable func modify(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let call = try await DatabaseCall.resolve(request, context, using: server)
         let body = try await call.decode(ModifyRecordsRequest.self, from: request)
+        context.notes.noteRecordTypes(body.operations.compactMap(\.record.recordType))
         let bytes = request.headers[.contentLength].flatMap(Int64.init) ?? Int64(call.body?.readableBytes ?? 0)
-        return call.respond(try await Self.modify(body, call: call, deviceID: Self.deviceID(of: request), server: server, depth: 0, bytes: bytes))
+        return call.respond(try await Self.modify(body, call: call, deviceID: Self.deviceID(of: request), server: server, depth: 0, bytes: bytes, notes: context.notes))
     }
 
     /// `records/modify` for a caller, from the HTTP API or a function (`depth` counts the functions around it);
-    /// `bytes` is the request's size, counted against the storage quota of the database it saves into.
+    /// `bytes` is the request's size, counted against the storage quota of the database it saves into; refused
+    /// operations are noted on `notes`.
     static func modify(
-        _ body: ModifyRecordsRequest, call: DatabaseCall, deviceID: String, server: ServerState, depth: Int, bytes: Int64
+        _ body: ModifyRecordsRequest, call: DatabaseCall, deviceID: String, server: ServerState, depth: Int, bytes: Int64, notes: RequestNotes? = nil
     ) async throws -> JSONWriter {
         let limit = RecordLimits.maximumOperations(atomic: body.atomic, zoneName: body.zoneID?.zoneName)
         guard body.operations.count <= limit else {
@@ -75,6 +77,7 @@ struct RecordsController {
             case .saved(let record): record.write(to: &writer, rendering: rendering)
             case .deleted(let deletion): deletion.write(to: &writer)
             case .failed(var failure):
+                notes?.noteRefusal(APIError.wireCode(of: failure.error).rawValue)
                 // A conflict shows the server record only to a caller who may read it.
                 if let serverRecord = failure.serverRecord, !access.mayRead(serverRecord) { failure.serverRecord = nil }
                 ResultWriter.writeFailure(failure, rendering: rendering, to: &writer)
@@ -163,6 +166,7 @@ struct RecordsController {
     @Sendable func query(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let call = try await DatabaseCall.resolve(request, context, using: server)
         let body = try await call.decode(QueryRecordsRequest.self, from: request)
+        context.notes.noteRecordTypes([body.query.recordType])
         return call.respond(try await Self.query(body, call: call, server: server))
     }
 

@@ -6,6 +6,8 @@ public struct StratusRequestContext: RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The IP address of the connection's peer, when it has one: the client, or the proxy in front.
     public let peerAddress: String?
+    /// What the route learned about the request, for telemetry and the request log.
+    let notes = RequestNotes()
 
     public init(source: Source) {
         coreContext = .init(source: source)

@@ -1,4 +1,5 @@
 import Foundation
+import StratusStore
 import Synchronization
 
 /// The recent requests this server node answered, and per-minute counters for the last hour: what the
@@ -61,7 +62,7 @@ final class ActivityLog: Sendable {
             }
             state.minutes[state.minutes.count - 1].requests += 1
             if status >= 400 { state.minutes[state.minutes.count - 1].errors += 1 }
-            state.minutes[state.minutes.count - 1].latencies.add(microseconds)
+            state.minutes[state.minutes.count - 1].latencies.add(microseconds: microseconds)
         }
     }
 
@@ -86,41 +87,3 @@ final class ActivityLog: Sendable {
     }
 }
 
-/// Latencies in buckets that grow by a fifth: quantiles within 20% at a fixed, small size.
-struct LatencyHistogram: Sendable {
-    private static let growth = 1.2
-    private static let bucketCount = 128
-    private var counts = [Int](repeating: 0, count: bucketCount)
-    private(set) var total = 0
-
-    mutating func add(_ microseconds: Int64) {
-        counts[Self.bucket(of: microseconds)] += 1
-        total += 1
-    }
-
-    mutating func merge(_ other: LatencyHistogram) {
-        for index in counts.indices { counts[index] += other.counts[index] }
-        total += other.total
-    }
-
-    /// The upper bound of the bucket holding the `q` quantile, or `nil` when empty.
-    func quantile(_ q: Double) -> Int64? {
-        guard total > 0 else { return nil }
-        let rank = max(1, Int((Double(total) * q).rounded(.up)))
-        var seen = 0
-        for (index, count) in counts.enumerated() {
-            seen += count
-            if seen >= rank { return Self.upperBound(of: index) }
-        }
-        return Self.upperBound(of: Self.bucketCount - 1)
-    }
-
-    static func bucket(of microseconds: Int64) -> Int {
-        guard microseconds > 1 else { return 0 }
-        return min(bucketCount - 1, Int((log(Double(microseconds)) / log(growth)).rounded(.up)))
-    }
-
-    static func upperBound(of bucket: Int) -> Int64 {
-        Int64(pow(growth, Double(bucket)).rounded(.down))
-    }
-}

@@ -2,16 +2,14 @@ import Hummingbird
 import StratusStore
 
 /// Holds every client address to its rate (``Quotas/addressRequestsPerMinute``) of the container a request names
-/// (`/database/1/{container}/...`, `/account/1/...`, `/device/1/...`, `/functions/1/...`), else to the defaults.
+/// (`/database/1/{container}/...`, `/auth/1/...`, `/account/1/...`, `/device/1/...`, `/functions/1/...`), else to the
+/// defaults.
 ///
 /// The console, the admin API and health checks are not counted, and neither are operators (the admin key or a
 /// console session) over the rate.
 struct AddressRateMiddleware: RouterMiddleware {
     typealias Context = StratusRequestContext
     let server: ServerState
-
-    /// The first segment of paths that name their container third (`/{api}/1/{container}`).
-    private static let containerAPIs: Set<Substring> = ["database", "account", "device", "functions"]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
@@ -20,17 +18,10 @@ struct AddressRateMiddleware: RouterMiddleware {
         }
         let address = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
         do {
-            try await server.throttle.admit(.address(address), containerID: Self.container(in: path))
+            try await server.throttle.admit(.address(address), containerID: ContainerPath(path)?.containerID)
         } catch let error as APIError where error.code == .throttled {
             guard try await DatabaseCall.isOperator(request, using: server) else { throw error }
         }
         return try await next(request, context)
-    }
-
-    /// The container a path names, if it is one of the container APIs'.
-    static func container(in path: String) -> String? {
-        let segments = path.split(separator: "/", maxSplits: 3, omittingEmptySubsequences: true)
-        guard segments.count >= 3, containerAPIs.contains(segments[0]), segments[1] == "1" else { return nil }
-        return String(segments[2])
     }
 }

@@ -12,6 +12,7 @@ struct CloudKitErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch {
             let apiError = APIError(translating: error)
+            context.notes.noteFailure(apiError.code.rawValue)
             if apiError.code == .internalError {
                 context.logger.error("request failed", metadata: ["stratus.error": "\(String(reflecting: apiError.underlying ?? error))"])
             }

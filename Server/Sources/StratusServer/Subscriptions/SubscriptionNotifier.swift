@@ -34,6 +34,7 @@ final class SubscriptionNotifier: Service {
     /// Sends notifications to registered devices through Apple's push service, when configured.
     let pushSender: APNsSender?
     private let metrics: ServerMetrics
+    private let telemetry: TelemetryRecorder
     /// Short, so that after a crash the restarted process (or another) resumes matching within seconds.
     private let lease: Lease
     private let work: AsyncStream<Work>.Continuation
@@ -46,7 +47,8 @@ final class SubscriptionNotifier: Service {
     /// A notifier following the store. Its first work, queued now and done once it runs as a service, loads every
     /// subscription, then matches what waits in the outbox; the store's events are queued behind it and applied
     /// in order, so none is lost to the load.
-    init(store: any Store, pushSender: APNsSender?, metrics: ServerMetrics) {
+    init(store: any Store, pushSender: APNsSender?, metrics: ServerMetrics, telemetry: TelemetryRecorder) {
+        self.telemetry = telemetry
         self.store = store
         self.pushSender = pushSender
         self.metrics = metrics
@@ -193,6 +195,10 @@ final class SubscriptionNotifier: Service {
             )
             guard let stored = try await store.completeRecordEvents(through: last.id, count: pending.count, outcome: outcome) else { continue }
             metrics.notificationsQueued(stored.count)
+            let now = Authenticator.now()
+            for (key, made) in Dictionary(grouping: stored, by: { [$0.notification.containerID, $0.notification.environment.rawValue] }) {
+                telemetry.notificationsMade(made.count, containerID: key[0], environment: made[0].notification.environment, time: now)
+            }
             // Removed here at once as well as by the store's event, so the next batch cannot fire them again.
             index.withLock { index in
                 for fired in outcome.firedOnce { index.remove(.init(database: fired.database, owner: fired.owner, id: fired.id)) }

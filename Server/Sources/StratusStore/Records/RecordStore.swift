@@ -16,6 +16,10 @@ public protocol RecordStore: Sendable {
     /// public database (besides their `Users` record), and records in their private database.
     func recordCounts(of users: [String], containerID: String, environment: Environment) async throws -> [String: UserRecordCounts]
 
+    /// Each live zone of `database` with its live records by type and when a record in it last changed, for
+    /// operators looking into one user's data.
+    func zoneSummaries(in database: DatabaseRef) async throws -> [ZoneSummary]
+
     /// How many live records of a type a container environment holds, in every database; with `field`,
     /// only those that have a value for it. Operators see this before removing a type or a field.
     func recordCount(ofType recordType: String, holding field: String?, containerID: String, environment: Environment) async throws -> Int

@@ -1,51 +1,67 @@
 import Foundation
 
-/// Latencies counted in buckets growing by √2 from 1 µs (bucket `i` holds `2^(i/2)` up to `2^((i+1)/2)` µs), so that
+/// Latencies counted in buckets growing by a fifth from 1 µs (bucket `i` holds what is at most `1.2^i` µs), so that
 /// minutes from several nodes merge by adding counts and quantiles come out within a fifth of the true value.
 public struct LatencyHistogram: Sendable, Hashable {
-    /// Counts per bucket; trailing empty buckets are left out.
-    public private(set) var counts: [Int64]
+    /// Counts per bucket, of the buckets that have any.
+    public private(set) var counts: [Int: Int64]
+    public private(set) var total: Int64
 
-    /// Buckets up to about 50 minutes.
-    static let bucketCount = 64
+    private static let growth = 1.2
+    /// Buckets up to about three hours.
+    static let bucketCount = 128
 
-    public init(counts: [Int64] = []) {
-        self.counts = Array(counts.prefix(Self.bucketCount))
+    public init() {
+        counts = [:]
+        total = 0
     }
 
-    public var total: Int64 { counts.reduce(0, +) }
-
     public mutating func add(microseconds: Int64) {
-        let index = microseconds <= 1 ? 0 : min(Self.bucketCount - 1, Int(2 * log2(Double(microseconds))))
-        if counts.count <= index { counts += Array(repeating: 0, count: index + 1 - counts.count) }
-        counts[index] += 1
+        counts[Self.bucket(of: microseconds), default: 0] += 1
+        total += 1
     }
 
     public mutating func merge(_ other: LatencyHistogram) {
-        if counts.count < other.counts.count { counts += Array(repeating: 0, count: other.counts.count - counts.count) }
-        for (index, count) in other.counts.enumerated() { counts[index] += count }
+        for (bucket, count) in other.counts { counts[bucket, default: 0] += count }
+        total += other.total
     }
 
-    /// The latency in microseconds below which a fraction `q` of the requests fall (the middle of its bucket), or
-    /// `nil` when there are none.
-    public func quantile(_ q: Double) -> Double? {
-        let total = total
+    /// The upper bound in microseconds of the bucket holding the `q` quantile, or `nil` when there is nothing.
+    public func quantile(_ q: Double) -> Int64? {
         guard total > 0 else { return nil }
         let rank = max(1, Int64((Double(total) * q).rounded(.up)))
         var seen: Int64 = 0
-        for (index, count) in counts.enumerated() {
-            seen += count
-            if seen >= rank { return pow(2, (Double(index) + 0.5) / 2) }
+        for bucket in counts.keys.sorted() {
+            seen += counts[bucket] ?? 0
+            if seen >= rank { return Self.upperBound(of: bucket) }
         }
-        return pow(2, (Double(counts.count) - 0.5) / 2)
+        return Self.upperBound(of: Self.bucketCount - 1)
     }
 
-    /// As stored: the counts as a JSON array.
-    public var encoded: String { "[" + counts.map(String.init).joined(separator: ",") + "]" }
+    static func bucket(of microseconds: Int64) -> Int {
+        guard microseconds > 1 else { return 0 }
+        return min(bucketCount - 1, Int((log(Double(microseconds)) / log(growth)).rounded(.up)))
+    }
 
-    /// From its stored form; an unreadable one is empty.
+    static func upperBound(of bucket: Int) -> Int64 {
+        Int64(pow(growth, Double(bucket)).rounded(.down))
+    }
+
+    /// As stored: `bucket:count` pairs, comma-separated, in bucket order.
+    public var encoded: String {
+        counts.keys.sorted().map { "\($0):\(counts[$0] ?? 0)" }.joined(separator: ",")
+    }
+
+    /// From its stored form; pairs that cannot be read are left out.
     public init(encoded: String) {
-        let digits = encoded.trimmingCharacters(in: CharacterSet(charactersIn: "[] "))
-        self.init(counts: digits.isEmpty ? [] : digits.split(separator: ",").map { Int64($0.trimmingCharacters(in: .whitespaces)) ?? 0 })
+        self.init()
+        for pair in encoded.split(separator: ",") {
+            let parts = pair.split(separator: ":")
+            guard parts.count == 2, let bucket = Int(parts[0]), (0..<Self.bucketCount).contains(bucket), let count = Int64(parts[1]), count > 0 else {
+                continue
+            }
+            counts[bucket, default: 0] += count
+            total += count
+        }
     }
 }

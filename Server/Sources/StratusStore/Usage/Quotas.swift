@@ -72,14 +72,13 @@ public struct StorageUsage: Sendable, Hashable {
 
     public var totalBytes: Int64 { recordBytes + assetBytes }
 
-    /// Bytes in the largest fitting unit, as people read them: `512 bytes`, `1.5 MB`.
+    /// Bytes in the largest fitting unit (1 KB = 1,024 bytes, as sizes are written in settings): `512 bytes`, `1.5 MB`.
     public static func describe(_ bytes: Int64) -> String {
-        let units = ["KB", "MB", "GB", "TB"]
-        guard bytes >= 1000 else { return "\(bytes) bytes" }
+        guard bytes >= 1024 else { return "\(bytes) bytes" }
         var value = Double(bytes)
         var unit = "bytes"
-        for next in units where value >= 1000 {
-            value /= 1000
+        for next in ["KB", "MB", "GB", "TB"] where value >= 1024 {
+            value /= 1024
             unit = next
         }
         let rounded = (value * 10).rounded() / 10

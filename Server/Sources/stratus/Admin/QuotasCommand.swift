@@ -40,7 +40,7 @@ struct QuotasCommand: AsyncParsableCommand {
             commandName: "set",
             abstract: "Change the defaults, or one container's quotas (--container); what is not named stays as it is.",
             discussion: """
-                Sizes take KB, MB, GB or TB (1 GB = 1,000,000,000 bytes); rates are requests per minute. "none" lifts \
+                Sizes take KB, MB or GB (1 KB = 1,024 bytes); rates are requests per minute. "none" lifts \
                 a limit (also one of the defaults, for this container); "default" removes the container's own value.
                 """
         )
@@ -113,16 +113,13 @@ struct QuotasCommand: AsyncParsableCommand {
         }
     }
 
-    /// A value as given: a number with an optional size unit, `none` (0: no limit) or `default` (`nil`: not set).
+    /// A value as given: a number (sizes with KB, MB or GB, as every size setting takes them), `none` (0: no limit) or
+    /// `default` (`nil`: not set).
     static func parse(_ text: String, bytes: Bool) throws -> Int64? {
-        let lowered = text.lowercased().replacingOccurrences(of: " ", with: "")
+        let lowered = text.lowercased().trimmingCharacters(in: .whitespaces)
         if lowered == "default" { return nil }
         if lowered == "none" || lowered == "unlimited" { return 0 }
-        let units: [(String, Int64)] = bytes ? [("tb", 1_000_000_000_000), ("gb", 1_000_000_000), ("mb", 1_000_000), ("kb", 1000), ("b", 1)] : []
-        for (suffix, factor) in units where lowered.hasSuffix(suffix) {
-            if let number = Double(lowered.dropLast(suffix.count)), number >= 0 { return Int64(number * Double(factor)) }
-        }
-        guard let number = Int64(lowered), number >= 0 else {
+        guard let number = bytes ? Setting.parseSize(text) : Int64(lowered), number >= 0 else {
             throw CommandFailure("'\(text)' is not \(bytes ? "a size (such as 500MB or 2GB)" : "a whole number"), none or default")
         }
         return number

@@ -40,6 +40,10 @@ enum ServeSettings {
         "usage-interval", .number, default: String(Int(server.usageInterval)),
         "seconds between measurements of every database's storage, which storage quotas are held to"
     )
+    static let requestLogDays = Setting(
+        "request-log-days", .number, default: String(server.requestLogDays),
+        "days the request log keeps each request to a container (0: no log; per-minute telemetry is kept 30 days)"
+    )
     static let assetSweepInterval = Setting("asset-sweep-interval", .number, default: String(Int(server.assetSweepInterval)), "seconds between sweeps deleting asset files no record holds")
     static let s3Endpoint = Setting("s3-endpoint", .text, "keep asset files in this S3-compatible service instead of the data folder")
     static let s3Region = Setting(
@@ -90,7 +94,7 @@ enum ServeSettings {
         config, host, port, data, database, databasePoolSize, adminKey, sync, publicURL, nodeName, passwordRounds, signInPause, quiet,
         maxAssetSize, uploadURLLifetime, downloadURLLifetime, assetSweepInterval, s3Endpoint, s3Region, s3Bucket, s3AccessKey, s3SecretKey,
         s3KeyPrefix, notificationTTL, courierWait, smtpURL, smtpFrom, appleKeysURL, secretsKey, secretsKeyFile, webhooksAllowPrivate, apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, headTimeout, bodyTimeout,
-        maxConnectionsPerAddress, trustForwardedFor, usageInterval,
+        maxConnectionsPerAddress, trustForwardedFor, usageInterval, requestLogDays,
     ]
 
     /// The list as `stratus serve --help` shows it, wrapped to fit 80 columns.

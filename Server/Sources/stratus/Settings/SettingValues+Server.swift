@@ -20,6 +20,7 @@ extension SettingValues {
         configuration.assetDownloadLifetime = try integer(ServeSettings.downloadURLLifetime)
         configuration.assetSweepInterval = try number(ServeSettings.assetSweepInterval)
         configuration.usageInterval = try number(ServeSettings.usageInterval)
+        configuration.requestLogDays = Int(try number(ServeSettings.requestLogDays))
         configuration.notificationQueueLifetime = try integer(ServeSettings.notificationTTL)
         configuration.courierWait = try number(ServeSettings.courierWait)
         configuration.apns = try apnsConfiguration()

@@ -29,7 +29,7 @@ import Testing
             try await browser.waitForText("Saved defaults", in: "#notices")
             let stored = try await session.admin("GET", "/admin/1/quotas")
             let own = (stored["containers"] as? [String: [String: Any]])?[Self.container] ?? [:]
-            #expect(own["userStorageBytes"] as? Int == 1500 && own["publicStorageBytes"] as? Int == 0, "\(stored)")
+            #expect(own["userStorageBytes"] as? Int == 1536 && own["publicStorageBytes"] as? Int == 0, "\(stored)")
             #expect((stored["defaults"] as? [String: Any])?["addressRequestsPerMinute"] as? Int == 100_000, "\(stored)")
 
             try await browser.element("#measure-now").click()

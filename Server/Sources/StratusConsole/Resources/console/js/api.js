@@ -98,6 +98,9 @@ export const admin = {
   saveFunction: (container, environment, name, settings) =>
     request("PUT", `/admin/1/${enc(container)}/${environment}/functions/${enc(name)}`, { json: settings }),
   deleteFunction: (container, environment, name) => request("DELETE", `/admin/1/${enc(container)}/${environment}/functions/${enc(name)}`),
+  userOverview: (container, environment, user) => request("GET", `/admin/1/${enc(container)}/${environment}/users/${enc(user)}/overview`),
+  telemetry: (container, environment, range) => request("GET", `/admin/1/${enc(container)}/${environment}/telemetry?range=${range}`),
+  requestLog: (container, query) => request("GET", `/admin/1/${enc(container)}/logs?${new URLSearchParams(query)}`),
   quotas: () => request("GET", "/admin/1/quotas"),
   setDefaultQuotas: (values) => request("PUT", "/admin/1/quotas", { json: values }),
   setQuotas: (container, values) => request("PUT", `/admin/1/${enc(container)}/quotas`, { json: values }),

@@ -72,6 +72,16 @@ export async function run(button, action) {
   }
 }
 
+/** Bytes in the largest unit that fits (1 KB = 1,024 bytes, as the server's settings count): 512 bytes, 1.5 MB. */
+export function formatBytes(bytes) {
+  if (bytes < 1024) return `${Math.round(bytes)} bytes`;
+  const units = ["KB", "MB", "GB", "TB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) { value /= 1024; unit += 1; }
+  return `${Math.round(value * 10) / 10} ${units[unit]}`;
+}
+
 /** Milliseconds since 1970 as a local date and time. */
 export function formatTime(milliseconds) {
   if (milliseconds === undefined || milliseconds === null) return "";

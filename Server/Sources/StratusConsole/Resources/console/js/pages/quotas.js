@@ -1,7 +1,7 @@
 // Quotas: what the chosen container's databases use against its storage quotas, and the quotas and request
 // rates of this container and of every container (the defaults).
 import { admin } from "../api.js";
-import { h, replace, run, showInfo, formatTime } from "../dom.js";
+import { h, replace, run, showInfo, formatTime, formatBytes } from "../dom.js";
 import { state, go } from "../app.js";
 
 /** The quotas, as the admin API names them, with what each is and whether it is a size. */
@@ -33,7 +33,7 @@ export async function quotasPage(main) {
         showInfo(`Measured ${count} databases holding data.`);
       }) }, "Measure now"))),
     quotaForm("container-quotas", `Quotas of ${state.container}`,
-      "Empty: the default. \"none\": no limit, whatever the default. Sizes take KB, MB, GB or TB.", own, defaults,
+      "Empty: the default. \"none\": no limit, whatever the default. Sizes take KB, MB, GB or TB (1 KB = 1,024 bytes).", own, defaults,
       async (values) => { await admin.setQuotas(state.container, values); }),
     quotaForm("default-quotas", "Defaults for every container", "Empty: no limit.", defaults, null,
       async (values) => { await admin.setDefaultQuotas(values); }));
@@ -47,8 +47,8 @@ function usageTable(databases) {
       const share = database.quotaBytes ? database.totalBytes / database.quotaBytes : null;
       return h("tr", { dataset: { owner: database.owner ?? "public" }, class: share !== null && share >= 1 ? "over-quota" : "" },
         h("td", {}, database.owner ? h("span", {}, "private of ", h("code", {}, database.owner)) : "public"),
-        h("td", {}, String(database.records)), h("td", {}, size(database.recordBytes)), h("td", {}, size(database.assetBytes)),
-        h("td", {}, size(database.totalBytes)), h("td", {}, database.quotaBytes ? size(database.quotaBytes) : "no limit"),
+        h("td", {}, String(database.records)), h("td", {}, formatBytes(database.recordBytes)), h("td", {}, formatBytes(database.assetBytes)),
+        h("td", {}, formatBytes(database.totalBytes)), h("td", {}, database.quotaBytes ? formatBytes(database.quotaBytes) : "no limit"),
         h("td", {}, share === null ? "" : h("meter", { min: 0, max: 1, low: 0.8, high: 0.95, optimum: 0, value: Math.min(1, share),
           title: `${Math.round(share * 100)}%` })));
     })));
@@ -84,7 +84,7 @@ function parse(text, field) {
   if (value === "") return null;
   if (value === "none" || value === "0") return 0;
   const match = /^(\d+(?:\.\d+)?)(tb|gb|mb|kb|b)?$/.exec(value);
-  const factors = { tb: 1e12, gb: 1e9, mb: 1e6, kb: 1e3, b: 1 };
+  const factors = { tb: 2 ** 40, gb: 2 ** 30, mb: 2 ** 20, kb: 2 ** 10, b: 1 };
   if (!match || (!field.bytes && match[2])) {
     throw new Error(`${field.label}: "${text}" is not ${field.bytes ? "a size such as 500MB or 2GB" : "a whole number"}, "none" or empty.`);
   }
@@ -93,15 +93,5 @@ function parse(text, field) {
 
 function describe(value, bytes) {
   if (value === 0) return "none";
-  return bytes ? size(value).replace(" ", "") : String(value);
-}
-
-/** Bytes in the largest unit that fits: 512 bytes, 1.5 MB. */
-function size(bytes) {
-  if (bytes < 1000) return `${bytes} bytes`;
-  const units = ["KB", "MB", "GB", "TB"];
-  let value = bytes / 1000;
-  let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) { value /= 1000; unit += 1; }
-  return `${Math.round(value * 10) / 10} ${units[unit]}`;
+  return bytes && value >= 1024 ? formatBytes(value).replace(" ", "") : String(value);
 }

@@ -17,7 +17,8 @@ export async function usersPage(main, parameters) {
   // The container's developer is whom server-to-server keys act as; an anonymous account has no address yet.
   const who = (user) => user.developer ? "Server-to-server keys" : displayName(user);
   const rows = users.map((user) => h("tr", {},
-    h("td", {}, h("div", {}, who(user)), h("div", { class: "muted" }, [user.givenName, user.familyName].filter(Boolean).join(" "))),
+    h("td", {}, h("div", {}, h("a", { href: `#/user?user=${encodeURIComponent(user.userRecordName)}`, class: "user-link" }, who(user))),
+      h("div", { class: "muted" }, [user.givenName, user.familyName].filter(Boolean).join(" "))),
     h("td", { class: "hide-narrow" }, h("code", {}, user.userRecordName)),
     h("td", {}, `${user.publicRecords} public · `,
       h("a", { href: "#/records?" + new URLSearchParams({ db: "private", user: user.userRecordName }) }, `${user.privateRecords} private`)),
@@ -55,7 +56,7 @@ function roleEditor(user, roles) {
 }
 
 /** The user's address, or for an anonymous account a name made of its record name. */
-function displayName(user) {
+export function displayName(user) {
   return user.emailAddress || `anonymous ${user.userRecordName.slice(1, 9)}`;
 }
 
