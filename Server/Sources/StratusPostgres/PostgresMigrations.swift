@@ -34,6 +34,7 @@ enum PostgresMigrations {
         Migration(version: 11, name: "functions", sql: functions),
         Migration(version: 12, name: "usage", sql: usage),
         Migration(version: 13, name: "telemetry", sql: telemetry),
+        Migration(version: 14, name: "operators", sql: operators),
     ]
 
     /// The newest version this build knows.
@@ -794,5 +795,40 @@ enum PostgresMigrations {
         );
         CREATE INDEX request_log_container ON request_log (container_id, id);
         CREATE INDEX request_log_time ON request_log (time);
+        """
+
+    /// Version 14: operators, their roles per container, and the audit log.
+    static let operators = """
+        -- People who run the server (OperatorAccount): a password and an authenticator app (totp_secret sealed).
+        CREATE TABLE operators (
+            id TEXT PRIMARY KEY,
+            email TEXT NOT NULL UNIQUE,
+            name TEXT NOT NULL DEFAULT '',
+            password_hash TEXT NOT NULL,
+            totp_secret TEXT,
+            totp_enabled BOOLEAN NOT NULL DEFAULT FALSE,
+            totp_last_step BIGINT NOT NULL DEFAULT 0,
+            administrator BOOLEAN NOT NULL DEFAULT FALSE,
+            disabled BOOLEAN NOT NULL DEFAULT FALSE,
+            created_at BIGINT NOT NULL
+        );
+        -- Each operator's role (owner, developer, viewer) per container.
+        CREATE TABLE operator_roles (
+            operator_id TEXT NOT NULL,
+            container_id TEXT NOT NULL,
+            role TEXT NOT NULL,
+            PRIMARY KEY (operator_id, container_id)
+        );
+        -- Admin actions (AuditEntry); ids order them by time.
+        CREATE TABLE audit_log (
+            id TEXT PRIMARY KEY,
+            time BIGINT NOT NULL,
+            actor TEXT NOT NULL,
+            container_id TEXT,
+            action TEXT NOT NULL,
+            status BIGINT NOT NULL,
+            address TEXT NOT NULL DEFAULT ''
+        );
+        CREATE INDEX audit_log_container ON audit_log (container_id, id);
         """
 }

@@ -101,7 +101,7 @@ extension PostgresStore: SQLTables {
 }
 
 /// The stores written once over ``SQLTables`` in `StratusStore` (`<Store>+SQLTables.swift`).
-extension PostgresStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore, ShareStore, NotificationStore, IndexBuildingStore, AccountStore, MailStore, SecretStore, WebhookStore, FunctionStore, JobStore, UsageStore, TelemetryStore {}
+extension PostgresStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore, ShareStore, NotificationStore, IndexBuildingStore, AccountStore, MailStore, SecretStore, WebhookStore, FunctionStore, JobStore, UsageStore, TelemetryStore, OperatorStore {}
 
 /// Statements on one connection, outside a write.
 struct PostgresReading: SQLReading {

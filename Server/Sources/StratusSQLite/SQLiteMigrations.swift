@@ -791,6 +791,41 @@ enum SQLiteMigrations {
                 CREATE INDEX request_log_time ON request_log (time);
                 """)
         }
+        migrator.registerMigration("v26-operators") { db in
+            try db.execute(sql: """
+                -- People who run the server (OperatorAccount): a password and an authenticator app (totp_secret sealed).
+                CREATE TABLE operators (
+                    id TEXT PRIMARY KEY,
+                    email TEXT NOT NULL UNIQUE,
+                    name TEXT NOT NULL DEFAULT '',
+                    password_hash TEXT NOT NULL,
+                    totp_secret TEXT,
+                    totp_enabled INTEGER NOT NULL DEFAULT 0,
+                    totp_last_step INTEGER NOT NULL DEFAULT 0,
+                    administrator INTEGER NOT NULL DEFAULT 0,
+                    disabled INTEGER NOT NULL DEFAULT 0,
+                    created_at INTEGER NOT NULL
+                ) WITHOUT ROWID;
+                -- Each operator's role (owner, developer, viewer) per container.
+                CREATE TABLE operator_roles (
+                    operator_id TEXT NOT NULL,
+                    container_id TEXT NOT NULL,
+                    role TEXT NOT NULL,
+                    PRIMARY KEY (operator_id, container_id)
+                ) WITHOUT ROWID;
+                -- Admin actions (AuditEntry); ids order them by time.
+                CREATE TABLE audit_log (
+                    id TEXT PRIMARY KEY,
+                    time INTEGER NOT NULL,
+                    actor TEXT NOT NULL,
+                    container_id TEXT,
+                    action TEXT NOT NULL,
+                    status INTEGER NOT NULL,
+                    address TEXT NOT NULL DEFAULT ''
+                ) WITHOUT ROWID;
+                CREATE INDEX audit_log_container ON audit_log (container_id, id);
+                """)
+        }
         return migrator
     }
 }

@@ -80,4 +80,4 @@ extension SQLiteStore: SQLTables {
 }
 
 /// The stores written once over ``SQLTables`` in `StratusStore` (`<Store>+SQLTables.swift`).
-extension SQLiteStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore, ShareStore, NotificationStore, IndexBuildingStore, AccountStore, MailStore, SecretStore, WebhookStore, FunctionStore, JobStore, UsageStore, TelemetryStore {}
+extension SQLiteStore: RoleStore, ServerKeyStore, SubscriptionStore, TransferStore, AssetStore, ShareStore, NotificationStore, IndexBuildingStore, AccountStore, MailStore, SecretStore, WebhookStore, FunctionStore, JobStore, UsageStore, TelemetryStore, OperatorStore {}

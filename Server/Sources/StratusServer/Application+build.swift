@@ -156,6 +156,7 @@ private func buildRouterAndState(
     router.add(middleware: CloudKitErrorMiddleware())
     router.add(middleware: RequestSizeMiddleware())
     router.add(middleware: AddressRateMiddleware(server: state))
+    router.add(middleware: AuditMiddleware(server: state))
 
     HealthController(server: state).register(on: router)
     AdminController(server: state).register(on: router)

@@ -6,11 +6,12 @@ import StratusStore
 
 /// Operators' sessions in the web console.
 ///
-/// Signing in with the admin key stores a session and sets a cookie naming it (`HttpOnly`,
+/// Signing in (with the admin key, or as an operator with a password and an authenticator code) stores a session and
+/// sets a cookie naming it (`HttpOnly`,
 /// `SameSite=Strict`). Every request made with the cookie must also carry the session's CSRF token in
 /// `X-Stratus-CSRF`: a page on another site can make the browser send the cookie, never the header.
 /// Sessions live in the store, so they survive restarts and work on every server node; changing the
-/// admin key ends them all.
+/// admin key ends those started with it, and an operator's session ends when they are disabled or deleted.
 struct ConsoleSessions: Sendable {
     static let cookieName = "stratus_console"
     /// Stored sessions of the console have this container ID, which no container can have.
@@ -23,16 +24,22 @@ struct ConsoleSessions: Sendable {
     let csrfKey: Data
     let secureCookies: Bool
 
-    /// The stored session's user name: a fingerprint of the admin key it was started with.
+    /// The stored session's user name of an operator's session.
+    static func sessionUser(ofOperator id: String) -> String {
+        "operator:" + id
+    }
+
+    /// The stored session's user name of an admin key's session: a fingerprint of the key it was started with.
     private var operatorName: String {
         "console:" + SHA256.hash(data: Data(adminKey.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
     }
 
-    /// Starts a session and returns the `Set-Cookie` value and the CSRF token.
-    func start() async throws -> (cookie: String, csrfToken: String, expiresAt: Int64) {
+    /// Starts a session (for an operator, or else for the admin key) and returns the `Set-Cookie` value and the CSRF token.
+    func start(operatorID: String? = nil) async throws -> (cookie: String, csrfToken: String, expiresAt: Int64) {
         let now = Authenticator.now()
         let session = Session(
-            id: Authenticator.randomHex(bytes: 32), containerID: Self.sessionContainerID, userRecordName: operatorName,
+            id: Authenticator.randomHex(bytes: 32), containerID: Self.sessionContainerID,
+            userRecordName: operatorID.map(Self.sessionUser(ofOperator:)) ?? operatorName,
             createdAt: now, expiresAt: now + Self.lifetimeSeconds * 1000
         )
         try await store.createSession(session)
@@ -45,7 +52,7 @@ struct ConsoleSessions: Sendable {
     func session(of request: Request, requireCSRF: Bool = true) async throws -> Session? {
         guard let id = Self.cookie(named: Self.cookieName, in: request) else { return nil }
         guard let session = try await store.session(id: id), session.containerID == Self.sessionContainerID,
-            session.userRecordName == operatorName, session.expiresAt > Authenticator.now()
+            session.userRecordName == operatorName || session.userRecordName.hasPrefix("operator:"), session.expiresAt > Authenticator.now()
         else {
             throw APIError(.authenticationFailed, "the console session has ended; sign in again")
         }
@@ -55,6 +62,20 @@ struct ConsoleSessions: Sendable {
             }
         }
         return session
+    }
+
+    /// Who a request acts as: the admin key it carries, or the person or key its console session was started with;
+    /// `nil` when it carries neither.
+    /// - Throws: `AUTHENTICATION_FAILED` for an ended session, a missing CSRF token, or an operator disabled or deleted.
+    func actor(of request: Request, requireCSRF: Bool = true) async throws -> AdminActor? {
+        if Authenticator.carriesAdminKey(request, adminKey: adminKey) { return .adminKey }
+        guard let session = try await session(of: request, requireCSRF: requireCSRF) else { return nil }
+        guard session.userRecordName.hasPrefix("operator:") else { return .adminKey }
+        let id = String(session.userRecordName.dropFirst("operator:".count))
+        guard let account = try await store.operatorAccount(id: id), !account.isDisabled else {
+            throw APIError(.authenticationFailed, "this operator account is disabled or deleted; sign in again")
+        }
+        return .person(account, roles: try await store.operatorRoles(operatorID: id))
     }
 
     /// Ends a session; answers the `Set-Cookie` value that clears the cookie.

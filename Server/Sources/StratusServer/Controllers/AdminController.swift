@@ -31,6 +31,7 @@ struct AdminController {
         registerQuotaRoutes(on: group)
         registerTelemetryRoutes(on: group)
         registerUserOverviewRoutes(on: group)
+        registerPeopleRoutes(on: group)
     }
 
     /// `POST /admin/1/{container}/keys` with `{"publicKey": "<PEM>", "role"?: "Admin"}` answers `{"keyID"}`.
@@ -193,13 +194,18 @@ struct AdminController {
 
     /// Admits the admin key (`Authorization: Bearer <key>`) or a console session with its CSRF token.
     /// - Throws: `AUTHENTICATION_FAILED` (401) for anything else.
-    func requireAdmin(_ request: Request) async throws {
+    /// The actor of an admin request, once they are found allowed what it asks (``AdminAccess``).
+    /// - Throws: `AUTHENTICATION_FAILED` without the admin key or a console session; `ACCESS_DENIED` for an operator
+    ///   whose roles do not allow it.
+    @discardableResult
+    func requireAdmin(_ request: Request) async throws -> AdminActor {
         // Admin calls read schemas and roles: they see every change committed before them, on any process.
         try await server.store.catchUpEvents()
-        if Authenticator.carriesAdminKey(request, adminKey: server.configuration.adminKey) { return }
-        guard try await server.consoleSessions.session(of: request) != nil else {
+        guard let actor = try await server.consoleSessions.actor(of: request) else {
             throw APIError(.authenticationFailed, "the admin API needs the header Authorization: Bearer <admin key>, or a console session")
         }
+        try AdminAccess.needed(method: request.method, path: request.uri.path).check(actor)
+        return actor
     }
 
     @Sendable func createContainer(_ request: Request, context: StratusRequestContext) async throws -> Response {
@@ -210,8 +216,9 @@ struct AdminController {
     }
 
     @Sendable func listContainers(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
-        let containers = try await server.store.containers()
+        let actor = try await requireAdmin(request)
+        // An operator sees the containers they hold a role in.
+        let containers = try await server.store.containers().filter { actor.role(in: $0.id) != nil }
         var writer = JSONWriter()
         writer.beginObject()
         writer.key("containers")

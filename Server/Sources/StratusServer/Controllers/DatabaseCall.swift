@@ -89,8 +89,20 @@ struct DatabaseCall: Sendable {
     /// Whether an operator sends the request: it carries the admin key (`Authorization: Bearer`, as tools such as
     /// `stratus import` send it) or comes from a console session.
     static func isOperator(_ request: Request, using server: ServerState) async throws -> Bool {
-        if Authenticator.carriesAdminKey(request, adminKey: server.configuration.adminKey) { return true }
-        return try await server.consoleSessions.session(of: request) != nil
+        try await server.consoleSessions.actor(of: request) != nil
+    }
+
+    /// The operations of the database API that change nothing; every other one writes.
+    static let readOperations: Set<String> = [
+        "records/lookup", "records/query", "records/changes", "changes/zone", "changes/database", "zones/list", "zones/lookup", "zones/changes",
+        "subscriptions/list", "subscriptions/lookup", "users/caller", "users/current", "users/discover", "users/lookup/email", "users/lookup/id",
+        "users/lookup/phone", "users/lookup/contacts",
+    ]
+
+    /// Whether a database API path (`/database/1/{container}/{environment}/{database}/...`) only reads.
+    static func onlyReads(_ path: String) -> Bool {
+        let operation = path.split(separator: "/", maxSplits: 5, omittingEmptySubsequences: true).dropFirst(5).first.map(String.init) ?? ""
+        return readOperations.contains(operation)
     }
 
     /// The user record name console calls act as in the public database when they name no user.
@@ -103,6 +115,12 @@ struct DatabaseCall: Sendable {
     ) async throws -> DatabaseCall {
         let environment = try Authenticator.environment(named: name)
         let container = try await server.authenticator.container(containerID)
+        // A viewer reads; a developer also writes in development; an owner writes anywhere.
+        guard let actor = try await server.consoleSessions.actor(of: request) else {
+            throw APIError(.authenticationFailed, "not signed in to the console")
+        }
+        let needed: OperatorRole = onlyReads(request.uri.path) ? .viewer : environment == .development ? .developer : .owner
+        try AdminAccess.role(needed, containerID: containerID).check(actor)
         var user = consoleUser
         if let named = request.headers[.stratusUser], !named.isEmpty {
             guard try await server.store.account(containerID: containerID, userRecordName: named) != nil else {

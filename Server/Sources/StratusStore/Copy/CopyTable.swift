@@ -159,6 +159,20 @@ public struct CopyTable: Sendable, Hashable {
             key: ["container_id"]
         ),
         CopyTable(
+            "operators",
+            [
+                ("id", .text), ("email", .text), ("name", .text), ("password_hash", .text), ("totp_secret", .text), ("totp_enabled", .boolean),
+                ("totp_last_step", .integer), ("administrator", .boolean), ("disabled", .boolean), ("created_at", .integer),
+            ],
+            key: ["id"]
+        ),
+        CopyTable("operator_roles", [("operator_id", .text), ("container_id", .text), ("role", .text)], key: ["operator_id", "container_id"]),
+        CopyTable(
+            "audit_log",
+            [("id", .text), ("time", .integer), ("actor", .text), ("container_id", .text), ("action", .text), ("status", .integer), ("address", .text)],
+            key: ["id"]
+        ),
+        CopyTable(
             "cloudkit_claims",
             [
                 ("container_id", .text), ("cloudkit_user", .text), ("user_record_name", .text), ("environment", .text), ("records", .integer),

@@ -75,7 +75,7 @@ public protocol RecordStore: Sendable {
 }
 
 /// Everything a Stratus server needs from storage.
-public typealias Store = AccountStore & RoleStore & ServerKeyStore & RecordStore & AssetStore & SubscriptionStore & MailStore & SecretStore & WebhookStore & FunctionStore & JobStore & UsageStore & TelemetryStore
+public typealias Store = AccountStore & RoleStore & ServerKeyStore & RecordStore & AssetStore & SubscriptionStore & MailStore & SecretStore & WebhookStore & FunctionStore & JobStore & UsageStore & TelemetryStore & OperatorStore
     & NotificationStore & ShareStore & EventStore & TransferStore
 
 /// A user's live records in one container environment.
