@@ -39,7 +39,7 @@ export async function request(method, path, { json, text, body, headers = {}, ac
   const type = response.headers.get("Content-Type") ?? "";
   const payload = type.includes("json") ? await response.json().catch(() => null) : await response.text();
   if (!response.ok) {
-    if (response.status === 401 && onSignedOut && !path.endsWith("/admin/1/session")) onSignedOut();
+    if (response.status === 401 && onSignedOut && !path.endsWith("/admin/1/session") && !path.includes("/operators/enrolment")) onSignedOut();
     throw new ServerError(response.status, typeof payload === "object" ? payload : { reason: payload || response.statusText });
   }
   return payload;
@@ -54,6 +54,15 @@ export function whenSignedOut(callback) {
 
 export const admin = {
   signIn: (adminKey) => request("POST", "/admin/1/session", { json: { adminKey } }),
+  signInAsOperator: (emailAddress, password, code) => request("POST", "/admin/1/session", { json: { emailAddress, password, code } }),
+  beginEnrolment: (emailAddress, password) => request("POST", "/admin/1/operators/enrolment", { json: { emailAddress, password } }),
+  confirmEnrolment: (emailAddress, password, code) => request("POST", "/admin/1/operators/enrolment/confirm", { json: { emailAddress, password, code } }),
+  operators: () => request("GET", "/admin/1/operators"),
+  createOperator: (settings) => request("POST", "/admin/1/operators", { json: settings }),
+  updateOperator: (id, settings) => request("PUT", `/admin/1/operators/${enc(id)}`, { json: settings }),
+  resetOperator: (id, password) => request("POST", `/admin/1/operators/${enc(id)}/reset`, { json: { password } }),
+  deleteOperator: (id) => request("DELETE", `/admin/1/operators/${enc(id)}`),
+  audit: (query) => request("GET", `/admin/1/audit?${new URLSearchParams(query)}`),
   session: () => request("GET", "/admin/1/session"),
   signOut: () => request("DELETE", "/admin/1/session"),
   containers: () => request("GET", "/admin/1/containers"),

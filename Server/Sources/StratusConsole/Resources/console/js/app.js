@@ -13,11 +13,12 @@ import { webhooksPage } from "./pages/webhooks.js";
 import { functionsPage } from "./pages/functions.js";
 import { quotasPage } from "./pages/quotas.js";
 import { telemetryPage } from "./pages/telemetry.js";
+import { peoplePage } from "./pages/people.js";
 import { userPage } from "./pages/user.js";
 
 const sections = {
   containers: containersPage, schema: schemaPage, records: recordsPage,
-  users: usersPage, accounts: accountsPage, subscriptions: subscriptionsPage, transfers: transfersPage, webhooks: webhooksPage, functions: functionsPage, quotas: quotasPage, telemetry: telemetryPage, user: userPage, activity: activityPage,
+  users: usersPage, accounts: accountsPage, subscriptions: subscriptionsPage, transfers: transfersPage, webhooks: webhooksPage, functions: functionsPage, quotas: quotasPage, telemetry: telemetryPage, user: userPage, people: peoplePage, activity: activityPage,
 };
 
 /** What every page shares: the chosen container and environment, and the containers known. */
@@ -74,7 +75,7 @@ async function show() {
   replace(main, view);
   replace(view, h("p", { class: "muted" }, "Loading…"));
   try {
-    if (section !== "containers" && section !== "activity" && !state.container) {
+    if (section !== "containers" && section !== "activity" && section !== "people" && !state.container) {
       replace(view, h("h1", {}, "No container"), h("p", {}, "Create a container first, under ", h("a", { href: "#/containers" }, "Containers"), "."));
       return;
     }
@@ -109,8 +110,54 @@ function showSignIn(message) {
       }
     });
   });
-  replace(main, form);
+  replace(main, form, operatorSignIn());
   key.focus();
+}
+
+/** Signing in as a person: address, password and the authenticator app's code; or setting that app up first. */
+function operatorSignIn() {
+  const field = (id, label, type, autocomplete) => [h("label", { for: id }, label), h("input", { id, type, autocomplete, required: true })];
+  const error = h("p", { class: "error-text", role: "alert" });
+  const setup = h("div", { id: "operator-enrolment", class: "stack" });
+  const submit = h("button", { type: "submit" }, "Sign in");
+  const value = (id) => form.querySelector("#" + id).value.trim();
+  const form = h("form", { id: "operator-sign-in", class: "panel stack sign-in", "aria-labelledby": "operator-sign-in-title" },
+    h("h2", { id: "operator-sign-in-title" }, "Or sign in as an operator"),
+    field("operator-email", "Email", "email", "username"), field("operator-password", "Password", "password", "current-password"),
+    h("label", { for: "operator-code" }, "Authenticator code"), h("input", { id: "operator-code", inputmode: "numeric", autocomplete: "one-time-code" }),
+    error, submit,
+    h("button", { type: "button", class: "quiet", id: "operator-enrol", onclick: (event) => run(event.target, async () => {
+      try {
+        const { secret, otpauthURI } = await admin.beginEnrolment(value("operator-email"), form.querySelector("#operator-password").value);
+        replace(setup,
+          h("p", {}, "Add this key to your authenticator app, then enter the code it shows and sign in:"),
+          h("code", { id: "operator-secret" }, secret), h("a", { href: otpauthURI }, "Open in an authenticator app"),
+          h("button", { type: "button", id: "operator-confirm", onclick: (confirmEvent) => run(confirmEvent.target, async () => {
+            try {
+              await admin.confirmEnrolment(value("operator-email"), form.querySelector("#operator-password").value, value("operator-code"));
+              replace(setup, h("p", {}, "Your authenticator app is set up. Sign in with its next code."));
+              form.querySelector("#operator-code").value = "";
+            } catch (failure) {
+              error.textContent = failure.reason ?? failure.message;
+            }
+          }) }, "Confirm the code"));
+      } catch (failure) {
+        error.textContent = failure.reason ?? failure.message;
+      }
+    }) }, "Set up my authenticator app"),
+    setup);
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    await run(submit, async () => {
+      try {
+        const session = await admin.signInAsOperator(value("operator-email"), form.querySelector("#operator-password").value, value("operator-code"));
+        await start(session.csrfToken);
+      } catch (failure) {
+        error.textContent = failure.reason ?? failure.message;
+      }
+    });
+  });
+  return form;
 }
 
 async function start(csrfToken) {
