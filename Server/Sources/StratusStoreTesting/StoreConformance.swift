@@ -29,7 +29,7 @@ public enum StoreConformance {
         recordCases + schemaCases + referenceCases + zoneCases + syncCases + queryCases + accountCases + constraintCases
             + assetCases + sharingCases + operatorCases + orderingCases + concurrentSyncCases + eventCases + sqlTableCases
             + accountLifecycleCases + accountDeletionCases + passkeyCases + identityCases + secretCases + cloudKitClaimCases + webhookCases + functionCases
-            + usageCases + telemetryCases
+            + usageCases + telemetryCases + peopleCases
     }
 }
 
