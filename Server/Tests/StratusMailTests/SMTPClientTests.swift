@@ -12,11 +12,19 @@ import Testing
         )
     }
 
+    /// Settings for a local test server, with the time a loaded machine needs: a Python peer on two busy cores may
+    /// take more than the default 30 s to answer an exchange.
+    static func settings(_ url: String) throws -> SMTPSettings {
+        var settings = try SMTPSettings(url: url)
+        settings.timeout = 120
+        return settings
+    }
+
     @Test("a message with a plain and an HTML part arrives whole, with its non-ASCII headers, after AUTH")
     func plainAndHTML() async throws {
         guard let sink = try await MailSink.start(["--auth", "mailer:s3cret pass"]) else { return }
         defer { sink.stop() }
-        let client = try SMTPClient(settings: SMTPSettings(url: sink.url(credentials: "mailer:s3cret%20pass")))
+        let client = try SMTPClient(settings: Self.settings(sink.url(credentials: "mailer:s3cret%20pass")))
         try await client.send(Self.message(html: "<p>Your code: <b>123456</b></p>"))
         let received = try await sink.waitForMessages(count: 1)
         let mail = try #require(received.first)
@@ -44,24 +52,18 @@ import Testing
 
         guard let starttls = try await MailSink.start(["--starttls", certificate, key, "--auth", "u:p"]) else { return }
         defer { starttls.stop() }
-        // TLS handshakes with a Python peer take long on a loaded machine: the exchanges get more than the default 30 s.
-        func settings(_ url: String) throws -> SMTPSettings {
-            var settings = try SMTPSettings(url: url)
-            settings.timeout = 120
-            return settings
-        }
-        let upgraded = try SMTPClient(settings: settings(starttls.url(credentials: "u:p", host: "localhost", options: "tls=starttls&ca=\(certificate)")))
+        let upgraded = try SMTPClient(settings: Self.settings(starttls.url(credentials: "u:p", host: "localhost", options: "tls=starttls&ca=\(certificate)")))
         try await upgraded.send(Self.message())
         #expect(try await starttls.waitForMessages(count: 1).first?.tls == true)
 
         // Without the authority, the server's certificate is not trusted and nothing is sent.
-        let untrusting = try SMTPClient(settings: SMTPSettings(url: starttls.url(credentials: "u:p", host: "localhost", options: "tls=starttls")))
+        let untrusting = try SMTPClient(settings: Self.settings(starttls.url(credentials: "u:p", host: "localhost", options: "tls=starttls")))
         await #expect(throws: MailError.self) { try await untrusting.send(Self.message()) }
         #expect(try starttls.messages().count == 1)
 
         guard let implicit = try await MailSink.start(["--implicit-tls", certificate, key]) else { return }
         defer { implicit.stop() }
-        let wrapped = try SMTPClient(settings: settings(implicit.url(scheme: "smtps", host: "localhost", options: "ca=\(certificate)")))
+        let wrapped = try SMTPClient(settings: Self.settings(implicit.url(scheme: "smtps", host: "localhost", options: "ca=\(certificate)")))
         try await wrapped.send(Self.message())
         #expect(try await implicit.waitForMessages(count: 1).first?.tls == true)
     }
@@ -70,7 +72,7 @@ import Testing
     func failures() async throws {
         guard let sink = try await MailSink.start(["--refuse", "1", "--auth", "u:p"]) else { return }
         defer { sink.stop() }
-        let client = try SMTPClient(settings: SMTPSettings(url: sink.url(credentials: "u:p")))
+        let client = try SMTPClient(settings: Self.settings(sink.url(credentials: "u:p")))
         do {
             try await client.send(Self.message())
             Issue.record("the refused message was reported sent")
@@ -80,7 +82,7 @@ import Testing
         try await client.send(Self.message())
         #expect(try await sink.waitForMessages(count: 1).count == 1)
 
-        let wrongPassword = try SMTPClient(settings: SMTPSettings(url: sink.url(credentials: "u:wrong")))
+        let wrongPassword = try SMTPClient(settings: Self.settings(sink.url(credentials: "u:wrong")))
         do {
             try await wrongPassword.send(Self.message())
             Issue.record("a wrong password was accepted")
@@ -91,7 +93,7 @@ import Testing
         let reservation = try Loopback.reservePort()
         let closedPort = reservation.port
         reservation.release()
-        let down = try SMTPClient(settings: SMTPSettings(url: "smtp://127.0.0.1:\(closedPort)"))
+        let down = try SMTPClient(settings: Self.settings("smtp://127.0.0.1:\(closedPort)"))
         do {
             try await down.send(Self.message())
             Issue.record("a message to a server that is down was reported sent")

@@ -33,7 +33,9 @@ func withDatabaseRemoved(_ database: PostgreSQLServer.TestDatabase, _ body: () a
 /// take longer to come than the 5 seconds after which a server answers 503.
 func testConfiguration(_ url: String, poolSize: Int) throws -> PostgresStore.Configuration {
     var configuration = try PostgresStore.Configuration(url: url, poolSize: poolSize)
-    configuration.connectionWait = .seconds(30)
+    // A loaded machine (CI runs hundreds of tests at once on two cores) may take long to hand out a connection; the
+    // tests wait for conditions, so only a failure takes this long.
+    configuration.connectionWait = .seconds(120)
     return configuration
 }
 
