@@ -77,7 +77,8 @@ struct DatabaseCall: Sendable {
             throw APIError(.accessDenied, "server-to-server keys work on the public database only")
         }
         let developer = try await server.serverKeys.developer(of: containerID)
-        context.notes.noteCaller(containerID: containerID, environment: environment, userRecordName: developer.userRecordName)
+        // A key is no user: it counts in no active users and logs no user.
+        context.notes.noteCaller(containerID: containerID, environment: environment, userRecordName: nil)
         return DatabaseCall(
             authentication: Authentication(container: container, environment: environment, userRecordName: developer.userRecordName),
             scope: scope, roles: key.role.map { [$0] } ?? [], hasAllPermissions: key.role == nil, body: body,
