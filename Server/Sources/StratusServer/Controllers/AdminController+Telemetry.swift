@@ -109,12 +109,7 @@ extension AdminController {
         writer.key("errors")
         writer.integer(figures.errors)
         writer.key("errorsByCode")
-        writer.beginObject()
-        for code in figures.errorCodes.keys.sorted() {
-            writer.key(code)
-            writer.integer(figures.errorCodes[code] ?? 0)
-        }
-        writer.endObject()
+        writeCounts(figures.errorCodes, to: &writer)
         writer.key("notifications")
         writer.integer(figures.notifications)
         if let p50 = latency.quantile(0.5), let p99 = latency.quantile(0.99) {
@@ -188,6 +183,16 @@ extension AdminController {
         if let user = entry.userRecordName {
             writer.key("user")
             writer.string(user)
+        }
+        writer.endObject()
+    }
+
+    /// Counts by name as one JSON object, names in order.
+    static func writeCounts(_ counts: [String: Int64], to writer: inout JSONWriter) {
+        writer.beginObject()
+        for name in counts.keys.sorted() {
+            writer.key(name)
+            writer.integer(counts[name] ?? 0)
         }
         writer.endObject()
     }

@@ -70,12 +70,7 @@ extension AdminController {
                     writer.integer(changed)
                 }
                 writer.key("recordTypes")
-                writer.beginObject()
-                for type in zone.recordTypes.keys.sorted() {
-                    writer.key(type)
-                    writer.integer(zone.recordTypes[type] ?? 0)
-                }
-                writer.endObject()
+                Self.writeCounts(zone.recordTypes, to: &writer)
                 writer.key("records")
                 writer.integer(zone.records)
                 writer.key("zoneName")

@@ -43,8 +43,8 @@ struct DatabaseCall: Sendable {
             return try await resolveSigned(request, context, containerID: containerID, environment: environment, scope: scope, using: server)
         }
         let query = request.uri.queryParameters
-        if query["ckAPIToken"] == nil, try await isOperator(request, using: server) {
-            return try await resolveOperator(request, containerID: containerID, environment: environment, scope: scope, using: server)
+        if query["ckAPIToken"] == nil, let actor = try await server.consoleSessions.actor(of: request) {
+            return try await resolveOperator(request, actor: actor, containerID: containerID, environment: environment, scope: scope, using: server)
         }
         let authentication = try await server.authenticator.authenticate(request, containerID: containerID, environment: environment, query: query)
         context.notes.noteCaller(containerID: containerID, environment: authentication.environment, userRecordName: authentication.userRecordName)
@@ -112,14 +112,11 @@ struct DatabaseCall: Sendable {
     /// A request from an operator (the admin key or a console session): the operator acts with every permission, in the public database as
     /// the console or the user `X-Stratus-User` names, and in that user's private and shared databases.
     private static func resolveOperator(
-        _ request: Request, containerID: String, environment name: String, scope: DatabaseScope, using server: ServerState
+        _ request: Request, actor: AdminActor, containerID: String, environment name: String, scope: DatabaseScope, using server: ServerState
     ) async throws -> DatabaseCall {
         let environment = try Authenticator.environment(named: name)
         let container = try await server.authenticator.container(containerID)
         // A viewer reads; a developer also writes in development; an owner writes anywhere.
-        guard let actor = try await server.consoleSessions.actor(of: request) else {
-            throw APIError(.authenticationFailed, "not signed in to the console")
-        }
         let needed: OperatorRole = onlyReads(request.uri.path) ? .viewer : environment == .development ? .developer : .owner
         try AdminAccess.role(needed, containerID: containerID).check(actor)
         var user = consoleUser
