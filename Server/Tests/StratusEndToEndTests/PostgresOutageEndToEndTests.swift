@@ -37,8 +37,9 @@ import Testing
         #expect(down == 503)
         #expect(refusal["serverErrorCode"] as? String == "TRY_AGAIN_LATER")
         #expect(refusal["retryAfter"] != nil)
-        // No hang: the first call gives up after the 5-second connection wait, and the store finds the database down.
-        #expect(ContinuousClock.now - start < .seconds(10), "answered within 10 seconds")
+        // No hang: the first call gives up after the 5-second connection wait, and the store finds the database down
+        // (on two cores busy with hundreds of tests the answer may take a few seconds more than the wait).
+        #expect(ContinuousClock.now - start < .seconds(20), "answered within 20 seconds")
         let again = ContinuousClock.now
         let (stillDown, _) = try await save(21..<22)
         #expect(stillDown == 503)
