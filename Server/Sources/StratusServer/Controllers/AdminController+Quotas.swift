@@ -31,6 +31,7 @@ extension AdminController {
         try await requireAdmin(request)
         let quotas = try await Self.quotas(from: request)
         try await server.store.setQuotas(quotas, containerID: nil)
+        server.quotas.forget()
         return try JSONResponse.make(encoding: quotas)
     }
 
@@ -42,6 +43,7 @@ extension AdminController {
         _ = try await server.authenticator.container(containerID)
         let quotas = try await Self.quotas(from: request)
         try await server.store.setQuotas(quotas, containerID: containerID)
+        server.quotas.forget()
         let defaults = try await server.store.quotas()[Quotas.defaultsKey] ?? Quotas()
         return try JSONResponse.make(encoding: quotas.filled(from: defaults))
     }

@@ -1,25 +1,30 @@
 import StratusStore
-import Synchronization
 
 /// Every container's quotas as this node knows them: read from the store once, read again after a
 /// ``StoreEvent/quotasChanged`` from any node (or a missed event), so a change holds on every node at once.
 final class QuotaBook: Sendable {
     private let store: any Store
-    /// The rows as stored, or `nil` until read (or after a change).
-    private let rows = Mutex<[String: Quotas]?>(nil)
+    /// The rows as stored, under one key; a read that raced with a change is not kept.
+    private let rows = EventFedCache<Int, [String: Quotas]>(timeToLive: .seconds(300), capacity: 1)
 
     init(store: any Store) {
         self.store = store
         store.observeEvents { [weak self] delivery in
             switch delivery {
             case .missed:
-                self?.rows.withLock { $0 = nil }
+                self?.forget()
             case .committed(let events):
                 if events.contains(where: { if case .quotasChanged = $0 { true } else { false } }) {
-                    self?.rows.withLock { $0 = nil }
+                    self?.forget()
                 }
             }
         }
+    }
+
+    /// Drops what this node knows, so that the next request reads the store. Called on a change's event, and at
+    /// once by this node's own writes (an event reaches observers a moment after its commit).
+    func forget() {
+        rows.forgetAll()
     }
 
     /// The quotas that hold for a container: its own, with what it does not set taken from the defaults.
@@ -31,9 +36,6 @@ final class QuotaBook: Sendable {
 
     /// The defaults and each container's own values, as stored.
     func stored() async throws -> [String: Quotas] {
-        if let known = rows.withLock({ $0 }) { return known }
-        let loaded = try await store.quotas()
-        rows.withLock { $0 = loaded }
-        return loaded
+        try await rows.value(for: 0) { try await self.store.quotas() } ?? [:]
     }
 }
