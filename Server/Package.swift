@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 // The server package: the store and its backends, the HTTP server, the console, the `stratus` command, the
@@ -12,6 +12,8 @@ let flagsKit = Target.Dependency.product(name: "StratusFlags", package: "Stratus
 let adminClient = Target.Dependency.product(name: "StratusAdmin", package: "Stratus")
 let kitTesting = Target.Dependency.product(name: "StratusKitTesting", package: "Stratus")
 let localStore = Target.Dependency.product(name: "StratusLocalStore", package: "Stratus")
+/// Spans of requests, the engine, SQL and object storage (recorded only when traces are exported).
+let tracing = Target.Dependency.product(name: "Tracing", package: "swift-distributed-tracing")
 
 let swiftSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
@@ -50,6 +52,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
         .package(url: "https://github.com/swiftwasm/WasmKit", from: "0.4.2"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing", from: "1.7.3"),
+        // Traces exported over OTLP/HTTP only (its gRPC exporter is left out).
+        .package(url: "https://github.com/swift-otel/swift-otel", from: "1.6.0", traits: ["OTLPHTTP"]),
     ],
     targets: [
         // The documentation's Swift examples, compiled as written (generated from README.md and docs/ by the plugin).
@@ -59,7 +64,7 @@ let package = Package(
         // The storage contract every backend implements.
         .target(
             name: "StratusStore",
-            dependencies: [model, .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [model, tracing, .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // One conformance suite that every backend runs.
@@ -72,7 +77,7 @@ let package = Package(
         .target(
             name: "StratusSQLite",
             dependencies: [
-                "StratusStore", model,
+                "StratusStore", model, tracing,
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // SQLite's C interface, to read a row's cells without going through GRDB's values.
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -85,7 +90,7 @@ let package = Package(
         .target(
             name: "StratusPostgres",
             dependencies: [
-                "StratusStore", model,
+                "StratusStore", model, tracing,
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -99,7 +104,7 @@ let package = Package(
         .target(
             name: "StratusBlobs",
             dependencies: [
-                "StratusStore",
+                "StratusStore", tracing,
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -144,6 +149,8 @@ let package = Package(
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                tracing,
+                .product(name: "OTel", package: "swift-otel"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -162,16 +162,18 @@ final class PostgresSnapshotLoader {
             binds: try binds(Array(names), zone.id)
         )
         var walked: [StoredRecordRow] = []
-        for try await row in try await connection.query(query, logger: logger) {
-            let cells = Array(row)
-            let name = try cells[16].decode(String.self)
-            let key = RecordKey(zoneName: zone.zone.zoneName, recordName: name)
-            if try cells[0].decode(Int64?.self) == nil {
-                loaded.absentRecords.insert(key)
-            } else {
-                let record = try StoredRecordRow(row: row)
-                walked.append(record)
-                if let stored = try await stored(record) { loaded.records[key] = stored }
+        try await connection.traced(query.sql) {
+            for try await row in try await connection.query(query, logger: logger) {
+                let cells = Array(row)
+                let name = try cells[16].decode(String.self)
+                let key = RecordKey(zoneName: zone.zone.zoneName, recordName: name)
+                if try cells[0].decode(Int64?.self) == nil {
+                    loaded.absentRecords.insert(key)
+                } else {
+                    let record = try StoredRecordRow(row: row)
+                    walked.append(record)
+                    if let stored = try await stored(record) { loaded.records[key] = stored }
+                }
             }
         }
         try await lockWalked(walked)
@@ -209,19 +211,21 @@ final class PostgresSnapshotLoader {
             binds: try binds(seedZones, seedNames)
         )
         var walked: [StoredRecordRow] = []
-        for try await row in try await connection.query(query, logger: logger) {
-            let cells = Array(row)
-            guard let targetZone = try await zoneName(ofID: try cells[16].decode(Int64.self)) else { continue }
-            let target = RecordKey(zoneName: targetZone, recordName: try cells[17].decode(String.self))
-            loaded.referencesLoaded.insert(target)
-            guard let action = try cells[18].decode(Int16?.self).flatMap({ ReferenceEdge.Action(rawValue: Int($0)) }),
-                try cells[0].decode(Int64?.self) != nil
-            else { continue }
-            let sourceRow = try StoredRecordRow(row: row)
-            walked.append(sourceRow)
-            guard let source = try await stored(sourceRow) else { continue }
-            loaded.records[source.key] = source
-            loaded.references[target, default: []].append(ReferenceEdge(source: source.key, target: target, action: action))
+        try await connection.traced(query.sql) {
+            for try await row in try await connection.query(query, logger: logger) {
+                let cells = Array(row)
+                guard let targetZone = try await zoneName(ofID: try cells[16].decode(Int64.self)) else { continue }
+                let target = RecordKey(zoneName: targetZone, recordName: try cells[17].decode(String.self))
+                loaded.referencesLoaded.insert(target)
+                guard let action = try cells[18].decode(Int16?.self).flatMap({ ReferenceEdge.Action(rawValue: Int($0)) }),
+                    try cells[0].decode(Int64?.self) != nil
+                else { continue }
+                let sourceRow = try StoredRecordRow(row: row)
+                walked.append(sourceRow)
+                guard let source = try await stored(sourceRow) else { continue }
+                loaded.records[source.key] = source
+                loaded.references[target, default: []].append(ReferenceEdge(source: source.key, target: target, action: action))
+            }
         }
         try await lockWalked(walked)
     }

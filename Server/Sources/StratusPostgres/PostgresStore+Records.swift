@@ -12,6 +12,10 @@ extension PostgresStore: RecordStore {
     }
 
     public func modifyRecords(_ batch: RecordBatch) async throws -> [RecordOperationResult] {
+        try await StoreSpans.modifyRecords(batch) { try await apply(batch) }
+    }
+
+    private func apply(_ batch: RecordBatch) async throws -> [RecordOperationResult] {
         // Typing, encoding and indexing happen before the transaction, so it holds its connection less long.
         let database = batch.zone.database
         let schema = try await self.schema(containerID: database.containerID, environment: database.environment)

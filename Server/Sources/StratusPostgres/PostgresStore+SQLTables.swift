@@ -84,9 +84,11 @@ extension PostgresStore: SQLTables {
     }
 
     static func rows(of query: PostgresQuery, connection: PostgresConnection, logger: Logger) async throws -> [SQLRow] {
-        var rows: [PostgresRow] = []
-        for try await row in try await connection.query(query, logger: logger) { rows.append(row) }
-        return try rows.sqlRows()
+        try await connection.traced(query.sql) {
+            var rows: [PostgresRow] = []
+            for try await row in try await connection.query(query, logger: logger) { rows.append(row) }
+            return try rows.sqlRows()
+        }
     }
 
     /// The rows of a statement the store wrote; one that binds values is prepared (``StatementShapes``), so that

@@ -129,20 +129,23 @@ public final class PostgresStore: Sendable {
     }
 
     /// Runs reads outside a transaction: each statement sees the latest commit.
+    /// In a trace, its span covers the wait for a connection and its statements' spans.
     func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         try refuseWhenClosed()
-        do {
-            return try await connectionUse.call { connected in
-                try await Self.withConnectionDeadline(configuration.connectionWait, reachability: reachability) { started in
-                    try await self.client.withConnection { connection in
-                        try started()
-                        connected()
-                        return try await body(connection)
+        return try await StoreSpans.sql("connection", system: "postgresql") {
+            do {
+                return try await connectionUse.call { connected in
+                    try await Self.withConnectionDeadline(configuration.connectionWait, reachability: reachability) { started in
+                        try await self.client.withConnection { connection in
+                            try started()
+                            connected()
+                            return try await body(connection)
+                        }
                     }
                 }
+            } catch {
+                throw translatingNoticingOutage(error)
             }
-        } catch {
-            throw translatingNoticingOutage(error)
         }
     }
 
@@ -218,8 +221,14 @@ public final class PostgresStore: Sendable {
     /// Runs `body` in a transaction with the write's positions and events, and commits.
     ///
     /// The store events `body` emits are stored with the change and announced (`NOTIFY`) at commit.
+    ///
+    /// In a trace, its span covers the wait for a connection, the transaction's statements and its commit.
     func write<T: Sendable>(_ body: @escaping @Sendable (PostgresWrite) async throws -> T) async throws -> T {
         try refuseWhenClosed()
+        return try await StoreSpans.sql("transaction", system: "postgresql") { try await commit(body) }
+    }
+
+    private func commit<T: Sendable>(_ body: @escaping @Sendable (PostgresWrite) async throws -> T) async throws -> T {
         do {
             let (value, emitted) = try await connectionUse.call { connected in
                 try await Self.withConnectionDeadline(configuration.connectionWait, reachability: reachability) { started in

@@ -85,36 +85,50 @@ private func bindings(_ values: Int64...) -> PostgresBindings {
 }
 
 extension PostgresConnection {
+    /// Runs `body`, one statement's round trip with every row read, in a span of its own when the request is
+    /// traced (docs/operations.md#traces).
+    func traced<T>(_ sql: @autoclosure () -> String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T) async throws -> T {
+        try await StoreSpans.sql(system: "postgresql", statement: sql(), isolation: isolation, body)
+    }
+
     /// Runs a statement and reads every row it returns, discarding them.
     func run(_ query: PostgresQuery, logger: Logger) async throws {
-        for try await _ in try await self.query(query, logger: logger) {}
+        try await traced(query.sql) {
+            for try await _ in try await self.query(query, logger: logger) {}
+        }
     }
 
     /// Every row of a one-column result.
     func all<T: PostgresDecodable & Sendable>(_ query: PostgresQuery, as type: T.Type, logger: Logger) async throws -> [T] {
-        var values: [T] = []
-        for try await value in try await self.query(query, logger: logger).decode(T.self) {
-            values.append(value)
+        try await traced(query.sql) {
+            var values: [T] = []
+            for try await value in try await self.query(query, logger: logger).decode(T.self) {
+                values.append(value)
+            }
+            return values
         }
-        return values
     }
 
     /// Every row of a result, as tuples.
     func rows<each Column: PostgresDecodable & Sendable>(
         _ query: PostgresQuery, as types: (repeat each Column).Type, logger: Logger
     ) async throws -> [(repeat each Column)] {
-        var rows: [(repeat each Column)] = []
-        for try await row in try await self.query(query, logger: logger).decode((repeat each Column).self) {
-            rows.append(row)
+        try await traced(query.sql) {
+            var rows: [(repeat each Column)] = []
+            for try await row in try await self.query(query, logger: logger).decode((repeat each Column).self) {
+                rows.append(row)
+            }
+            return rows
         }
-        return rows
     }
 
     /// How many rows a statement returns (an `UPDATE ... RETURNING 1` says how many rows it changed).
     func count(_ query: PostgresQuery, logger: Logger) async throws -> Int {
-        var count = 0
-        for try await _ in try await self.query(query, logger: logger) { count += 1 }
-        return count
+        try await traced(query.sql) {
+            var count = 0
+            for try await _ in try await self.query(query, logger: logger) { count += 1 }
+            return count
+        }
     }
 }
 

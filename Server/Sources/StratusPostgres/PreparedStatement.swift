@@ -32,9 +32,11 @@ struct Prepared<Text: PreparedText>: PostgresPreparedStatement {
 extension PostgresConnection {
     /// Every row of a prepared statement.
     func rows<Text: PreparedText>(_ text: Text.Type, _ bindings: PostgresBindings, logger: Logger) async throws -> [PostgresRow] {
-        var rows: [PostgresRow] = []
-        for try await row in try await execute(Prepared(text, bindings), logger: logger) { rows.append(row) }
-        return rows
+        try await traced(Text.sql) {
+            var rows: [PostgresRow] = []
+            for try await row in try await execute(Prepared(text, bindings), logger: logger) { rows.append(row) }
+            return rows
+        }
     }
 
     /// Every row of a prepared statement, decoded as a tuple.
@@ -46,6 +48,8 @@ extension PostgresConnection {
 
     /// Runs a prepared statement, discarding any rows.
     func run<Text: PreparedText>(_ text: Text.Type, _ bindings: PostgresBindings, logger: Logger) async throws {
-        for try await _ in try await execute(Prepared(text, bindings), logger: logger) {}
+        try await traced(Text.sql) {
+            for try await _ in try await execute(Prepared(text, bindings), logger: logger) {}
+        }
     }
 }

@@ -58,9 +58,11 @@ extension PostgresConnection {
     /// among the ``StatementShapes``.
     func rows(preparing query: PostgresQuery, types: [String], logger: Logger) async throws -> [PostgresRow] {
         guard let slot = StatementShapes.shared.slot(for: query.sql, types: types) else {
-            var rows: [PostgresRow] = []
-            for try await row in try await self.query(query, logger: logger) { rows.append(row) }
-            return rows
+            return try await traced(query.sql) {
+                var rows: [PostgresRow] = []
+                for try await row in try await self.query(query, logger: logger) { rows.append(row) }
+                return rows
+            }
         }
         return try await rows(StatementShapes.types[slot], query.binds, logger: logger)
     }

@@ -10,6 +10,10 @@ extension SQLiteStore: RecordStore {
     }
 
     public func modifyRecords(_ batch: RecordBatch) async throws -> [RecordOperationResult] {
+        try await StoreSpans.modifyRecords(batch) { try await apply(batch) }
+    }
+
+    private func apply(_ batch: RecordBatch) async throws -> [RecordOperationResult] {
         // Typing, encoding and indexing happen here, on the caller's thread, so the single writer does less.
         let database = batch.zone.database
         let schema = try await self.schema(containerID: database.containerID, environment: database.environment)

@@ -12,7 +12,7 @@ extension SQLiteStore: SQLTables {
     public var commitsInPositionOrder: Bool { true }
 
     public func rows(_ statement: SQLFragment) async throws -> [SQLRow] {
-        try await read { db in try db.rows(statement) }
+        try await read(statement: statement.rendered(in: SQLiteDialect()).sql) { db in try db.rows(statement) }
     }
 
     /// Every statement of `read` on one reader connection, in one step.
@@ -49,6 +49,10 @@ extension SQLiteStore: SQLTables {
     /// On a reader connection of GRDB's pool (not the caller's thread, which the body needs), in one read
     /// transaction.
     public func snapshot<T: Sendable>(_ body: @escaping @Sendable (any SQLReading) async throws -> T) async throws -> T {
+        try await StoreSpans.sql("snapshot", system: "sqlite") { try await snapshotOnReader(body) }
+    }
+
+    private func snapshotOnReader<T: Sendable>(_ body: @escaping @Sendable (any SQLReading) async throws -> T) async throws -> T {
         try await StatementChannel.drive({ channel in
             try await body(SQLiteReading(channel: channel))
         }, job: { channel in

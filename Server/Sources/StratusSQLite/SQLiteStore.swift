@@ -91,12 +91,14 @@ public final class SQLiteStore: Sendable {
     /// reader connections than cooperative threads, so a read is plain CPU work like any other; running
     /// it here saves two thread hops per request over GRDB's asynchronous `read`. Skipping the read
     /// transaction saves four statements per read; use ``snapshot(_:)`` when several statements
-    /// must see one state.
-    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        do {
-            return try readOnCallingThread(body)
-        } catch {
-            throw StorageError.translating(error)
+    /// must see one state. `statement`, the SQL text when the read is one statement, names its span in a trace.
+    func read<T: Sendable>(statement: @autoclosure () -> String? = nil, _ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await StoreSpans.sql("read", system: "sqlite", statement: statement()) {
+            do {
+                return try readOnCallingThread(body)
+            } catch {
+                throw StorageError.translating(error)
+            }
         }
     }
 
@@ -107,13 +109,15 @@ public final class SQLiteStore: Sendable {
 
     /// Runs a closure in the next group commit.
     func write<T: Sendable>(_ body: @escaping @Sendable (WriteBatch) throws -> T) async throws -> T {
-        do {
-            return try await connectionUse.call { connected in
-                connected()
-                return try await writer.write(body)
+        try await StoreSpans.sql("group commit", system: "sqlite") {
+            do {
+                return try await connectionUse.call { connected in
+                    connected()
+                    return try await writer.write(body)
+                }
+            } catch {
+                throw StorageError.translating(error)
             }
-        } catch {
-            throw StorageError.translating(error)
         }
     }
 

@@ -143,6 +143,9 @@ private func buildRouterAndState(
     )
 
     let router = Router(context: StratusRequestContext.self)
+    if configuration.tracesRequests {
+        router.add(middleware: RequestSpanMiddleware())
+    }
     router.add(middleware: ActivityMiddleware(server: state))
     if configuration.logRequests {
         router.add(middleware: RequestLogMiddleware())

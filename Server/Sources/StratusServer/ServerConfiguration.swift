@@ -66,6 +66,9 @@ public struct ServerConfiguration: Sendable {
     public var telemetryFlushInterval: Double = 5
     /// Days the request log keeps each request; `0` keeps no log (per-minute figures are kept 30 days regardless).
     public var requestLogDays = 7
+    /// Whether each request starts a span of a trace, with the store's spans as its children: set when the process
+    /// exports traces (``TraceExport``, `--otlp-endpoint`). Off, requests pay nothing for tracing.
+    public var tracesRequests = false
     /// How many function calls run at once on this node (each on a thread of its own); more wait their turn.
     public var functionConcurrency = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
     /// Seconds before each retry of a webhook delivery, the last repeated: from seconds to a day.

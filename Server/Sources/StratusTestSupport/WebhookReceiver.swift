@@ -6,7 +6,8 @@ import NIOPosix
 import Synchronization
 
 /// A webhook receiver on loopback for tests: keeps every request it gets (headers and body), answers `500` to the
-/// first ``failFirst`` of them (as a receiver that is down), and checks Standard Webhooks signatures.
+/// first ``failFirst`` of them (as a receiver that is down), and checks Standard Webhooks signatures. With another
+/// answer, it stands for other receivers of posts (an OpenTelemetry collector).
 public final class WebhookReceiver: Sendable {
     /// One request as it arrived.
     public struct Received: Sendable {
@@ -24,9 +25,14 @@ public final class WebhookReceiver: Sendable {
     final class State: Sendable {
         let received = Mutex<[Received]>([])
         let failuresLeft = Mutex(0)
+        let answer: (contentType: String, body: String)
+
+        init(answer: (contentType: String, body: String)) {
+            self.answer = answer
+        }
     }
 
-    private let state = State()
+    private let state: State
     public let port: Int
     private let channel: any Channel
 
@@ -35,8 +41,10 @@ public final class WebhookReceiver: Sendable {
     /// Every request so far, in arrival order.
     public var received: [Received] { state.received.withLock { $0 } }
 
-    public init(failFirst: Int = 0) throws {
-        let state = self.state
+    /// - Parameter answer: what a request that is not failed on purpose gets.
+    public init(failFirst: Int = 0, answer: (contentType: String, body: String) = ("text/plain", "ok")) throws {
+        let state = State(answer: answer)
+        self.state = state
         state.failuresLeft.withLock { $0 = failFirst }
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -107,8 +115,9 @@ public final class WebhookReceiver: Sendable {
                         signature: headers?.first(name: "webhook-signature") ?? "", body: String(buffer: body), refused: refuse
                     ))
                 }
-                let reply = ByteBuffer(string: refuse ? "down for maintenance" : "ok")
+                let reply = ByteBuffer(string: refuse ? "down for maintenance" : state.answer.body)
                 var response = HTTPResponseHead(version: .http1_1, status: refuse ? .internalServerError : .ok)
+                response.headers.add(name: "content-type", value: refuse ? "text/plain" : state.answer.contentType)
                 response.headers.add(name: "content-length", value: String(reply.readableBytes))
                 context.write(wrapOutboundOut(.head(response)), promise: nil)
                 context.write(wrapOutboundOut(.body(.byteBuffer(reply))), promise: nil)

@@ -52,8 +52,12 @@ struct Serve: AsyncParsableCommand {
             ?? "\(ProcessInfo.processInfo.hostName):\(configuration.port == 0 ? "pid\(ProcessInfo.processInfo.processIdentifier)" : "\(configuration.port)")"
         Self.raiseOpenFileLimit()
         let blobs = try await values.blobStore(dataFolder: folder)
+        var services: [any Service] = [store]
+        if let tracesURL = try values.tracesURL() {
+            services.append(try TraceExport.start(tracesURL: tracesURL, nodeName: configuration.nodeName))
+        }
         let host = configuration.host
-        let app = try await buildApplication(configuration: configuration, store: store, blobs: blobs, services: [store], logger: logger) { port in
+        let app = try await buildApplication(configuration: configuration, store: store, blobs: blobs, services: services, logger: logger) { port in
             // The admin commands given this folder find the server through this note, and go through it.
             do { try RunningServer.record(host: host, port: port, in: folder) } catch {
                 logger.warning("cannot note the running server in the data folder", metadata: ["stratus.error": "\(String(reflecting: error))"])

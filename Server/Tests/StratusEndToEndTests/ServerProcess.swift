@@ -30,10 +30,13 @@ final class ServerProcess: @unchecked Sendable {
     let extraArguments: [String]
     /// The backend the server keeps its records in.
     let backend: StoreFactory
+    /// Environment variables the server is started with, beside the test process's own.
+    let environment: [String: String]
 
-    init(dataFolder: String, arguments: [String] = [], backend: StoreFactory = .current) {
+    init(dataFolder: String, arguments: [String] = [], environment: [String: String] = [:], backend: StoreFactory = .current) {
         self.dataFolder = dataFolder
         extraArguments = arguments
+        self.environment = environment
         self.backend = backend
     }
 
@@ -41,6 +44,7 @@ final class ServerProcess: @unchecked Sendable {
     init(attachedTo baseURL: String) {
         dataFolder = ""
         extraArguments = []
+        environment = [:]
         backend = .sqlite
         self.baseURL = baseURL
     }
@@ -58,7 +62,7 @@ final class ServerProcess: @unchecked Sendable {
         let secrets = backend.name == "postgres" ? ["--secrets-key", Self.secretsKey] : []
         let arguments = ["serve", "--port", "0", "--data", dataFolder, "--admin-key", Self.adminKey, "--password-rounds", "1000", "--sign-in-pause", "120"]
             + backend.serveArguments(dataFolder) + secrets + extraArguments
-        let child = try ChildProcess(Self.executable.path, arguments, output: .pipe)
+        let child = try ChildProcess(Self.executable.path, arguments, environment: environment, output: .pipe)
         started.withLock { $0 = child }
         var buffer = ""
         let deadline = Date().addingTimeInterval(30)

@@ -5,6 +5,7 @@ import NIOHTTP1
 import ServiceLifecycle
 import StratusStore
 import Synchronization
+import Tracing
 
 /// Blobs as objects in an S3-compatible bucket, so that several server nodes share the same files.
 ///
@@ -158,9 +159,25 @@ public final class S3BlobStore: BlobStore, Service {
         try await send(method, path: path, query: query, headers: headers, body: ByteBuffer(bytes: body))
     }
 
-    /// Sends one signed request whose body is a buffer, sent as it is, without a copy.
+    /// Sends one signed request whose body is a buffer, sent as it is, without a copy. In a traced request, its
+    /// span lasts until the answer's head arrives (a body read after is not in it).
     func send(
         _ method: String, path: String, query: [(String, String)] = [], headers: [String: String] = [:], body: ByteBuffer
+    ) async throws -> HTTPClientResponse {
+        guard StoreSpans.isTracing else { return try await sendSigned(method, path: path, query: query, headers: headers, body: body) }
+        let attributes: SpanAttributes = [
+            "http.request.method": .string(method), "server.address": .string(endpoint.host), "aws.s3.bucket": .string(configuration.bucket),
+            "url.path": .string(path), "http.request.body.size": .int64(Int64(body.readableBytes)),
+        ]
+        return try await StoreSpans.run("S3 \(method)", kind: .client, attributes: attributes) { noted in
+            let response = try await sendSigned(method, path: path, query: query, headers: headers, body: body)
+            noted["http.response.status_code"] = Int(response.status.code)
+            return response
+        }
+    }
+
+    private func sendSigned(
+        _ method: String, path: String, query: [(String, String)], headers: [String: String], body: ByteBuffer
     ) async throws -> HTTPClientResponse {
         var signed = headers
         signed["host"] = endpoint.host

@@ -5,6 +5,12 @@ import StratusModel
 /// a ``PlannedQuery`` to run (``RecordStore/runQuery(_:)``).
 extension RecordStore {
     public func queryRecords(_ request: RecordQuery) async throws -> QueryPage {
+        try await StoreSpans.run("store.queryRecords", database: request.database, attributes: ["stratus.record_type": .string(request.query.recordType)]) {
+            try await plannedAndRun(request)
+        }
+    }
+
+    private func plannedAndRun(_ request: RecordQuery) async throws -> QueryPage {
         guard let planned = try await planQuery(request) else {
             // No record of this type can exist yet; a missing zone is still an error.
             if let zoneName = request.zoneName, zoneName != ZoneID.defaultZoneName,

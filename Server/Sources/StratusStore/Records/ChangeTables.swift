@@ -5,6 +5,12 @@ import StratusModel
 /// in its transaction will commit.
 extension RecordStore where Self: SQLTables {
     public func databaseChanges(in database: DatabaseRef, since syncToken: String?, limit: Int) async throws -> DatabaseChanges {
+        try await StoreSpans.run("store.databaseChanges", database: database) {
+            try await readDatabaseChanges(in: database, since: syncToken, limit: limit)
+        }
+    }
+
+    private func readDatabaseChanges(in database: DatabaseRef, since syncToken: String?, limit: Int) async throws -> DatabaseChanges {
         let since = try DatabaseSyncToken.read(syncToken).sequence
         return try await readSettled { reading in
             // Each zone's latest change is read through (zone_id, seq): a handful of index probes per zone,
@@ -32,6 +38,10 @@ extension RecordStore where Self: SQLTables {
     /// bound, so that the token never passes a change the page did not see: in one statement where each is a round
     /// trip (PostgreSQL), in two where statements run in-process (SQLite, where the one statement costs more).
     public func zoneChanges(_ request: ZoneChangesQuery) async throws -> ZoneChanges {
+        try await StoreSpans.run("store.zoneChanges", database: request.zone.database) { try await readZoneChanges(request) }
+    }
+
+    private func readZoneChanges(_ request: ZoneChangesQuery) async throws -> ZoneChanges {
         var request = request
         // A feed through a query reads its record type only, and keeps what matches.
         var typedMatch: Query?

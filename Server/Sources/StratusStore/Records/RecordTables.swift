@@ -80,6 +80,8 @@ extension StoredRecordRow {
 /// Records by name, written once over any backend's tables (``SQLTables``).
 extension RecordStore where Self: SQLTables {
     public func lookupRecords(_ recordNames: [String], in zone: ZoneRef) async throws -> [String: Record] {
-        try await RecordTables.lookup(recordNames, in: zone, reading: self)
+        try await StoreSpans.run("store.lookupRecords", database: zone.database, attributes: ["stratus.records": .int64(Int64(recordNames.count))]) {
+            try await RecordTables.lookup(recordNames, in: zone, reading: self)
+        }
     }
 }

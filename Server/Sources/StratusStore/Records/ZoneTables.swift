@@ -138,6 +138,12 @@ extension RecordStore where Self: SQLTables {
 
     /// Each operation in a savepoint: one the rules refuse fails alone, and the others are kept.
     public func modifyZones(_ operations: [ZoneOperation], in database: DatabaseRef) async throws -> [ZoneOperationResult] {
+        try await StoreSpans.run("store.modifyZones", database: database, attributes: ["stratus.operations": .int64(Int64(operations.count))]) {
+            try await applyZoneOperations(operations, in: database)
+        }
+    }
+
+    private func applyZoneOperations(_ operations: [ZoneOperation], in database: DatabaseRef) async throws -> [ZoneOperationResult] {
         try await transaction { transaction in
             var results: [ZoneOperationResult] = []
             for operation in operations {

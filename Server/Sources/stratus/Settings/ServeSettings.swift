@@ -44,6 +44,10 @@ enum ServeSettings {
         "request-log-days", .number, default: String(server.requestLogDays),
         "days the request log keeps each request to a container (0: no log; per-minute telemetry is kept 30 days)"
     )
+    static let otlpEndpoint = Setting(
+        "otlp-endpoint", .text, otherwise: "no traces",
+        "send a trace of each request (the request, the record engine, SQL, S3) to this OpenTelemetry collector over OTLP/HTTP, such as `http://localhost:4318`; the `OTEL_*` variables tune the exporter"
+    )
     static let assetSweepInterval = Setting("asset-sweep-interval", .number, default: String(Int(server.assetSweepInterval)), "seconds between sweeps deleting asset files no record holds")
     static let s3Endpoint = Setting("s3-endpoint", .text, "keep asset files in this S3-compatible service instead of the data folder")
     static let s3Region = Setting(
@@ -94,7 +98,7 @@ enum ServeSettings {
         config, host, port, data, database, databasePoolSize, adminKey, sync, publicURL, nodeName, passwordRounds, signInPause, quiet,
         maxAssetSize, uploadURLLifetime, downloadURLLifetime, assetSweepInterval, s3Endpoint, s3Region, s3Bucket, s3AccessKey, s3SecretKey,
         s3KeyPrefix, notificationTTL, courierWait, smtpURL, smtpFrom, appleKeysURL, secretsKey, secretsKeyFile, webhooksAllowPrivate, apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, headTimeout, bodyTimeout,
-        maxConnectionsPerAddress, trustForwardedFor, usageInterval, requestLogDays,
+        maxConnectionsPerAddress, trustForwardedFor, usageInterval, requestLogDays, otlpEndpoint,
     ]
 
     /// The list as `stratus serve --help` shows it, wrapped to fit 80 columns.

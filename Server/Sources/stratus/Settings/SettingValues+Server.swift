@@ -41,12 +41,22 @@ extension SettingValues {
             }
             configuration.appleKeysURL = url
         }
+        configuration.tracesRequests = try tracesURL() != nil
         configuration.trustForwardedFor = try flag(ServeSettings.trustForwardedFor)
         configuration.webhooksAllowPrivate = try flag(ServeSettings.webhooksAllowPrivate)
         configuration.connectionLimits = try connectionLimits()
         configuration.signInPause = try integer(ServeSettings.signInPause)
         guard configuration.signInPause > 0 else { throw ValidationError("--sign-in-pause must be at least 1 second") }
         return configuration
+    }
+
+    /// Where spans are sent (`--otlp-endpoint`, with the traces path), or `nil` when traces are off.
+    func tracesURL() throws -> String? {
+        guard let endpoint = text(ServeSettings.otlpEndpoint) else { return nil }
+        guard let url = TraceExport.tracesURL(endpoint) else {
+            throw ValidationError("--otlp-endpoint must be the http or https URL of an OpenTelemetry collector, such as http://localhost:4318")
+        }
+        return url
     }
 
     /// The secrets keys `--secrets-key` or `--secrets-key-file` give; else, with `generateIn`, the one kept in that data
