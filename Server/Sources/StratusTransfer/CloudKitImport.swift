@@ -48,8 +48,8 @@ public struct CloudKitImport: Sendable {
 
     let options: Options
     let output: @Sendable (String) -> Void
-    private let source: CloudKitSource
-    private let target: ImportTarget
+    let source: CloudKitSource
+    let target: ImportTarget
 
     /// - Parameter output: receives each progress line.
     public init(_ options: Options, output: @escaping @Sendable (String) -> Void) throws {
@@ -95,12 +95,18 @@ public struct CloudKitImport: Sendable {
         }
     }
 
-    /// The import's steps: the schema, the counts, the copy of every type, the verification.
+    /// The import's steps: the schema, the counts, the copy of every type, the verification. Once a run has copied
+    /// every type, a run again copies what changed at the source since (``update(_:state:progress:reporter:)``).
     private func copyAll(_ types: [String], state: inout ImportState, progress: inout ImportProgress, reporter: TransferReporter) async throws -> [Verification] {
-        if state.recordsDone > 0 { output("resuming from \(options.statePath): \(state.recordsDone) records copied before") }
+        let copiedBefore = !types.isEmpty && types.allSatisfy { state.types[$0]?.isDone == true }
+        if state.recordsDone > 0, !copiedBefore { output("resuming from \(options.statePath): \(state.recordsDone) records copied before") }
         try await target.applySchema(options.schemaText)
         output("schema applied: \(types.count) record types")
         await report(reporter, state, progress, .running)
+        if copiedBefore {
+            try await update(types, state: &state, progress: &progress, reporter: reporter)
+            return try await verify(types, state: state)
+        }
 
         for type in types where state.types[type]?.total == nil {
             var typeProgress = state.types[type] ?? .init()
@@ -119,7 +125,7 @@ public struct CloudKitImport: Sendable {
     }
 
     /// Tells the target's console how the import is going.
-    private func report(
+    func report(
         _ reporter: TransferReporter, _ state: ImportState, _ progress: ImportProgress, _ phase: TransferStatus.State, _ message: String? = nil
     ) async {
         await reporter.report(phase, done: state.recordsDone, total: state.recordsTotal, bytes: state.bytes, doneThisRun: progress.records, message: message)
@@ -166,18 +172,10 @@ public struct CloudKitImport: Sendable {
             var digest = typeProgress.digest
             var bytes: Int64 = 0
             for record in page.records {
-                if let code = record.serverErrorCode {
-                    throw TransferError("the source answered \(code) for record \(record.recordName) of \(type): \(record.reason ?? "")")
-                }
-                let fields = try await AssetValues.map(record.fields ?? [:]) { field, asset in
-                    let copied = try await copyFile(asset, field: field, record: record.recordName, type: type)
-                    bytes += copied.bytes
-                    return copied.value
-                }
-                let created = record.created ?? .unknown
-                let modified = record.modified ?? created
-                digest.add(recordName: record.recordName, recordType: type, created: created, modified: modified, fields: fields)
-                records.append(ImportedRecord(recordName: record.recordName, recordType: type, fields: fields, created: created, modified: modified))
+                let (imported, fileBytes) = try await importable(record, type: type)
+                bytes += fileBytes
+                digest.add(recordName: imported.recordName, recordType: type, created: imported.created, modified: imported.modified, fields: imported.fields)
+                records.append(imported)
             }
             if !records.isEmpty { try await target.importRecords(records) }
             typeProgress.digest = digest
@@ -190,6 +188,22 @@ public struct CloudKitImport: Sendable {
             output(progress.line(recordType: type, typeDone: digest.count, typeTotal: typeProgress.total, allDone: state.recordsDone, allTotal: total))
             await report(reporter, state, progress, .running)
         }
+    }
+
+    /// A record read from the source as the target saves it, its files copied first; with the bytes they hold.
+    func importable(_ record: WireRecord, type: String) async throws -> (record: ImportedRecord, bytes: Int64) {
+        if let code = record.serverErrorCode {
+            throw TransferError("the source answered \(code) for record \(record.recordName) of \(type): \(record.reason ?? "")")
+        }
+        var bytes: Int64 = 0
+        let fields = try await AssetValues.map(record.fields ?? [:]) { field, asset in
+            let copied = try await copyFile(asset, field: field, record: record.recordName, type: type)
+            bytes += copied.bytes
+            return copied.value
+        }
+        let created = record.created ?? .unknown
+        let modified = record.modified ?? created
+        return (ImportedRecord(recordName: record.recordName, recordType: type, fields: fields, created: created, modified: modified), bytes)
     }
 
     /// Copies a file of an asset field to the target, and answers the value the target takes: the file by its

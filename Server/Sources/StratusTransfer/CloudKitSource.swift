@@ -15,15 +15,10 @@ struct CloudKitSource: Sendable {
     /// One page of the records of `recordType`, from `continuationMarker` on.
     /// - Parameter desiredKeys: `[]` reads only the records' names and stamps.
     func query(recordType: String, continuationMarker: String?, limit: Int, desiredKeys: [String]? = nil) async throws -> QueryPage {
-        let path = "/database/1/\(AdminClient.escaped(container))/\(environment.rawValue)/public/records/query"
         let body = try JSONEncoder().encode(TypeQuery(
             query: .init(recordType: recordType), resultsLimit: limit, continuationMarker: continuationMarker, desiredKeys: desiredKeys
         ))
-        let subpath = (URL(string: baseURL)?.path ?? "") + path
-        let answer = try await backoff.run("reading \(recordType)") {
-            // Signed anew for every try: a signature is good for one request only.
-            try await HTTP.send("POST", baseURL + path, body: body, headers: signer.headers(subpath: subpath, body: body).merging(["Content-Type": "application/json"]) { $1 })
-        }
+        let answer = try await post("records/query", body: body, what: "reading \(recordType)")
         guard answer.status == 200 else {
             let problem = HTTP.describe(answer)
             if problem.localizedCaseInsensitiveContains("queryable") {
@@ -35,6 +30,28 @@ struct CloudKitSource: Sendable {
             return try JSONDecoder().decode(QueryPage.self, from: answer.body)
         } catch {
             throw TransferError("the source's answer for \(recordType) is not a records/query answer: \(error)")
+        }
+    }
+
+    /// The named records, each in its place: the record, or an error in its place (`NOT_FOUND` once deleted).
+    func lookup(_ recordNames: [String]) async throws -> [WireRecord] {
+        let body = try JSONEncoder().encode(NameLookup(records: recordNames.map { .init(recordName: $0) }))
+        let answer = try await post("records/lookup", body: body, what: "reading \(recordNames.count) changed records")
+        guard answer.status == 200 else { throw TransferError("reading changed records from the source failed: \(HTTP.describe(answer))") }
+        do {
+            return try JSONDecoder().decode(QueryPage.self, from: answer.body).records
+        } catch {
+            throw TransferError("the source's answer to records/lookup is not one: \(error)")
+        }
+    }
+
+    /// Posts a signed request to an operation of the public database, waiting out the source's throttling.
+    private func post(_ operation: String, body: Data, what: String) async throws -> Backoff.Answer {
+        let path = "/database/1/\(AdminClient.escaped(container))/\(environment.rawValue)/public/\(operation)"
+        let subpath = (URL(string: baseURL)?.path ?? "") + path
+        return try await backoff.run(what) {
+            // Signed anew for every try: a signature is good for one request only.
+            try await HTTP.send("POST", baseURL + path, body: body, headers: signer.headers(subpath: subpath, body: body).merging(["Content-Type": "application/json"]) { $1 })
         }
     }
 

@@ -44,6 +44,17 @@ struct ImportTarget: Sendable {
         }
     }
 
+    /// Deletes records deleted at the source (an update run); one already gone is no error.
+    func deleteRecords(_ recordNames: [String]) async throws {
+        let page = try await connection.post(
+            publicPath + "/records/modify", ForceDeletes(operations: recordNames.map { .init(record: .init(recordName: $0)) }),
+            as: QueryPage.self, what: "deleting records"
+        )
+        if let failed = page.records.first(where: { $0.serverErrorCode != nil && $0.serverErrorCode != "NOT_FOUND" }) {
+            throw TransferError("the target refused to delete record \(failed.recordName): \(failed.serverErrorCode ?? ""): \(failed.reason ?? "")")
+        }
+    }
+
     /// One page of the target's records of a type, as verification reads them.
     func query(recordType: String, continuationMarker: String?, limit: Int) async throws -> QueryPage {
         try await connection.post(

@@ -41,3 +41,20 @@ struct TypeQuery: Encodable {
     var continuationMarker: String?
     var desiredKeys: [String]?
 }
+
+/// The `records/lookup` request an import sends for records that changed: their names.
+struct NameLookup: Encodable {
+    struct Name: Encodable {
+        var recordName: String
+    }
+    var records: [Name]
+}
+
+/// The `records/modify` request an import sends to remove records deleted at the source.
+struct ForceDeletes: Encodable {
+    struct Operation: Encodable {
+        var operationType = "forceDelete"
+        var record: NameLookup.Name
+    }
+    var operations: [Operation]
+}

@@ -30,6 +30,14 @@ public struct RecordDigest: Sendable, Hashable, Codable {
         count += 1
     }
 
+    /// Takes a record out again (as it was added: the same name, stamps and fields), when an update replaces or
+    /// deletes it.
+    mutating func remove(recordName: String, recordType: String, created: RecordStamp?, modified: RecordStamp?, fields: [String: FieldInput]) {
+        // XOR undoes itself: adding the same record's digest again takes it out.
+        add(recordName: recordName, recordType: recordType, created: created, modified: modified, fields: fields)
+        count -= 2
+    }
+
     private static func stamp(_ stamp: RecordStamp?) -> String {
         stamp.map { "\($0.timestamp)/\($0.userRecordName)" } ?? ""
     }

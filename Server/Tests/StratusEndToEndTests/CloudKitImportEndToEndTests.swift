@@ -202,6 +202,31 @@ import FoundationNetworking
         // Run again over a finished state: nothing is copied twice, and it verifies again.
         let (again, againOutput) = try await EndToEndTests.run(arguments)
         #expect(again == 0 && againOutput.contains("imported and verified 25 records of 3 types"), "\(againOutput)")
+        #expect(againOutput.contains("changes copied: Note 0 changed, 0 deleted; Tag 0 changed, 0 deleted; Users 0 changed, 0 deleted"), "\(againOutput)")
+
+        // Apps go on writing to the source: a run after that copies what they changed, and only that.
+        let annOnSource = try await SignedInUser.signIn("ann@example.com", container: Self.container, on: source)
+        let newFile = Data((0..<7777).map { UInt8(truncatingIfNeeded: $0 * 7) })
+        try await annOnSource.post("records/modify", json: ["operations": [
+            ["operationType": "forceUpdate", "record": ["recordName": "n0-4", "recordType": "Note", "fields": ["title": ["value": "edited at the source"]]]],
+            ["operationType": "create", "record": ["recordName": "n0-new", "recordType": "Note", "fields": [
+                "title": ["value": "written during the move"], "attachment": ["value": try await annOnSource.uploadAttachment(newFile)],
+            ]]],
+            ["operationType": "forceDelete", "record": ["recordName": "n0-1"]],
+        ]])
+        let (updated, updateOutput) = try await EndToEndTests.run(arguments)
+        #expect(updated == 0, "\(updateOutput)")
+        #expect(updateOutput.contains("changes copied: Note 2 changed, 1 deleted; Tag 0 changed, 0 deleted; Users 0 changed, 0 deleted"), "\(updateOutput)")
+        #expect(updateOutput.contains("Note: 20 / 20 records") && updateOutput.contains("imported and verified 25 records of 3 types"), "\(updateOutput)")
+        let changedOnTarget = try await Self.lookup(["n0-4", "n0-new", "n0-1"], on: target)
+        #expect(((changedOnTarget["n0-4"]?["fields"] as? [String: Any])?["title"] as? [String: Any])?["value"] as? String == "edited at the source")
+        #expect(changedOnTarget["n0-1"]?["serverErrorCode"] as? String == "NOT_FOUND", "a record deleted at the source is deleted: \(String(describing: changedOnTarget["n0-1"]))")
+        let newValue = ((changedOnTarget["n0-new"]?["fields"] as? [String: Any])?["attachment"] as? [String: Any])?["value"] as? [String: Any]
+        let newURL = try #require(newValue?["downloadURL"] as? String, "the new record's file: \(String(describing: changedOnTarget["n0-new"]))")
+        let (newData, _) = try await URLSession.shared.data(from: URL(string: newURL.replacingOccurrences(of: "${f}", with: "file"))!)
+        #expect(newData == newFile)
+        let sourceStamp = (try await Self.lookup(["n0-new"], on: source))["n0-new"]?["modified"] as? [String: Any]
+        #expect((changedOnTarget["n0-new"]?["modified"] as? [String: Any])?["timestamp"] as? Int == sourceStamp?["timestamp"] as? Int, "stamps kept")
     }
 
     @Test("a type without a queryable recordName is named before anything is written, with what to change")

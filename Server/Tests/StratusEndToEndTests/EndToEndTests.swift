@@ -62,9 +62,11 @@ import FoundationNetworking
 
     /// Runs `stratus` (or another executable built beside it) with arguments and extra environment variables,
     /// and returns its exit status and everything it printed.
-    static func run(_ arguments: [String], executable: String = "stratus", environment: [String: String] = [:]) async throws -> (Int32, String) {
+    static func run(
+        _ arguments: [String], executable: String = "stratus", environment: [String: String] = [:], directory: String? = nil
+    ) async throws -> (Int32, String) {
         let path = ServerProcess.executable.deletingLastPathComponent().appendingPathComponent(executable).path
-        return try await ChildProcess.run(path, arguments, environment: environment)
+        return try await ChildProcess.run(path, arguments, environment: environment, directory: directory)
     }
 
     @Test("stratus container create prints the new container's API token, and refuses a duplicate")
@@ -82,6 +84,18 @@ import FoundationNetworking
         #expect(message.contains("EXISTS"))
         let (_, list) = try await run(["container", "list", "--data", folder])
         #expect(list.contains("iCloud.com.example.CLI"))
+    }
+
+    @Test("an admin command run where no server runs and no data is says that no server was found, and makes no folder")
+    func noServerFound() async throws {
+        let folder = Self.temporaryFolder()
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for command in [["users", "list", "iCloud.com.example.Nowhere"], ["container", "list"], ["container", "create", "iCloud.com.example.Nowhere"]] {
+            let (status, output) = try await Self.run(command, environment: ["STRATUS_DATA": "", "STRATUS_URL": "", "STRATUS_DATABASE": ""], directory: folder)
+            #expect(status != 0 && output.contains("no Stratus server found: none runs on ./stratus-data"), "\(command): \(output)")
+            #expect(!FileManager.default.fileExists(atPath: folder + "/stratus-data"), "\(command) made a data folder")
+        }
     }
 
     @Test("stratus schema imports a file, shows the diff, deploys after a dry run, and exports production")

@@ -45,6 +45,15 @@ import Testing
             guard case .array(let found)? = lookedUp["subscriptions"] else { Issue.record("\(lookedUp.json)"); return }
             #expect(found.first?.objectValue?["firesOn"] == .array([.string("delete")]))
             #expect(found.last?.objectValue?["serverErrorCode"] == .string("NOT_FOUND"))
+            // The IDs as bare strings, as OpenCloudKit sends them, mixed with the object form.
+            let bare = try await alice.post("public", "subscriptions/lookup", #"{"subscriptions":["general",{"subscriptionID":"nope"},"nope"]}"#)
+            guard case .array(let foundBare)? = bare["subscriptions"] else { Issue.record("\(bare.json)"); return }
+            #expect(foundBare.count == 3, "\(bare.json)")
+            #expect(foundBare.first?.objectValue?["subscriptionID"] == .string("general"), "\(bare.json)")
+            #expect(foundBare.first?.objectValue?["firesOn"] == .array([.string("delete")]), "\(bare.json)")
+            #expect(foundBare.dropFirst().allSatisfy { $0.objectValue?["serverErrorCode"] == .string("NOT_FOUND") }, "\(bare.json)")
+            let wrongShape = try await alice.post("public", "subscriptions/lookup", #"{"subscriptions":[42]}"#)
+            #expect(wrongShape.status == 400 && wrongShape.errorCode == "BAD_REQUEST", "\(wrongShape.json)")
 
             let deleted = try await alice.post("public", "subscriptions/modify", #"{"operations":[{"operationType":"delete","subscription":{"subscriptionID":"general"}},{"operationType":"delete","subscription":{"subscriptionID":"general"}}]}"#)
             guard case .array(let deletions)? = deleted["subscriptions"] else { Issue.record("\(deleted.json)"); return }

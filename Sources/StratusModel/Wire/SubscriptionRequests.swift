@@ -92,11 +92,21 @@ public struct ModifySubscriptionsRequest: Sendable, Hashable, Codable {
 
 /// The `subscriptions/lookup` request body.
 public struct LookupSubscriptionsRequest: Sendable, Hashable, Codable {
+    /// One subscription asked for: `{"subscriptionID": "…"}`, or the bare ID as a string (as some clients send it).
     public struct Item: Sendable, Hashable, Codable {
         public var subscriptionID: String
 
         public init(subscriptionID: String) {
             self.subscriptionID = subscriptionID
+        }
+
+        public init(from decoder: any Decoder) throws {
+            if let single = try? decoder.singleValueContainer(), let id = try? single.decode(String.self) {
+                subscriptionID = id
+                return
+            }
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            subscriptionID = try container.decode(String.self, forKey: .subscriptionID)
         }
     }
     public var subscriptions: [Item]

@@ -49,7 +49,10 @@ struct AdminTarget: ParsableArguments {
     }
 
     /// The admin API of the server named or running on the folder, else the folder's store.
-    func connect() async throws -> any AdminBackend {
+    /// - Parameter makingFolder: whether a folder named with `--data` (or `STRATUS_DATA`) that holds no data yet may
+    ///   be made (`stratus container create`); otherwise a folder with no data and no server is an error, so that a
+    ///   command run in the wrong place says so instead of answering from a new, empty store.
+    func connect(makingFolder: Bool = false) async throws -> any AdminBackend {
         let key = adminKey ?? environmentValue(ServeSettings.adminKey.environmentVariable)
         if let url = url ?? environmentValue("STRATUS_URL") {
             guard let key = key ?? folder.storedAdminKey() else {
@@ -72,6 +75,12 @@ struct AdminTarget: ParsableArguments {
             } catch let error as StorageError {
                 throw ValidationError("cannot use the database: \(error.message)")
             }
+        }
+        let named = data != nil || environmentValue(ServeSettings.data.environmentVariable) != nil
+        guard FileManager.default.fileExists(atPath: folder.databasePath) || (makingFolder && named) else {
+            throw CommandFailure(
+                "no Stratus server found: none runs on \(folder.path), and it holds no data. Start one with stratus serve, or name a running one with --url (STRATUS_URL) or its data folder with --data"
+            )
         }
         return LocalAdmin(store: try folder.openStore())
     }

@@ -19,7 +19,7 @@ struct ContainerCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let container = try await admin.connect().createContainer(id)
+                let container = try await admin.connect(makingFolder: true).createContainer(id)
                 let output = try JSONEncoder().encode(CreateContainerResponse(containerID: container.containerID, apiToken: container.apiToken))
                 print(String(decoding: output, as: UTF8.self))
             }
