@@ -50,6 +50,12 @@ public struct AdminClient: Sendable {
         return try await createContainer(id)
     }
 
+    /// Gives the container the API token `token` (64 hexadecimal digits), such as its token on the server it was moved
+    /// from; apps with the old one are refused at once.
+    public func setAPIToken(_ token: String, container: String) async throws {
+        _ = try await expect(200, "POST", "/admin/1/\(Self.escaped(container))/token", json: ["apiToken": token])
+    }
+
     /// Replaces an environment's schema with `text` (the schema language, see docs/schema.md).
     public func importSchema(_ text: String, container: String, environment: String = "development", force: Bool = false) async throws {
         let path = "/admin/1/\(Self.escaped(container))/\(environment)/schema" + (force ? "?force=true" : "")

@@ -28,6 +28,12 @@ public final class ArchiveFolder {
         files = Files(folder: path + "/" + ArchiveFormat.files)
     }
 
+    /// The container's API token at the source, written into the manifest (a whole container's export).
+    public var apiToken: String? {
+        get { manifest.apiToken }
+        set { manifest.apiToken = newValue }
+    }
+
     /// Records written so far.
     public var recordCount: Int { records.count }
     /// Bytes of asset files written so far.

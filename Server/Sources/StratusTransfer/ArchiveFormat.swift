@@ -31,6 +31,9 @@ public struct ArchiveManifest: Codable, Sendable {
     public var subscriptions = 0
     public var files = 0
     public var fileBytes: Int64 = 0
+    /// The container's API token at the source, which an import keeps when asked (`--keep-api-token`); none in a
+    /// user's own export.
+    public var apiToken: String?
 }
 
 /// A line of `zones.jsonl`: a custom zone of a user's private database.

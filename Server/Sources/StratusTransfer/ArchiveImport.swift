@@ -13,12 +13,15 @@ public struct ArchiveImport: Sendable {
         public var folder: String
         /// The archive as the server's console names it.
         public var source: String
+        /// Whether the container takes the archive's API token (its token at the source), so that apps keep working.
+        public var keepAPIToken: Bool
 
-        public init(serverURL: String, adminKey: String, folder: String, source: String? = nil) {
+        public init(serverURL: String, adminKey: String, folder: String, source: String? = nil, keepAPIToken: Bool = false) {
             self.serverURL = serverURL
             self.adminKey = adminKey
             self.folder = folder
             self.source = source ?? folder
+            self.keepAPIToken = keepAPIToken
         }
     }
 
@@ -53,6 +56,7 @@ public struct ArchiveImport: Sendable {
         let progress = Counter()
         do {
             try await load(manifest, reporter: reporter, progress: progress)
+            try await settleAPIToken(manifest)
             await reporter.report(
                 .finished, done: progress.value, total: manifest.records, bytes: manifest.fileBytes,
                 message: "imported \(manifest.accounts) accounts, \(manifest.records) records, \(manifest.files) files, \(manifest.subscriptions) subscriptions"
@@ -61,6 +65,31 @@ public struct ArchiveImport: Sendable {
         } catch {
             await reporter.report(.failed, done: progress.value, total: manifest.records, bytes: 0, message: "\(error)")
             throw error
+        }
+    }
+
+    /// Gives the container the archive's API token when asked; else says which token apps need here.
+    private func settleAPIToken(_ manifest: ArchiveManifest) async throws {
+        let admin = AdminClient(url: URL(string: connection.baseURL)!, adminKey: connection.adminKey)
+        do {
+            let current = try await admin.apiToken(for: manifest.container)
+            guard let archived = manifest.apiToken else {
+                if options.keepAPIToken { throw TransferError("the archive holds no API token to keep (a user's own export carries none)") }
+                output("API token of \(manifest.container) here: \(current)")
+                return
+            }
+            if archived == current {
+                output("API token kept: apps keep using \(current)")
+            } else if options.keepAPIToken {
+                try await admin.setAPIToken(archived, container: manifest.container)
+                output("API token kept: \(manifest.container) here takes the source's, \(archived), so apps keep working")
+            } else {
+                output(
+                    "API token changed: \(manifest.container) here answers to \(current), not the source's \(archived); apps with the old one get AUTHENTICATION_FAILED. Run again with --keep-api-token to keep the source's"
+                )
+            }
+        } catch let error as AdminError {
+            throw TransferError("the server refused the API token: \(error.description)")
         }
     }
 

@@ -59,6 +59,12 @@ public struct ContainerExport: Sendable {
     private func write(_ reporter: TransferReporter) async throws -> ArchiveManifest {
         let archive = try ArchiveFolder(path: options.folder, container: options.container, includesSecrets: options.includeSecrets)
         let container = AdminClient.escaped(options.container)
+        do {
+            let admin = AdminClient(url: URL(string: connection.baseURL)!, adminKey: connection.adminKey)
+            archive.apiToken = try await admin.containers().first { $0.id == options.container }?.apiToken
+        } catch let error as AdminError {
+            throw TransferError("reading the container's API token failed: \(error.description)")
+        }
 
         for environment in Environment.allCases {
             let text = try await connection.send("GET", "/admin/1/\(container)/\(environment.rawValue)/schema", what: "reading the \(environment.rawValue) schema")

@@ -89,6 +89,8 @@ import FoundationNetworking
         try tar.write(to: URL(fileURLWithPath: archive))
         let (imported, importOutput) = try await EndToEndTests.run(["import", "archive", archive, "--url", target.baseURL, "--admin-key", ServerProcess.adminKey])
         #expect(imported == 0, "\(importOutput)")
+        // A user's export carries no API token: the import says which one apps need here.
+        #expect(importOutput.contains("API token of \(Self.container) here: \(try await target.admin.apiToken(for: Self.container))"), "\(importOutput)")
 
         let names = ["folder", "plan-1", "plan-2", "list"]
         let before = try await Self.lookup(names, database: "private", zones: ["Work", "Home"], user: alice.userRecordName, on: source)
@@ -125,8 +127,16 @@ import FoundationNetworking
         let (exported, exportOutput) = try await EndToEndTests.run(["export", Self.container, "--out", archive, "--include-secrets", "--url", source.baseURL] + admin)
         #expect(exported == 0, "\(exportOutput)")
         #expect(exportOutput.contains("3 accounts") && exportOutput.contains("2 subscriptions"), "\(exportOutput)")
-        let (imported, importOutput) = try await EndToEndTests.run(["import", "archive", archive, "--url", target.baseURL] + admin)
+        let (imported, importOutput) = try await EndToEndTests.run(["import", "archive", archive, "--url", target.baseURL, "--keep-api-token"] + admin)
         #expect(imported == 0, "\(importOutput)")
+        // The container keeps the source's API token, so apps keep working against the new server.
+        let sourceToken = try await source.admin.apiToken(for: Self.container)
+        #expect(importOutput.contains("API token kept: \(Self.container) here takes the source's, \(sourceToken)"), "\(importOutput)")
+        #expect(try await target.admin.apiToken(for: Self.container) == sourceToken)
+        let (withOldToken, answer) = try await target.send(
+            "POST", "/database/1/\(Self.container)/development/public/records/lookup?ckAPIToken=\(sourceToken)", body: #"{"records":[{"recordName":"note-0"}]}"#
+        )
+        #expect(withOldToken == 200 && (answer["records"] as? [[String: Any]])?.first?["serverErrorCode"] == nil, "\(answer)")
 
         // Lookups: every record, public and private, with its stamps, fields, parent and short GUID.
         let publicNames = (0..<6).map { "note-\($0)" } + [alice, bob, carol].map(\.userRecordName)
@@ -230,6 +240,20 @@ import FoundationNetworking
         #expect(accounts.contains("dana@example.com") && !accounts.contains("passwordHash") && !accounts.contains("pbkdf2"))
         let manifest = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: folder + "/archive/manifest.json"))) as? [String: Any]
         #expect(manifest?["format"] as? String == "stratus-archive" && manifest?["includesSecrets"] as? Bool == false)
+        #expect(manifest?["apiToken"] as? String == apiToken, "the manifest names the source's API token")
+
+        // Imported elsewhere without --keep-api-token, the container answers to another token, and the import says so.
+        let target = ServerProcess(dataFolder: folder + "/target", arguments: ["--quiet"])
+        try await target.start()
+        defer { target.stop() }
+        let (imported, importOutput) = try await EndToEndTests.run(["import", "archive", folder + "/archive", "--url", target.baseURL, "--admin-key", ServerProcess.adminKey])
+        #expect(imported == 0, "\(importOutput)")
+        let targetToken = try await target.admin.apiToken(for: Self.container)
+        #expect(targetToken != apiToken)
+        #expect(
+            importOutput.contains("API token changed: \(Self.container) here answers to \(targetToken), not the source's \(apiToken)")
+                && importOutput.contains("--keep-api-token"), "\(importOutput)"
+        )
     }
 
     // MARK: - Helpers

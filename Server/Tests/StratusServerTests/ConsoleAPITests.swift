@@ -109,6 +109,20 @@ import Testing
             #expect(listed.json.objectValue?["containers"]?.arrayValue?.first?.objectValue?["apiToken"] == .string(new))
             #expect(try await client.send(.post, "/admin/1/iCloud.missing/token", body: "{}", headers: client.admin).status == 404)
             #expect(try await client.send(.post, "/admin/1/\(TestServer.container)/token", body: "{}").status == 401)
+
+            // A given token (a container moved from another server keeps its apps' token).
+            let moved = String(repeating: "5a", count: 32)
+            let given = try await client.send(.post, "/admin/1/\(TestServer.container)/token", body: #"{"apiToken":"\#(moved)"}"#, headers: client.admin)
+            #expect(given.status == 200 && given["apiToken"] == .string(moved), "\(given.json)")
+            #expect(try await client.send(.post, path + "?ckAPIToken=\(moved)", body: #"{"query":{"recordType":"Users"}}"#).status == 200)
+            #expect(try await client.send(.post, path + "?ckAPIToken=\(new)", body: #"{"query":{"recordType":"Users"}}"#).status == 401)
+            for bad in ["short", String(repeating: "Z", count: 64), String(repeating: "A", count: 64)] {
+                let refused = try await client.send(.post, "/admin/1/\(TestServer.container)/token", body: #"{"apiToken":"\#(bad)"}"#, headers: client.admin)
+                #expect(refused.status == 400 && refused.errorCode == "BAD_REQUEST", "\(bad): \(refused.json)")
+            }
+            _ = try await client.send(.post, "/admin/1/containers", body: #"{"containerID":"iCloud.com.example.Second"}"#, headers: client.admin)
+            let taken = try await client.send(.post, "/admin/1/iCloud.com.example.Second/token", body: #"{"apiToken":"\#(moved)"}"#, headers: client.admin)
+            #expect(taken.status == 409 && taken.errorCode == "EXISTS", "another container's token: \(taken.json)")
         }
     }
 

@@ -13,12 +13,17 @@ extension AdminController {
         group.get("activity", use: activity)
     }
 
-    /// `POST /admin/1/{container}/token`: replaces the API token; the old one stops working at once, on every
-    /// node. Answers `{"containerID", "apiToken"}`.
+    /// `POST /admin/1/{container}/token`: replaces the API token with a fresh one, or with the one the body gives
+    /// (`{"apiToken": "<64 hex digits>"}`, a container moved from another server keeping its apps' token); the old one
+    /// stops working at once, on every node. Answers `{"containerID", "apiToken"}`.
     @Sendable func rotateAPIToken(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
         let containerID = try context.parameters.require("container")
-        let container = try await AdminOperations.rotateAPIToken(containerID: containerID, store: server.store)
+        struct Body: Decodable {
+            var apiToken: String?
+        }
+        let given = try await RequestBody.decode(Body.self, from: request, limit: 4096).apiToken
+        let container = try await AdminOperations.rotateAPIToken(containerID: containerID, to: given, store: server.store)
         return try JSONResponse.make(encoding: CreateContainerResponse(containerID: container.id, apiToken: container.apiToken))
     }
 
@@ -198,13 +203,22 @@ extension AdminController {
 }
 
 extension AdminOperations {
-    /// Gives a container a fresh API token.
-    /// - Throws: `NOT_FOUND` for an unknown container.
-    public static func rotateAPIToken(containerID: String, store: any AccountStore) async throws -> ContainerInfo {
+    /// Gives a container a fresh API token, or `token` (64 hexadecimal digits, as the server makes them).
+    /// - Throws: `NOT_FOUND` for an unknown container; `BAD_REQUEST` for a token of another shape; `EXISTS` for a token
+    ///   another container of this server has.
+    public static func rotateAPIToken(containerID: String, to token: String? = nil, store: any AccountStore) async throws -> ContainerInfo {
         guard var container = try await store.container(id: containerID) else {
             throw APIError(.notFound, "container \(containerID) does not exist")
         }
-        container.apiToken = Authenticator.randomHex(bytes: 32)
+        if let token {
+            guard token.utf8.count == 64, token.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+                throw APIError.badRequest("apiToken must be 64 lowercase hexadecimal digits, as a Stratus server makes them")
+            }
+            if try await store.containers().contains(where: { $0.apiToken == token && $0.id != containerID }) {
+                throw APIError(.exists, "another container of this server has that API token")
+            }
+        }
+        container.apiToken = token ?? Authenticator.randomHex(bytes: 32)
         try await store.setAPIToken(container.apiToken, containerID: containerID)
         return container
     }

@@ -58,14 +58,18 @@ struct ImportArchive: AsyncParsableCommand {
         discussion: """
             Records keep their names, stamps, parents, short GUIDs (so share links keep working) and files; shares \
             keep their participants, and those who had accepted are accepted again. Records of the same name are \
-            replaced, so an interrupted import can be run again.
+            replaced, so an interrupted import can be run again. The container keeps the source's API token with \
+            --keep-api-token; without it, the import says which token apps need here.
 
-              stratus import archive app.tar --url http://new-server:8080
+              stratus import archive app.tar --url http://new-server:8080 --keep-api-token
             """
     )
 
     @Argument(help: "The archive: a tar, or a folder.")
     var archive: String
+
+    @Flag(help: "Give the container the archive's API token (its token at the source), so that apps keep working.")
+    var keepAPIToken = false
 
     @OptionGroup var target: AdminTarget
 
@@ -80,7 +84,7 @@ struct ImportArchive: AsyncParsableCommand {
         defer { if !isFolder.boolValue { try? FileManager.default.removeItem(atPath: folder) } }
         do {
             if !isFolder.boolValue { try ArchiveFiles.unpack(archive, into: folder) }
-            let manifest = try await ArchiveImport(.init(serverURL: server.url, adminKey: server.adminKey, folder: folder, source: archive), output: say).run()
+            let manifest = try await ArchiveImport(.init(serverURL: server.url, adminKey: server.adminKey, folder: folder, source: archive, keepAPIToken: keepAPIToken), output: say).run()
             say("imported \(manifest.container) into \(server.url)")
         } catch let error as TransferError {
             throw CommandFailure(error.description)
