@@ -37,7 +37,11 @@ public func buildApplication(
     )
     return Application(
         router: parts.router,
-        server: .http1(configuration: http1),
+        // The largest body a route takes: an asset file in a form, or a request's JSON.
+        server: .guardedHTTP1(
+            configuration: http1,
+            maximumBodyBytes: max(Int64(configuration.maximumRequestBytes), configuration.maximumAssetBytes + AssetTransfer.maximumFormOverhead)
+        ),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "Stratus"),
         services: services + parts.services,
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? configuration.port) },

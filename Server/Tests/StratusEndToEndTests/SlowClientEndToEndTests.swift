@@ -41,6 +41,47 @@ import Testing
         #expect(status == 200)
     }
 
+    @Test("a chunk declared larger than any request may be gets 413 at once; chunked and pipelined requests within it are served")
+    func declaredChunkTooLarge() async throws {
+        // The usual body deadline (30 s): an answer that comes is the refusal, not the deadline's close.
+        let folder = EndToEndTests.temporaryFolder()
+        let server = ServerProcess(dataFolder: folder, arguments: ["--quiet"])
+        try await server.start()
+        defer {
+            server.stop()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+        let admin = "Authorization: Bearer \(ServerProcess.adminKey)\r\n"
+        // A size past 64 bits is not HTTP at all: the parser's 400.
+        for (size, status, code) in [("ffffffffffffffff", 413, "QUOTA_EXCEEDED"), ("10000000;name=value", 413, "QUOTA_EXCEEDED"), ("FFFFFFFFFFFFFFFFFFFF", 400, "BAD_REQUEST")] {
+            let connection = try RawConnection(port: server.port)
+            try connection.send("POST /admin/1/containers HTTP/1.1\r\nHost: x\r\n\(admin)Transfer-Encoding: chunked\r\n\r\n\(size)\r\nabc")
+            let answer = try connection.readUntilClosed(within: 25)
+            print("a chunk of \(size) bytes: answered in \(answer.seconds) s")
+            #expect(answer.text.hasPrefix("HTTP/1.1 \(status)"), "\(size): \(answer.text.prefix(300))")
+            #expect(answer.text.contains(#""serverErrorCode":"\#(code)""#), "\(answer.text)")
+            #expect(answer.closed, "the connection is closed after the refusal")
+        }
+
+        // Within the limit: a chunked body in two chunks with a trailer, then, on the same connection and in the same
+        // write, a request with a Content-Length body and a GET; each is answered in turn.
+        let connection = try RawConnection(port: server.port)
+        let first = #"{"containerID":"#
+        let second = #""iCloud.com.example.Chunked"}"#
+        let fixed = #"{"containerID":"iCloud.com.example.Fixed"}"#
+        try connection.send(
+            "POST /admin/1/containers HTTP/1.1\r\nHost: x\r\n\(admin)Transfer-Encoding: chunked\r\n\r\n"
+                + String(first.utf8.count, radix: 16) + "\r\n\(first)\r\n" + String(second.utf8.count, radix: 16) + ";ext=1\r\n\(second)\r\n0\r\nX-Trailer: t\r\n\r\n"
+                + "POST /admin/1/containers HTTP/1.1\r\nHost: x\r\n\(admin)Content-Length: \(fixed.utf8.count)\r\n\r\n\(fixed)"
+                + "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        let answers = try connection.readUntilClosed(within: 60)
+        let statuses = answers.text.components(separatedBy: "HTTP/1.1 ").dropFirst().map { String($0.prefix(3)) }
+        #expect(statuses == ["201", "201", "200"], "\(answers.text)")
+        let listed = try await server.admin.containers().map(\.id)
+        #expect(Set(listed).isSuperset(of: ["iCloud.com.example.Chunked", "iCloud.com.example.Fixed"]), "\(listed)")
+    }
+
     @Test("one address holds at most its cap of connections; other addresses are still served")
     func connectionCap() async throws {
         // Deadlines long enough that the stalled connections are all still open when the last one comes,

@@ -96,7 +96,7 @@ import Testing
             #expect(defaultZone.status == 400 && defaultZone.errorCode == "BAD_REQUEST")
             let big = String(repeating: "x", count: 3 * 1024 * 1024)
             let tooLarge = try await alice.post("private", "records/modify", #"{"operations":[{"operationType":"create","record":{"recordType":"A","fields":{"s":{"value":"\#(big)"}}}}]}"#)
-            #expect(tooLarge.status == 400 && tooLarge.errorCode == "BAD_REQUEST")
+            #expect(tooLarge.status == 413 && tooLarge.errorCode == "QUOTA_EXCEEDED", "\(tooLarge.json)")
             guard case .string(let reason)? = tooLarge["reason"] else { Issue.record("no reason"); return }
             #expect(reason.contains("larger than the limit"))
         }

@@ -106,7 +106,7 @@ enum RequestBody {
     }
 
     private static func tooLarge(_ limit: Int) -> APIError {
-        APIError.badRequest("the request body is larger than the limit of \(limit) bytes")
+        APIError(.quotaExceeded, "the request body is larger than the limit of \(limit) bytes")
     }
 
     /// Says what was wrong and where, for a client to fix.
