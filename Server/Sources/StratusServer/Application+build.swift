@@ -24,10 +24,10 @@ import StratusStore
 ///     own (``StratusServerParts/services``) are added to them. On SIGTERM the service group stops them in
 ///     reverse order: the server first (answering what it has begun), the store last.
 public func buildApplication(
-    configuration: ServerConfiguration, store: some Store, blobs: any BlobStore, services: [any Service] = [], logger: Logger,
-    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+    configuration: ServerConfiguration, store: some Store, blobs: any BlobStore, services: [any Service] = [], backups: (any BackupCatalog)? = nil,
+    logger: Logger, onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> some ApplicationProtocol {
-    let parts = try await buildServer(configuration: configuration, store: store, blobs: blobs, logger: logger)
+    let parts = try await buildServer(configuration: configuration, store: store, blobs: blobs, backups: backups, logger: logger)
     let limits = configuration.connectionLimits
     let connections = ConnectionCounter()
     // The parser's own limits sit above `RequestSizeMiddleware`'s, which answer first and more precisely.
@@ -59,10 +59,12 @@ public struct StratusServerParts {
 }
 
 /// Builds the server's router and its services; tests run them in process (an `Application` with both).
+/// - Parameter backups: the backups this process makes to a bucket, which the admin API lists and starts.
 public func buildServer(
-    configuration: ServerConfiguration, store: some Store, blobs: any BlobStore, logger: Logger = Logger(label: "stratus")
+    configuration: ServerConfiguration, store: some Store, blobs: any BlobStore, backups: (any BackupCatalog)? = nil,
+    logger: Logger = Logger(label: "stratus")
 ) async throws -> StratusServerParts {
-    let (router, state) = try await buildRouterAndState(configuration: configuration, store: store, blobs: blobs)
+    let (router, state) = try await buildRouterAndState(configuration: configuration, store: store, blobs: blobs, backups: backups)
     let collector = AssetCollector(store: store, blobs: blobs, configuration: configuration, logger: logger)
     let sweeper = NotificationSweeper(store: store, configuration: configuration, logger: logger)
     let mail = try MailSender(store: store, configuration: configuration, logger: Logger(label: "stratus.mail"))
@@ -82,7 +84,7 @@ public func buildServer(
 
 /// The router and the state its routes share.
 private func buildRouterAndState(
-    configuration: ServerConfiguration, store: some Store, blobs: any BlobStore
+    configuration: ServerConfiguration, store: some Store, blobs: any BlobStore, backups: (any BackupCatalog)?
 ) async throws -> (router: Router<StratusRequestContext>, state: ServerState) {
     let signingKey = try await store.secret(named: "web-auth-token-key") {
         SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }
@@ -143,7 +145,7 @@ private func buildRouterAndState(
             store: store, concurrentCalls: configuration.functionConcurrency, logger: Logger(label: "stratus.functions")
         ),
         quotas: quotas, storageQuotas: StorageQuotas(store: store, book: quotas), throttle: RequestThrottle(book: quotas, rates: rates),
-        telemetry: telemetry
+        telemetry: telemetry, backups: backups
     )
 
     let router = Router(context: StratusRequestContext.self)

@@ -39,4 +39,6 @@ struct ServerState: Sendable {
     let throttle: RequestThrottle
     /// Per-minute figures and the request log, written to the store for the console.
     let telemetry: TelemetryRecorder
+    /// Backups to a bucket, when this process makes them.
+    let backups: (any BackupCatalog)?
 }

@@ -31,6 +31,10 @@ struct Serve: AsyncParsableCommand {
         // Every setting is checked before anything is opened or written.
         var configuration = try values.serverConfiguration(adminKey: "")
         let folder = DataFolder(path: values.text(ServeSettings.data) ?? "")
+        let backupBucket = try values.backupBucket()
+        if backupBucket != nil, values.text(ServeSettings.database) != nil {
+            throw ValidationError("--backup-bucket backs up a data folder's SQLite database; back PostgreSQL up with its own tools (docs/backups.md)")
+        }
         let syncName = values.text(ServeSettings.sync) ?? ""
         guard let durability = SQLiteStore.Configuration.Durability(rawValue: syncName) else {
             throw ValidationError("--sync must be 'process' or 'full', not '\(syncName)'")
@@ -56,8 +60,18 @@ struct Serve: AsyncParsableCommand {
         if let tracesURL = try values.tracesURL() {
             services.append(try TraceExport.start(tracesURL: tracesURL, nodeName: configuration.nodeName))
         }
+        var backups: ScheduledBackups?
+        if let backupBucket {
+            let bucket = try S3BlobStore(configuration: backupBucket)
+            backups = ScheduledBackups(
+                folder: folder, bucket: bucket, destination: "s3://\(backupBucket.bucket)/\(backupBucket.keyPrefix)",
+                intervalSeconds: Int(try values.number(ServeSettings.backupInterval)), keep: try values.integer(ServeSettings.backupKeep),
+                logger: Logger(label: "stratus.backups")
+            )
+            services.append(backups!)
+        }
         let host = configuration.host
-        let app = try await buildApplication(configuration: configuration, store: store, blobs: blobs, services: services, logger: logger) { port in
+        let app = try await buildApplication(configuration: configuration, store: store, blobs: blobs, services: services, backups: backups, logger: logger) { port in
             // The admin commands given this folder find the server through this note, and go through it.
             do { try RunningServer.record(host: host, port: port, in: folder) } catch {
                 logger.warning("cannot note the running server in the data folder", metadata: ["stratus.error": "\(String(reflecting: error))"])

@@ -110,7 +110,12 @@ public final class S3BlobStore: BlobStore, Service {
     }
 
     public func keys() async throws -> [String] {
-        var keys: [String] = []
+        try await objects().map(\.key)
+    }
+
+    /// Every object under the key prefix: its key (without the prefix) and size.
+    public func objects() async throws -> [(key: String, size: Int64)] {
+        var objects: [(key: String, size: Int64)] = []
         var continuation: String?
         repeat {
             var query = [("list-type", "2"), ("prefix", configuration.keyPrefix)]
@@ -118,10 +123,13 @@ public final class S3BlobStore: BlobStore, Service {
             let response = try await send("GET", path: bucketPath, query: query)
             guard response.status == .ok else { throw try await failure(response, "listing objects") }
             let xml = String(buffer: try await response.body.collect(upTo: 16 * 1024 * 1024))
-            keys += XMLText.values(of: "Key", in: xml).map { String($0.dropFirst(configuration.keyPrefix.count)) }
+            for block in XMLText.blocks(of: "Contents", in: xml) {
+                guard let key = XMLText.value(of: "Key", in: block) else { continue }
+                objects.append((String(key.dropFirst(configuration.keyPrefix.count)), XMLText.value(of: "Size", in: block).flatMap(Int64.init) ?? 0))
+            }
             continuation = XMLText.value(of: "IsTruncated", in: xml) == "true" ? XMLText.value(of: "NextContinuationToken", in: xml) : nil
         } while continuation != nil
-        return keys
+        return objects
     }
 
     public func removeAbandonedUploads(startedBefore cutoff: Date) async throws {

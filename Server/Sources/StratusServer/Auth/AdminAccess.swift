@@ -13,14 +13,16 @@ enum AdminAccess: Sendable, Equatable {
     case role(OperatorRole, containerID: String)
 
     /// The first path segments under `/admin/1/` that are not containers.
-    static let serverWide: Set<Substring> = ["containers", "activity", "quotas", "usage", "secrets", "operators", "audit", "session"]
+    static let serverWide: Set<Substring> = ["containers", "activity", "quotas", "usage", "secrets", "operators", "audit", "session", "backups"]
+    /// Server-wide paths that only administrators read too.
+    static let administratorsOnly: Set<Substring> = ["operators", "backups"]
 
     static func needed(method: HTTPRequest.Method, path: String) -> AdminAccess {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true).dropFirst(2)
         guard let first = segments.first else { return .administrator }
         let reads = method == .get || method == .head
         if serverWide.contains(first) {
-            return reads && first != "operators" ? .anyOperator : .administrator
+            return reads && !administratorsOnly.contains(first) ? .anyOperator : .administrator
         }
         let containerID = String(first)
         if reads { return .role(.viewer, containerID: containerID) }

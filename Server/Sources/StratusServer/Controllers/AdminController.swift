@@ -32,6 +32,7 @@ struct AdminController {
         registerTelemetryRoutes(on: group)
         registerUserOverviewRoutes(on: group)
         registerPeopleRoutes(on: group)
+        registerBackupRoutes(on: group)
     }
 
     /// `POST /admin/1/{container}/keys` with `{"publicKey": "<PEM>", "role"?: "Admin"}` answers `{"keyID"}`.

@@ -1,23 +1,40 @@
 import ArgumentParser
 import Foundation
+import StratusBlobs
 import StratusSQLite
+import StratusStore
 import StratusTransfer
 
 /// `stratus restore`: a backup archive back into a data folder, checked before anything is replaced.
 struct Restore: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Bring a backup archive (stratus backup) back into a data folder.",
+        abstract: "Bring a backup archive (stratus backup, or a scheduled backup in a bucket) back into a data folder.",
         discussion: """
             The archive is unpacked beside the folder's files and checked (SQLite's integrity check, every table's \
             row count and the asset files against the archive's manifest) before it replaces anything. Stop the \
-            server on the folder first.
+            server on the folder first. A scheduled backup is read straight from its bucket: s3://BUCKET/PREFIX/NAME, \
+            or s3://BUCKET/PREFIX/latest for the newest, through the S3 service the options (or the serve settings' \
+            variables) name.
 
               stratus restore stratus-2026-11-24.tar --data ./stratus-data
+              stratus restore s3://my-backups/stratus-backups/latest --data ./stratus-data --s3-endpoint https://s3.example.com
             """
     )
 
-    @Argument(help: "The archive stratus backup wrote.")
+    @Argument(help: "The archive stratus backup wrote, or s3://BUCKET/PREFIX/NAME (or .../latest) for a scheduled backup.")
     var archive: String
+
+    @Option(help: "The S3 service of a backup in a bucket (STRATUS_BACKUP_S3_ENDPOINT, else STRATUS_S3_ENDPOINT).")
+    var s3Endpoint: String?
+
+    @Option(help: "Its region (STRATUS_BACKUP_S3_REGION, else STRATUS_S3_REGION).")
+    var s3Region: String?
+
+    @Option(help: "Its access key (STRATUS_BACKUP_S3_ACCESS_KEY, else STRATUS_S3_ACCESS_KEY).")
+    var s3AccessKey: String?
+
+    @Option(help: "Its secret key (STRATUS_BACKUP_S3_SECRET_KEY, else STRATUS_S3_SECRET_KEY).")
+    var s3SecretKey: String?
 
     @Option(help: "The data folder to restore into (STRATUS_DATA); created if missing.")
     var data: String?
@@ -38,12 +55,18 @@ struct Restore: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: staging) }
 
-        let manifest = try Self.unpack(archive, into: staging)
-        let summary = try Backup.storageFailure { try SQLiteSnapshot.verify(staging + "/" + BackupManifest.databaseName) }
+        var file = archive
+        if archive.hasPrefix("s3://") {
+            file = staging + "/downloaded.tar"
+            let name = try await download(archive, to: file)
+            print("Downloaded \(name) from the bucket.")
+        }
+        let manifest = try Self.unpack(file, into: staging)
+        let summary = try BackupArchive.storageFailure { try SQLiteSnapshot.verify(staging + "/" + BackupManifest.databaseName) }
         guard summary.rows == manifest.rows, summary.migrations == manifest.migrations else {
             throw CommandFailure("the archive's database does not match its manifest; it is damaged")
         }
-        let assets = try Backup.assetFiles(in: staging + "/assets/blobs")
+        let assets = try BackupArchive.assetFiles(in: staging + "/assets/blobs")
         guard assets.count == manifest.assetFiles, assets.reduce(0, { $0 + $1.size }) == manifest.assetBytes else {
             throw CommandFailure("the archive holds \(assets.count) asset files, its manifest \(manifest.assetFiles); it is damaged")
         }
@@ -62,6 +85,56 @@ struct Restore: AsyncParsableCommand {
             try files.moveItem(atPath: staging + "/assets/blobs", toPath: folder.path + "/assets/blobs")
         }
         print("Restored the backup of \(manifest.takenAt) into \(folder.path): \(manifest.rows["records"] ?? 0) records, \(assets.count) asset files; checked.")
+    }
+
+    /// Downloads `s3://BUCKET/PREFIX/NAME` (`latest`: the newest scheduled backup under the prefix) to `file`;
+    /// answers the backup's name.
+    private func download(_ location: String, to file: String) async throws -> String {
+        let path = location.dropFirst("s3://".count)
+        guard let slash = path.firstIndex(of: "/"), let last = path.lastIndex(of: "/"), slash > path.startIndex, path.index(after: last) < path.endIndex else {
+            throw CommandFailure("\(location) is not s3://BUCKET/PREFIX/NAME")
+        }
+        let bucketName = String(path[..<slash])
+        // What lies between the bucket and the name, its last slash included (`stratus-backups/`), or nothing.
+        let prefix = last > slash ? String(path[path.index(after: slash)...last]) : ""
+        var name = String(path[path.index(after: last)...])
+        func setting(_ flag: String?, _ name: String) -> String? {
+            flag ?? environmentValue("STRATUS_BACKUP_S3_\(name)") ?? environmentValue("STRATUS_S3_\(name)")
+        }
+        guard let endpoint = setting(s3Endpoint, "ENDPOINT"), let accessKey = setting(s3AccessKey, "ACCESS_KEY"), let secretKey = setting(s3SecretKey, "SECRET_KEY") else {
+            throw CommandFailure("a backup in a bucket needs its S3 service: --s3-endpoint, --s3-access-key and --s3-secret-key")
+        }
+        let bucket: S3BlobStore
+        do {
+            bucket = try S3BlobStore(configuration: S3Configuration(
+                endpoint: endpoint, region: setting(s3Region, "REGION") ?? "us-east-1", bucket: bucketName, accessKey: accessKey, secretKey: secretKey, keyPrefix: prefix
+            ))
+        } catch let error as StorageError {
+            throw CommandFailure(error.message)
+        }
+        do {
+            if name == "latest" {
+                guard let newest = try await bucket.keys().filter({ ScheduledBackups.takenAt(name: $0) != nil }).max() else {
+                    throw CommandFailure("s3://\(bucketName)/\(prefix) holds no backups")
+                }
+                name = newest
+            }
+            guard FileManager.default.createFile(atPath: file, contents: nil), let handle = FileHandle(forWritingAtPath: file) else {
+                throw CommandFailure("cannot write \(file)")
+            }
+            defer { try? handle.close() }
+            for try await chunk in try await bucket.read(key: name, range: nil) {
+                try handle.write(contentsOf: chunk)
+            }
+            try? await bucket.shutdown()
+            return name
+        } catch let error as StorageError {
+            try? await bucket.shutdown()
+            throw CommandFailure("reading \(location): \(error.message)")
+        } catch {
+            try? await bucket.shutdown()
+            throw error
+        }
     }
 
     /// Unpacks the archive's files into `folder` and answers its manifest.

@@ -44,6 +44,17 @@ enum ServeSettings {
         "request-log-days", .number, default: String(server.requestLogDays),
         "days the request log keeps each request to a container (0: no log; per-minute telemetry is kept 30 days)"
     )
+    static let backupBucket = Setting(
+        "backup-bucket", .text, otherwise: "no scheduled backups",
+        "back the data folder (SQLite) up to this S3 bucket every --backup-interval: the database, its keys and the asset files; through the --s3 settings' service unless the --backup-s3 ones name another"
+    )
+    static let backupPrefix = Setting("backup-prefix", .text, default: "stratus-backups/", "a prefix for the backups' object keys in the bucket")
+    static let backupInterval = Setting("backup-interval", .number, default: "21600", "seconds between scheduled backups (6 hours by default)")
+    static let backupKeep = Setting("backup-keep", .integer, default: "14", "backups kept in the bucket; older ones are deleted after each new one")
+    static let backupS3Endpoint = Setting("backup-s3-endpoint", .text, otherwise: "`--s3-endpoint`'s", "the S3-compatible service backups go to")
+    static let backupS3Region = Setting("backup-s3-region", .text, otherwise: "`--s3-region`'s", "its region")
+    static let backupS3AccessKey = Setting("backup-s3-access-key", .text, otherwise: "`--s3-access-key`'s", secret: true, "its access key")
+    static let backupS3SecretKey = Setting("backup-s3-secret-key", .text, otherwise: "`--s3-secret-key`'s", secret: true, "its secret key")
     static let otlpEndpoint = Setting(
         "otlp-endpoint", .text, otherwise: "no traces",
         "send a trace of each request (the request, the record engine, SQL, S3) to this OpenTelemetry collector over OTLP/HTTP, such as `http://localhost:4318`; the `OTEL_*` variables tune the exporter"
@@ -98,7 +109,8 @@ enum ServeSettings {
         config, host, port, data, database, databasePoolSize, adminKey, sync, publicURL, nodeName, passwordRounds, signInPause, quiet,
         maxAssetSize, uploadURLLifetime, downloadURLLifetime, assetSweepInterval, s3Endpoint, s3Region, s3Bucket, s3AccessKey, s3SecretKey,
         s3KeyPrefix, notificationTTL, courierWait, smtpURL, smtpFrom, appleKeysURL, secretsKey, secretsKeyFile, webhooksAllowPrivate, apnsKeyFile, apnsKeyID, apnsTeamID, apnsTopic, headTimeout, bodyTimeout,
-        maxConnectionsPerAddress, trustForwardedFor, usageInterval, requestLogDays, otlpEndpoint,
+        maxConnectionsPerAddress, trustForwardedFor, usageInterval, requestLogDays, otlpEndpoint, backupBucket, backupPrefix, backupInterval,
+        backupKeep, backupS3Endpoint, backupS3Region, backupS3AccessKey, backupS3SecretKey,
     ]
 
     /// The list as `stratus serve --help` shows it, wrapped to fit 80 columns.

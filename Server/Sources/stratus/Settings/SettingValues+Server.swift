@@ -59,6 +59,24 @@ extension SettingValues {
         return url
     }
 
+    /// The bucket backups go to (`--backup-bucket`, through the `--backup-s3` settings or else the `--s3` ones), with
+    /// its key prefix; `nil` when backups are off.
+    func backupBucket() throws -> S3Configuration? {
+        guard let bucket = text(ServeSettings.backupBucket) else { return nil }
+        guard let endpoint = text(ServeSettings.backupS3Endpoint) ?? text(ServeSettings.s3Endpoint),
+            let accessKey = text(ServeSettings.backupS3AccessKey) ?? text(ServeSettings.s3AccessKey),
+            let secretKey = text(ServeSettings.backupS3SecretKey) ?? text(ServeSettings.s3SecretKey)
+        else {
+            throw ValidationError("--backup-bucket needs an S3 service: --backup-s3-endpoint, --backup-s3-access-key and --backup-s3-secret-key, or the --s3 ones")
+        }
+        guard try integer(ServeSettings.backupKeep) >= 1 else { throw ValidationError("--backup-keep must be at least 1") }
+        guard try number(ServeSettings.backupInterval) >= 1 else { throw ValidationError("--backup-interval must be at least 1 second") }
+        return S3Configuration(
+            endpoint: endpoint, region: text(ServeSettings.backupS3Region) ?? text(ServeSettings.s3Region) ?? "us-east-1", bucket: bucket,
+            accessKey: accessKey, secretKey: secretKey, keyPrefix: text(ServeSettings.backupPrefix) ?? ""
+        )
+    }
+
     /// The secrets keys `--secrets-key` or `--secrets-key-file` give; else, with `generateIn`, the one kept in that data
     /// folder (made on first use); else none.
     func secretsKeys(generateIn folder: DataFolder?) throws -> SecretsKeyring {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import StratusTestSupport
 import Testing
 
 /// The web console in headless Chromium against a real `stratus serve`. Each test saves a screenshot of every
@@ -14,11 +15,14 @@ import Testing
         let prefix: String
 
         /// Runs `body` with a signed-in session, then closes the browser and stops the server.
-        /// - Parameter arguments: the server's settings besides the tests' own.
+        /// - Parameters:
+        ///   - arguments: the server's settings besides the tests' own.
+        ///   - backend: the store the server keeps its data in; the tests' backend by default.
         static func with(
-            _ prefix: String, container: String? = ConsoleBrowserTests.container, arguments: [String] = [], _ body: (Session) async throws -> Void
+            _ prefix: String, container: String? = ConsoleBrowserTests.container, arguments: [String] = [], backend: StoreFactory = .current,
+            _ body: (Session) async throws -> Void
         ) async throws {
-            let session = try await start(prefix, container: container, arguments: arguments)
+            let session = try await start(prefix, container: container, arguments: arguments, backend: backend)
             do {
                 try await body(session)
             } catch {
@@ -29,8 +33,8 @@ import Testing
             await session.end()
         }
 
-        static func start(_ prefix: String, container: String?, arguments: [String] = []) async throws -> Session {
-            let server = ServerProcess(dataFolder: EndToEndTests.temporaryFolder(), arguments: arguments)
+        static func start(_ prefix: String, container: String?, arguments: [String] = [], backend: StoreFactory = .current) async throws -> Session {
+            let server = ServerProcess(dataFolder: EndToEndTests.temporaryFolder(), arguments: arguments, backend: backend)
             try await server.start()
             do {
                 if let container { _ = try await server.createContainer(container) }

@@ -129,6 +129,8 @@ export const admin = {
   subscriptions: (container, environment, database) =>
     request("GET", `/admin/1/${enc(container)}/${environment}/subscriptions?database=${database}`),
   activity: (after) => request("GET", `/admin/1/activity?after=${after}`),
+  backups: () => request("GET", "/admin/1/backups"),
+  startBackup: () => request("POST", "/admin/1/backups"),
 };
 
 /** A CloudKit Web Services call as the operator: in the public database, or a user's private one. */

@@ -12,13 +12,14 @@ import { transfersPage } from "./pages/transfers.js";
 import { webhooksPage } from "./pages/webhooks.js";
 import { functionsPage } from "./pages/functions.js";
 import { quotasPage } from "./pages/quotas.js";
+import { backupsPage } from "./pages/backups.js";
 import { telemetryPage } from "./pages/telemetry.js";
 import { peoplePage } from "./pages/people.js";
 import { userPage } from "./pages/user.js";
 
 const sections = {
   containers: containersPage, schema: schemaPage, records: recordsPage,
-  users: usersPage, accounts: accountsPage, subscriptions: subscriptionsPage, transfers: transfersPage, webhooks: webhooksPage, functions: functionsPage, quotas: quotasPage, telemetry: telemetryPage, user: userPage, people: peoplePage, activity: activityPage,
+  users: usersPage, accounts: accountsPage, subscriptions: subscriptionsPage, transfers: transfersPage, webhooks: webhooksPage, functions: functionsPage, quotas: quotasPage, telemetry: telemetryPage, user: userPage, people: peoplePage, backups: backupsPage, activity: activityPage,
 };
 
 /** What every page shares: the chosen container and environment, and the containers known. */
