@@ -4,7 +4,7 @@ Three workloads, each for a signed-in user with 16 connections: single-record cr
 the query apps run most (the current items of one kind, newest first: cat = 'c3' AND n > R, sorted by n
 descending, 50 per page). The two servers take turns on each workload, so that a noisy machine weighs on both.
 
-    python3 Benchmarks/peer/peer.py --stratus .build/release/stratus [--records 10000] [--seconds 10]
+    python3 Benchmarks/peer/peer.py --stratus .build/release/stratus [--records 10000] [--seconds 10] [--workloads create,lookup,query]
 """
 
 import argparse
@@ -69,11 +69,11 @@ def record_name(index):
 class Stratus:
     name = "Stratus"
 
-    def __init__(self, executable, folder):
+    def __init__(self, executable, folder, settings=()):
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.process = subprocess.Popen(
-            [executable, "serve", "--quiet", "--port", str(self.port), "--data", folder, "--admin-key", "peer-admin-key"],
+            [executable, "serve", "--quiet", "--port", str(self.port), "--data", folder, "--admin-key", "peer-admin-key", *settings],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_until_up(self.base + "/healthz")
         admin = {"Authorization": "Bearer peer-admin-key"}
@@ -184,20 +184,50 @@ end""",
         self.process.wait()
 
 
+def cpu_seconds(pid):
+    """User and system CPU time of a process and every process under it (a launcher's child included), from /proc."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    parents, times = {}, {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as file:
+                fields = file.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # After the name: state, ppid, ..., utime (14th field of the line) and stime (15th).
+        parents[int(entry)] = int(fields[1])
+        times[int(entry)] = (int(fields[11]) + int(fields[12])) / ticks
+
+    def under(candidate):
+        while candidate > 1:
+            if candidate == pid:
+                return True
+            candidate = parents.get(candidate, 0)
+        return False
+
+    return sum(seconds for process, seconds in times.items() if under(process))
+
+
 def run_wrk(server, script, seconds, connections):
+    """Requests per second, p99 in ms, non-2xx answers, and the server's CPU milliseconds per request."""
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as file:
         file.write(script)
     try:
+        cpu_before = cpu_seconds(server.process.pid)
         output = subprocess.run(
             ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", file.name, server.base],
             check=True, capture_output=True, text=True).stdout
+        cpu = cpu_seconds(server.process.pid) - cpu_before
     finally:
         os.unlink(file.name)
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
+    requests = int(re.search(r"(\d+) requests in", output).group(1))
     p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", output)
     p99_ms = float(p99.group(1)) * {"us": 0.001, "ms": 1, "s": 1000}[p99.group(2)]
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
-    return rate, p99_ms, int(errors.group(1)) if errors else 0
+    return rate, p99_ms, int(errors.group(1)) if errors else 0, 1000 * cpu / max(1, requests)
 
 
 def main():
@@ -206,31 +236,36 @@ def main():
     parser.add_argument("--records", type=int, default=10_000, help="records seeded in each server")
     parser.add_argument("--seconds", type=int, default=10, help="seconds each wrk run lasts")
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--workloads", default="create,lookup,query", help="which workloads, comma-separated")
+    parser.add_argument("--stratus-settings", default="", help="more `stratus serve` settings, space-separated")
     arguments = parser.parse_args()
+    workloads = arguments.workloads.split(",")
 
     folder = tempfile.mkdtemp(prefix="stratus-peer-")
     servers = []
     try:
-        servers = [Stratus(arguments.stratus, os.path.join(folder, "stratus")), PocketBase(os.path.join(folder, "pocketbase"))]
+        servers = [Stratus(arguments.stratus, os.path.join(folder, "stratus"), arguments.stratus_settings.split()), PocketBase(os.path.join(folder, "pocketbase"))]
         for server in servers:
             started = time.time()
             server.seed(arguments.records)
             print(f"seeded {arguments.records} records in {server.name} in {time.time() - started:.1f} s", flush=True)
         results = {}
-        for workload in ["create", "lookup", "query"]:
+        for workload in workloads:
             for server in servers:
-                rate, p99, errors = run_wrk(server, server.scripts(arguments.records)[workload], arguments.seconds, arguments.connections)
-                results[(workload, server.name)] = (rate, p99, errors)
-                print(f"{workload:7} {server.name:10} {rate:10.0f} req/s  p99 {p99:7.2f} ms  errors {errors}", flush=True)
+                rate, p99, errors, cpu = run_wrk(server, server.scripts(arguments.records)[workload], arguments.seconds, arguments.connections)
+                results[(workload, server.name)] = (rate, p99, errors, cpu)
+                print(f"{workload:7} {server.name:10} {rate:10.0f} req/s  p99 {p99:7.2f} ms  CPU {cpu:6.3f} ms/request  errors {errors}", flush=True)
         print()
-        print(f"| workload ({arguments.connections} connections, {arguments.records} records) | Stratus req/s | p99 ms | PocketBase req/s | p99 ms | Stratus ÷ PocketBase |")
-        print("|---|---:|---:|---:|---:|---:|")
+        print(f"| workload ({arguments.connections} connections, {arguments.records} records) | Stratus req/s | p99 ms | CPU ms/req "
+              f"| PocketBase req/s | p99 ms | CPU ms/req | Stratus ÷ PocketBase (req/s) | p99 ratio | CPU/req ratio |")
+        print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         titles = {"create": "single-record create", "lookup": "lookup by name", "query": "cat = 'c3' AND n > R, n descending, 50"}
-        for workload in ["create", "lookup", "query"]:
-            s_rate, s_p99, s_errors = results[(workload, "Stratus")]
-            p_rate, p_p99, p_errors = results[(workload, "PocketBase")]
+        for workload in workloads:
+            s_rate, s_p99, s_errors, s_cpu = results[(workload, "Stratus")]
+            p_rate, p_p99, p_errors, p_cpu = results[(workload, "PocketBase")]
             note = "" if s_errors + p_errors == 0 else f" (errors: {s_errors} / {p_errors})"
-            print(f"| {titles[workload]}{note} | {s_rate:.0f} | {s_p99:.2f} | {p_rate:.0f} | {p_p99:.2f} | {s_rate / p_rate:.2f}x |")
+            print(f"| {titles[workload]}{note} | {s_rate:.0f} | {s_p99:.2f} | {s_cpu:.3f} | {p_rate:.0f} | {p_p99:.2f} | {p_cpu:.3f} "
+                  f"| {s_rate / p_rate:.2f}x | {s_p99 / p_p99:.2f} | {s_cpu / max(p_cpu, 1e-9):.2f} |")
     finally:
         for server in servers:
             server.stop()

@@ -29,12 +29,15 @@ final class GroupCommitWriter: Sendable {
     /// Called after a commit that wrote store events, so that they are delivered without waiting for a poll.
     private let eventsCommitted: @Sendable () -> Void
     private let queue = Mutex(Queue())
+    private let checkpoints = WALCheckpoints()
 
     init(pool: DatabasePool, schemas: SchemaCache, sequence: ChangeSequence, eventsCommitted: @escaping @Sendable () -> Void) {
         self.pool = pool
         self.schemas = schemas
         self.sequence = sequence
         self.eventsCommitted = eventsCommitted
+        let checkpoints = checkpoints
+        try? pool.writeWithoutTransaction { db in checkpoints.install(on: db) }
     }
 
     /// Runs `body` in the next group commit and returns its result once that commit is durable.
@@ -121,6 +124,7 @@ final class GroupCommitWriter: Sendable {
             commitError = StorageError.translating(error)
         }
         for job in jobs { job.finish(commitError) }
+        checkpoints.checkpointIfDue(db)
     }
 }
 

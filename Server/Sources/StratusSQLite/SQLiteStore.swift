@@ -65,8 +65,8 @@ public final class SQLiteStore: Sendable {
         // process (it is in the OS's cache) but not power loss; FULL syncs at every (group) commit.
         try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
         try db.execute(sql: "PRAGMA cache_size = -8000")
-        // The store's service checkpoints in the background (SQLiteStore+Checkpoints); this automatic
-        // checkpoint on commit only bounds the log (about 32 MB) when that service is not running.
+        // The writer checkpoints between group commits (WALCheckpoints), replacing this on its connection; this
+        // automatic checkpoint on commit bounds the log (about 32 MB) for other processes' writes (the commands).
         try db.execute(sql: "PRAGMA wal_autocheckpoint = 8000")
         try db.execute(sql: "PRAGMA temp_store = MEMORY")
         // The first latitude is an index key (a LOCATION's entry); the others are plain numbers.

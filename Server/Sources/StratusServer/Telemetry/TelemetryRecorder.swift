@@ -127,8 +127,16 @@ final class TelemetryRecorder: Service, Sendable {
         for (day, seen) in users where known[day.containerID] == true {
             try await store.noteActiveUsers(seen.sorted(), containerID: day.containerID, environment: day.environment, day: day.day)
         }
-        try await store.appendRequestLog(log.filter { known[$0.containerID] == true })
+        // A few rows per write, each its own commit: one busy interval's log is thousands of rows, and a single
+        // transaction of them would hold the store's writer (SQLite has one) while requests' writes wait behind it.
+        let kept = log.filter { known[$0.containerID] == true }
+        for start in stride(from: 0, to: kept.count, by: Self.logRowsPerWrite) {
+            try await store.appendRequestLog(Array(kept[start..<min(start + Self.logRowsPerWrite, kept.count)]))
+        }
     }
+
+    /// Request log rows written in one commit.
+    static let logRowsPerWrite = 100
 
     func run() async throws {
         let interval = Duration.milliseconds(Int64(max(0.05, configuration.telemetryFlushInterval) * 1000))
