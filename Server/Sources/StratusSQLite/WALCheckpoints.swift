@@ -9,7 +9,7 @@ import Synchronization
 /// frames keep arriving while it copies, so SQLite never starts the log over and the file grows for as long as the
 /// writes go on. Writing to new blocks of a growing file makes ext4 (data=ordered) flush them at each journal
 /// commit, and the writer waits on that I/O now and then: creates' p99 was 24 ms against 6 ms on tmpfs
-/// (docs/benchmarks.md#creates-tail-latency). Run on the writer, between commits, the checkpoint copies every frame
+/// (docs/benchmarks.md#creates-tail-latency-2026-11-27). Run on the writer, between commits, the checkpoint copies every frame
 /// (nothing is appended meanwhile), so the next commit starts the log over and rewrites the same blocks. It runs
 /// after the batch's callers are answered, so none of them waits for it.
 final class WALCheckpoints: Sendable {
