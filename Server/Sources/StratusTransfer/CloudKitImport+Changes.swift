@@ -26,7 +26,8 @@ extension CloudKitImport {
         let sourceStamps = try await sourceStamps(of: type)
         let targetRecords = try await targetRecords(of: type)
         let changed = sourceStamps.filter { name, stamp in targetRecords[name]?.modified?.timestamp != stamp }.keys.sorted()
-        var deleted = targetRecords.keys.filter { sourceStamps[$0] == nil }.sorted()
+        // A `Users` record belongs to an account (one may have signed up here already): it is updated, never deleted.
+        var deleted = type == "Users" ? [] : targetRecords.keys.filter { sourceStamps[$0] == nil }.sorted()
         var typeProgress = state.types[type] ?? .init()
         var saved = 0
 
@@ -37,7 +38,7 @@ extension CloudKitImport {
             for record in try await source.lookup(names) {
                 // Deleted at the source since it was listed.
                 if record.serverErrorCode == "NOT_FOUND" {
-                    if targetRecords[record.recordName] != nil { deleted.append(record.recordName) }
+                    if targetRecords[record.recordName] != nil, type != "Users" { deleted.append(record.recordName) }
                     continue
                 }
                 let (imported, fileBytes) = try await importable(record, type: type)

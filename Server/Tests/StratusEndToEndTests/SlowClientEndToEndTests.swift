@@ -63,7 +63,7 @@ import Testing
             #expect(answer.closed, "the connection is closed after the refusal")
         }
 
-        // Within the limit: a chunked body in two chunks with a trailer, then, on the same connection and in the same
+        // Within the limit: a chunked body in two chunks (the second's size with leading zeros) with a trailer, then, on the same connection and in the same
         // write, a request with a Content-Length body and a GET; each is answered in turn.
         let connection = try RawConnection(port: server.port)
         let first = #"{"containerID":"#
@@ -71,7 +71,7 @@ import Testing
         let fixed = #"{"containerID":"iCloud.com.example.Fixed"}"#
         try connection.send(
             "POST /admin/1/containers HTTP/1.1\r\nHost: x\r\n\(admin)Transfer-Encoding: chunked\r\n\r\n"
-                + String(first.utf8.count, radix: 16) + "\r\n\(first)\r\n" + String(second.utf8.count, radix: 16) + ";ext=1\r\n\(second)\r\n0\r\nX-Trailer: t\r\n\r\n"
+                + String(first.utf8.count, radix: 16) + "\r\n\(first)\r\n" + String(repeating: "0", count: 18) + String(second.utf8.count, radix: 16) + ";ext=1\r\n\(second)\r\n0\r\nX-Trailer: t\r\n\r\n"
                 + "POST /admin/1/containers HTTP/1.1\r\nHost: x\r\n\(admin)Content-Length: \(fixed.utf8.count)\r\n\r\n\(fixed)"
                 + "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
         )

@@ -78,6 +78,7 @@ import Testing
         // Every span says which service and node it came from; no token in a query string reaches the collector.
         #expect(collector.received.allSatisfy { $0.body.contains(#""service.name","value":{"stringValue":"stratus"}"#) })
         #expect(!collector.received.contains { $0.body.contains(apiToken) }, "the API token was exported")
+        #expect(!spans.contains { $0.attributes["url.path"] != nil }, "paths carry upload capabilities: only routes are exported")
     }
 
     @Test("an endpoint that is not an http(s) URL stops `stratus serve` with a clear message, before the data folder is made")

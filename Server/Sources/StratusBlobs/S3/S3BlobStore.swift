@@ -175,7 +175,8 @@ public final class S3BlobStore: BlobStore, Service {
         guard StoreSpans.isTracing else { return try await sendSigned(method, path: path, query: query, headers: headers, body: body) }
         let attributes: SpanAttributes = [
             "http.request.method": .string(method), "server.address": .string(endpoint.host), "aws.s3.bucket": .string(configuration.bucket),
-            "url.path": .string(path), "http.request.body.size": .int64(Int64(body.readableBytes)),
+            "aws.s3.key": .string(path.hasPrefix(bucketPath + "/") ? String(path.dropFirst(bucketPath.count + 1)) : ""),
+            "http.request.body.size": .int64(Int64(body.readableBytes)),
         ]
         return try await StoreSpans.run("S3 \(method)", kind: .client, attributes: attributes) { noted in
             let response = try await sendSigned(method, path: path, query: query, headers: headers, body: body)

@@ -137,8 +137,8 @@ final class DeclaredBodyGuard: ChannelInboundHandler, RemovableChannelHandler {
             }
             guard value >= 0 else { break }
             digits += 1
-            // Past 15 digits, or past the limit, the size is too large whatever follows.
-            guard digits <= 15, size <= maximumBodyBytes else { return tooLarge() }
+            // Past the limit, the size is too large whatever digits follow (leading zeros never pass it).
+            guard size <= maximumBodyBytes else { return tooLarge() }
             size = size * 16 + value
         }
         guard digits > 0 else {

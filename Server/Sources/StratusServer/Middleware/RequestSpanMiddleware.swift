@@ -8,16 +8,16 @@ import Tracing
 /// failed with. A caller's W3C `traceparent` header makes it a child of the caller's span; the store's spans (the
 /// record engine, SQL, object storage) are its children. See docs/operations.md#traces.
 ///
-/// Query strings are never recorded: they carry API tokens and session tokens.
+/// Neither paths nor query strings are recorded, only the route they matched: query strings carry API and session
+/// tokens, and upload and download paths carry capabilities.
 struct RequestSpanMiddleware: RouterMiddleware {
     typealias Context = StratusRequestContext
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var parent = InstrumentationContext.current ?? .topLevel
         InstrumentationSystem.instrument.extract(request.headers, into: &parent, using: HeaderExtractor())
-        return try await withSpan("\(request.method.rawValue) \(request.uri.path)", context: parent, ofKind: .server) { span in
+        return try await withSpan("\(request.method.rawValue) unmatched", context: parent, ofKind: .server) { span in
             span.attributes["http.request.method"] = request.method.rawValue
-            span.attributes["url.path"] = request.uri.path
             span.attributes["user_agent.original"] = request.headers[.userAgent]
             do {
                 let response = try await next(request, context)
