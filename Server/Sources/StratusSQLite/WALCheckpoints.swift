@@ -13,8 +13,8 @@ import Synchronization
 /// (nothing is appended meanwhile), so the next commit starts the log over and rewrites the same blocks. It runs
 /// after the batch's callers are answered, so none of them waits for it.
 final class WALCheckpoints: Sendable {
-    /// The log's size, in pages, past which it is copied back: about 2 MB.
-    static let pages = 512
+    /// The log's size, in pages, past which it is copied back: about 4 MB.
+    static let pages = 1024
 
     /// Frames in the log after the latest commit, as SQLite reports them.
     private let frames = Atomic<Int>(0)
