@@ -1,4 +1,5 @@
 import Foundation
+import StratusStoreTesting
 import Synchronization
 
 /// WebAssembly modules built from C for the tests, with the toolchain's own `clang --target=wasm32` (the compiler
@@ -35,17 +36,12 @@ public enum WasmModules {
     private static func build(_ source: URL, stripped: Bool) throws -> [UInt8] {
         let output = FileManager.default.temporaryDirectory.appendingPathComponent("stratus-\(UUID().uuidString).wasm")
         defer { try? FileManager.default.removeItem(at: output) }
-        let process = Process()
-        process.executableURL = try clang()
-        process.arguments = [
-            "--target=wasm32", "-nostdlib", "-fno-builtin", "-O2", "-Wl,--no-entry", "-o", output.path, source.path,
-        ] + (stripped ? ["-Wl,--strip-all"] : [])
-        let errors = Pipe()
-        process.standardError = errors
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        // ChildProcess, not Foundation's Process, whose start crashes the test run now and then on Linux.
+        let arguments = ["--target=wasm32", "-nostdlib", "-fno-builtin", "-O2", "-Wl,--no-entry", "-o", output.path, source.path]
+            + (stripped ? ["-Wl,--strip-all"] : [])
+        let child = try ChildProcess(try clang().path, arguments, output: .pipe, errors: .output)
+        let message = child.output?.readDataToEndOfFile() ?? Data()
+        guard child.waitForExit() == 0 else {
             throw BuildFailure(message: "clang failed on \(source.lastPathComponent): \(String(decoding: message, as: UTF8.self))")
         }
         return Array(try Data(contentsOf: output))
