@@ -20,11 +20,7 @@ public enum StoreSpans {
         _ name: String, kind: SpanKind = .internal, attributes: SpanAttributes = [:], isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> T
     ) async rethrows -> T {
-        guard isTracing else { return try await body() }
-        return try await withSpan(name, ofKind: kind, isolation: isolation) { span in
-            span.attributes.merge(attributes)
-            return try await body()
-        }
+        try await run(name, kind: kind, attributes: attributes, isolation: isolation) { _ in try await body() }
     }
 
     /// Runs `body` in a span named `name` when the calling task is inside a traced request, like

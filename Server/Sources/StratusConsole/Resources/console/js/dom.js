@@ -60,6 +60,20 @@ export function clearNotices() {
   document.getElementById("notices").replaceChildren();
 }
 
+/**
+ * Calls `refresh` every `milliseconds`, one call at a time (on a slow server a refresh may take longer than the
+ * interval), skipping turns while `skip()` holds and showing a failure; answers the function that stops it.
+ */
+export function refreshEvery(milliseconds, refresh, skip = () => false) {
+  let refreshing = false;
+  const timer = setInterval(() => {
+    if (skip() || refreshing) return;
+    refreshing = true;
+    refresh().catch(showError).finally(() => { refreshing = false; });
+  }, milliseconds);
+  return () => clearInterval(timer);
+}
+
 /** Runs an action from a button, showing its error instead of losing it, and disabling the button meanwhile. */
 export async function run(button, action) {
   if (button) button.disabled = true;

@@ -1,6 +1,6 @@
 // Activity: this server's latest requests, live, and its counters for the last hour.
 import { admin } from "../api.js";
-import { h, replace, showError } from "../dom.js";
+import { h, replace, refreshEvery } from "../dom.js";
 import { state } from "../app.js";
 
 export async function activityPage(main) {
@@ -48,14 +48,7 @@ export async function activityPage(main) {
     while (body.children.length > 200) body.lastElementChild.remove();
   };
   await refresh();
-  // One refresh at a time: on a slow server a refresh may take longer than the interval.
-  let refreshing = false;
-  const timer = setInterval(() => {
-    if (paused || refreshing) return;
-    refreshing = true;
-    refresh().catch(showError).finally(() => { refreshing = false; });
-  }, 2000);
-  state.leave = () => clearInterval(timer);
+  state.leave = refreshEvery(2000, refresh, () => paused);
 }
 
 function counter(title, value) {

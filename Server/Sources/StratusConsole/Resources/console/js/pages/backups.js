@@ -1,6 +1,6 @@
 // Backups: the server's scheduled backups to a bucket, the latest run, and a button to make one now.
 import { admin } from "../api.js";
-import { h, replace, run, showError, formatBytes, formatTime } from "../dom.js";
+import { h, replace, run, refreshEvery, formatBytes, formatTime } from "../dom.js";
 import { state } from "../app.js";
 
 export async function backupsPage(main) {
@@ -44,13 +44,7 @@ export async function backupsPage(main) {
     await refresh();
   }));
   await refresh();
-  let refreshing = false;
-  const timer = setInterval(() => {
-    if (refreshing) return;
-    refreshing = true;
-    refresh().catch(showError).finally(() => { refreshing = false; });
-  }, 3000);
-  state.leave = () => clearInterval(timer);
+  state.leave = refreshEvery(3000, refresh);
 }
 
 function hours(seconds) {

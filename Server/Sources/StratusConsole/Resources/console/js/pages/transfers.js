@@ -1,6 +1,6 @@
 // Transfers: imports into the chosen container and exports of it (stratus import, stratus export), as they go.
 import { admin } from "../api.js";
-import { h, replace, formatTime, showError } from "../dom.js";
+import { h, replace, formatTime, refreshEvery } from "../dom.js";
 import { state } from "../app.js";
 
 export async function transfersPage(main) {
@@ -19,13 +19,7 @@ export async function transfersPage(main) {
     replace(list, transfers.map(card));
   };
   await refresh();
-  let refreshing = false;
-  const timer = setInterval(() => {
-    if (refreshing) return;
-    refreshing = true;
-    refresh().catch(showError).finally(() => { refreshing = false; });
-  }, 2000);
-  state.leave = () => clearInterval(timer);
+  state.leave = refreshEvery(2000, refresh);
 }
 
 /** One transfer: what, from where, its state, a progress bar, counts, bytes, rate and time left. */
