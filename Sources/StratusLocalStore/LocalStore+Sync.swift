@@ -134,6 +134,7 @@ extension LocalStore {
         var resend: [PendingRecordZoneChange] = []
         var zones: [PendingDatabaseChange] = []
         var refused: [Record.ID: StratusError] = [:]
+        var deleted: [Record.ID] = []
         try file.transaction {
             for record in saved {
                 if pending.contains(record.recordID), let local = try Self.record(record.recordID, in: file) {
@@ -154,12 +155,17 @@ extension LocalStore {
                     resend.append(.saveRecord(sent.recordID))
                 case .batchRequestFailed:
                     resend.append(.saveRecord(sent.recordID))
+                case .unknownItem:
+                    // An edit of a record deleted on the server: deleted here too, as a fetched deletion is.
+                    try file.run("DELETE FROM records WHERE zone = ? AND owner = ? AND name = ?", Self.key(sent.recordID))
+                    try file.run("DELETE FROM unsent WHERE zone = ? AND owner = ? AND name = ?", Self.key(sent.recordID))
+                    deleted.append(sent.recordID)
                 default:
                     refused[sent.recordID] = error
                 }
             }
         }
-        notify(.server, saved: saved.map(\.recordID) + resend.map(\.recordID), refused: refused)
+        notify(.server, saved: saved.map(\.recordID) + resend.map(\.recordID), deleted: deleted, refused: refused)
         if !zones.isEmpty { await engine.add(pendingDatabaseChanges: zones) }
         if !resend.isEmpty { await engine.add(pendingRecordZoneChanges: resend) }
     }

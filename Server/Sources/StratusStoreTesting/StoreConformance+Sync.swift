@@ -57,6 +57,25 @@ extension StoreConformance {
                 guard case .deleted(let deletion)? = after.changes.first else { Issue.record("kept should come as a deletion: \(after.changes)"); return }
                 #expect(deletion.recordName == "kept")
             },
+            ConformanceCase("a token taken of an empty zone, or of a default zone no write has stored, brings every deletion after it") { store in
+                // A device that read the empty zone and then sent records to it must learn when another deletes them.
+                let custom = try await Fixture.createZone(store, "Fresh")
+                let defaultZone = Fixture.privateDB(Fixture.bob).zone(ZoneID.defaultZoneName)
+                for zone in [custom, defaultZone] {
+                    let empty = try await store.zoneChanges(ZoneChangesQuery(zone: zone, syncToken: nil, limit: 200))
+                    #expect(empty.changes.isEmpty)
+                    let owner = zone.database.ownerRecordName
+                    _ = try await Fixture.save(store, zone, Fixture.create("sent"), as: owner)
+                    _ = try await Fixture.save(store, zone, Fixture.create("stays"), as: owner)
+                    _ = try await Fixture.modify(store, zone, [RecordOperation(type: .forceDelete, recordName: "sent")], as: owner)
+                    let after = try await store.zoneChanges(ZoneChangesQuery(zone: zone, syncToken: empty.syncToken, limit: 200))
+                    let seen = after.changes.map { change in
+                        if case .deleted = change { return "deleted \(change.recordName)" }
+                        return change.recordName
+                    }
+                    #expect(Set(seen) == ["stays", "deleted sent"], "\(zone.zoneName): \(seen)")
+                }
+            },
             ConformanceCase("a feed through a query holds the matching records; one that stops matching comes as a deletion") { store in
                 let zone = try await Fixture.createZone(store, "Filtered")
                 for (name, list) in [("a", "groceries"), ("b", "work"), ("c", "groceries")] {

@@ -11,15 +11,16 @@ import Testing
 
     /// One device: its network, its session and its store file.
     final class Device: Sendable {
-        let network = FaultInjectingTransport()
+        let network: FaultInjectingTransport
         let file: URL
         let server: KitTestServer
         let email: String
         private let current = LockedBox<(container: Container, store: LocalStore)?>(nil)
 
-        init(_ server: KitTestServer, _ email: String) {
+        init(_ server: KitTestServer, _ email: String, network: FaultInjectingTransport = FaultInjectingTransport()) {
             self.server = server
             self.email = email
+            self.network = network
             file = server.deviceFile().deletingPathExtension().appendingPathExtension("sqlite")
         }
 

@@ -23,6 +23,8 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
         var refetchedZones: [String] = []
         /// The atomic group of notes edited together, as the app knows it.
         var groups: [Record.ID: String] = [:]
+        /// Whether ``events`` also notes every fetched page.
+        var tracing = false
     }
 
     /// What the device keeps on disk: an app's table of notes, the engine's state and the session.
@@ -123,8 +125,8 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
     }
 
     /// The user edits a note: the title, and one tag added.
-    func edit(_ name: String, title: String, tag: String? = nil) async {
-        let id = Record.ID(recordName: name, zoneID: Self.zoneID)
+    func edit(_ name: String, title: String, tag: String? = nil, zone: Zone.ID = NoteDevice.zoneID) async {
+        let id = Record.ID(recordName: name, zoneID: zone)
         contents.withLock { contents in
             var record = contents.records[id] ?? Record(recordType: "Note", recordID: id)
             record["title"] = title
@@ -150,11 +152,21 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
         try await engine.add(pendingRecordZoneChanges: ids.map { .saveRecord($0) }, atomicGroup: group)
     }
 
-    func delete(_ name: String) async {
-        let id = Record.ID(recordName: name, zoneID: Self.zoneID)
+    func delete(_ name: String, zone: Zone.ID = NoteDevice.zoneID) async {
+        let id = Record.ID(recordName: name, zoneID: zone)
         _ = contents.withLock { $0.records.removeValue(forKey: id) }
         persist()
         await engine.add(pendingRecordZoneChanges: [.deleteRecord(id)])
+    }
+
+    /// The user deletes a whole zone: its notes go at once here, with the changes to them not sent yet, and the
+    /// zone goes on the server at the next send.
+    func deleteZone(_ zone: Zone.ID) async {
+        contents.withLock { $0.records = $0.records.filter { $0.key.zoneID != zone } }
+        persist()
+        let dropped = await engine.state.pendingRecordZoneChanges.filter { $0.recordID.zoneID == zone }
+        await engine.remove(pendingRecordZoneChanges: dropped)
+        await engine.add(pendingDatabaseChanges: [.deleteZone(zone)])
     }
 
     /// Every record the device keeps as `zone/name (type)`, sorted.
@@ -162,6 +174,18 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
         contents.withLock { contents in
             contents.records.values.map { "\($0.recordID.zoneID.zoneName)/\($0.recordID.recordName) (\($0.recordType))" }.sorted()
         }
+    }
+
+    /// Every note as `zone/name: title [tags]`, sorted.
+    var zonedNotes: [String] {
+        contents.withLock { contents in
+            contents.records.values.map(NoteDevice.describe).sorted()
+        }
+    }
+
+    /// A note as `zone/name: title [tags]`.
+    static func describe(_ record: Record) -> String {
+        "\(record.recordID.zoneID.zoneName)/\(record.recordID.recordName): \(record["title"] as String? ?? "") \((record["tags"] as [String]?)?.sorted() ?? [])"
     }
 
     /// Every note as `name: title [tags]`, sorted.
@@ -177,6 +201,7 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
         var readd: [PendingRecordZoneChange] = []
         var zones: [PendingDatabaseChange] = []
         contents.withLock { contents in
+            if contents.tracing { contents.events.append(Self.trace(event)) }
             switch event {
             case .stateUpdate(let state):
                 contents.state = state
@@ -212,6 +237,9 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
                     case .zoneNotFound:
                         zones.append(.saveZone(record.recordID.zoneID))
                         readd.append(.saveRecord(record.recordID))
+                    case .unknownItem:
+                        // Edited here, deleted on the server: deleted here too.
+                        contents.records[record.recordID] = nil
                     default:
                         contents.events.append("failed \(record.recordID.recordName): \(error.code)")
                     }
@@ -239,6 +267,22 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
         }
         let ungrouped = readd.filter { groups[$0.recordID] == nil }
         if !ungrouped.isEmpty { await syncEngine.add(pendingRecordZoneChanges: ungrouped) }
+    }
+
+    /// An event as a line of a failing test's report.
+    static func trace(_ event: SyncEngine.Event) -> String {
+        switch event {
+        case .fetchedRecordZoneChanges(let zoneID, let modifications, let deletions, let refetched):
+            "fetched \(zoneID.zoneName): \(modifications.map(describe)) deleted \(deletions.map(\.recordID.recordName))\(refetched ? " refetched" : "")"
+        case .fetchedDatabaseChanges(let modified, let deleted):
+            "zones changed \(modified.map(\.zoneName)) deleted \(deleted.map(\.zoneName))"
+        case .sentDatabaseChanges(let saved, let failedSaves, let deleted, let failedDeletes):
+            "sent zones: saved \(saved.map(\.zoneID.zoneName)) deleted \(deleted.map(\.zoneName)) failed \(failedSaves.map(\.error.code)) \(failedDeletes.values.map(\.code))"
+        case .sentRecordZoneChanges(let saved, let failed, let deleted, let failedDeletes):
+            "sent: saved \(saved.map(describe)) deleted \(deleted.map(\.description)) failed \(failed.map { "\($0.record.recordID.recordName) \($0.error.code)" }) \(failedDeletes.map { "\($0.key.recordName) \($0.value.code)" })"
+        default:
+            "\(event)".prefix(60).description
+        }
     }
 
     func nextRecordZoneChangeBatch(_ context: SyncEngine.SendChangesContext, syncEngine: SyncEngine) async -> SyncEngine.RecordZoneChangeBatch? {

@@ -65,7 +65,8 @@ extension Database {
     }
 
     /// Saves and deletes records, per zone in one request each. With `atomically` (custom zones), a zone's
-    /// changes are kept all or none. Assets made from files or data are uploaded first.
+    /// changes are kept all or none. Assets made from files or data are uploaded first. Each change of a zone that
+    /// does not exist fails with `zoneNotFound`, as in CloudKit.
     public func modifyRecords(
         saving recordsToSave: [Record], deleting recordIDsToDelete: [Record.ID],
         savePolicy: SavePolicy = .ifServerRecordUnchanged, atomically: Bool = true
@@ -83,7 +84,16 @@ extension Database {
             let operations = saves.map { record in Self.operation(saving: record, policy: savePolicy) }
                 + deletes.map { id in RecordOperationInput(operationType: .forceDelete, record: RecordInput(recordName: id.recordName)) }
             let request = ModifyRecordsRequest(operations: operations, zoneID: zoneID.model, atomic: atomically)
-            let entries = try await container.post(databaseScope, "records/modify", request, answer: RecordsResponse.self).records
+            let entries: [RecordResultEntry]
+            do {
+                entries = try await container.post(databaseScope, "records/modify", request, answer: RecordsResponse.self).records
+            } catch let error as StratusError where error.code == .zoneNotFound {
+                // As CloudKit reports it: each change of a missing zone fails with zoneNotFound, and the other
+                // zones' changes go on.
+                for record in saves { saveResults[record.recordID] = .failure(error) }
+                for id in deletes { deleteResults[id] = .failure(error) }
+                continue
+            }
             for (record, entry) in zip(saves, entries) {
                 saveResults[record.recordID] = Result { try self.record(from: entry, sent: record) }
             }

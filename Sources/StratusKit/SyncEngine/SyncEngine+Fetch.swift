@@ -36,6 +36,9 @@ extension SyncEngine {
             token = page.changeToken
             if !page.moreComing { break }
         }
+        // A zone the app deleted and whose deletion is not sent yet stays deleted: its changes are not fetched.
+        let deletedHere = Set(state.pendingDatabaseChanges.compactMap { if case .deleteZone(let id) = $0 { id } else { nil } })
+        modified.removeAll { deletedHere.contains($0) }
         // A zone both deleted and changed was made again: the app drops the old one, and the new one is fetched whole.
         if !modified.isEmpty || !deleted.isEmpty {
             for zoneID in deleted { state.zoneTokens[zoneID] = nil }
@@ -49,8 +52,22 @@ extension SyncEngine {
         await emit(.didFetchChanges)
     }
 
+    /// Fetches, before records are first sent to them, the zones that pending changes go to and that the engine
+    /// holds no token for (a zone this device made, or never fetched). A record the device sends is then always
+    /// after a token it holds, so that its deletion elsewhere reaches the device: a feed read from no token holds no
+    /// deletions. A zone that does not exist is left to the send, which reports its changes failed.
+    func fetchZonesBeforeFirstSend() async throws {
+        let zones = Set(state.pendingRecordZoneChanges.map(\.recordID.zoneID))
+            .filter { state.zoneTokens[$0] == nil && state.scope.includes($0) }
+            .sorted { ($0.ownerName, $0.zoneName) < ($1.ownerName, $1.zoneName) }
+        for zoneID in zones {
+            try await fetchZone(zoneID, beforeSend: true)
+        }
+        if !zones.isEmpty { await emit(.stateUpdate(state.serialization)) }
+    }
+
     /// Fetches one zone's changes, page by page, from its token.
-    private func fetchZone(_ zoneID: Zone.ID) async throws {
+    private func fetchZone(_ zoneID: Zone.ID, beforeSend: Bool = false) async throws {
         await emit(.willFetchRecordZoneChanges(zoneID: zoneID))
         // A zone whose token a widened scope dropped comes again from the start.
         var refetched = refetchedByScope.remove(zoneID) != nil
@@ -90,6 +107,8 @@ extension SyncEngine {
                 if !page.moreComing { break }
             }
             await emit(.didFetchRecordZoneChanges(zoneID: zoneID, error: nil))
+        } catch let error as StratusError where error.code == .zoneNotFound && beforeSend {
+            await emit(.didFetchRecordZoneChanges(zoneID: zoneID, error: error))
         } catch let error as StratusError where error.code == .zoneNotFound {
             // Deleted since the database said it changed: reported as a deletion.
             state.zoneTokens[zoneID] = nil

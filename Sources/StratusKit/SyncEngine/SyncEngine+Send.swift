@@ -14,22 +14,42 @@ extension SyncEngine {
         guard !state.pendingDatabaseChanges.isEmpty || !state.pendingRecordZoneChanges.isEmpty else { return }
         try await checkAccount()
         await emit(.willSendChanges)
-        try await sendDatabaseChanges()
+        // Zones go first; a zone the app asks for again during the send (its records failed with zoneNotFound) is
+        // made in the next round, and its records sent after it.
         for _ in 0..<3 {
-            guard try await sendAtomicGroups(reason: reason) else { break }
-        }
-        for _ in 0..<3 {
-            guard try await sendRecordPass(reason: reason) else { break }
+            try await sendDatabaseChanges()
+            try await fetchZonesBeforeFirstSend()
+            for _ in 0..<3 {
+                guard try await sendAtomicGroups(reason: reason) else { break }
+            }
+            for _ in 0..<3 {
+                guard try await sendRecordPass(reason: reason) else { break }
+            }
+            if state.pendingDatabaseChanges.isEmpty { break }
         }
         await emit(.didSendChanges)
+    }
+
+    /// Zones with a save pending: their records wait until the zone is made.
+    private var zonesWaitingToBeMade: Set<Zone.ID> {
+        Set(state.pendingDatabaseChanges.compactMap { if case .saveZone(let id) = $0 { id } else { nil } })
     }
 
     /// Sends the pending zone changes in one request.
     private func sendDatabaseChanges() async throws {
         let changes = state.pendingDatabaseChanges
         guard !changes.isEmpty else { return }
-        let saves = changes.compactMap { if case .saveZone(let id) = $0 { id } else { nil } }
         let deletes = changes.compactMap { if case .deleteZone(let id) = $0 { id } else { nil } }
+        // A zone deleted and made again here is deleted on the server first, then made again empty.
+        let remade = changes.compactMap { if case .saveZone(let id) = $0, deletes.contains(id) { id } else { nil } }
+        try await sendZoneChanges(saves: changes.compactMap { if case .saveZone(let id) = $0, !remade.contains(id) { id } else { nil } }, deletes: deletes)
+        if !remade.isEmpty, !state.pendingDatabaseChanges.contains(where: { if case .deleteZone(let id) = $0 { remade.contains(id) } else { false } }) {
+            try await sendZoneChanges(saves: remade, deletes: [])
+        }
+    }
+
+    /// Sends zone saves and deletions in one request, and reports them.
+    private func sendZoneChanges(saves: [Zone.ID], deletes: [Zone.ID]) async throws {
         let results = try await database.modifyRecordZones(saving: saves.map { Zone(zoneID: $0) }, deleting: deletes)
         var saved: [Zone] = []
         var failedSaves: [(zoneID: Zone.ID, error: StratusError)] = []
@@ -84,7 +104,11 @@ extension SyncEngine {
         var attempted: [Record.ID: Int] = [:]
         var addedAgain = false
         while true {
-            let pending = state.pendingRecordZoneChanges.filter { attempted[$0.recordID] != state.versions[$0.recordID] && state.groups[$0.recordID] == nil }
+            let waiting = zonesWaitingToBeMade
+            let pending = state.pendingRecordZoneChanges.filter { change in
+                attempted[change.recordID] != state.versions[change.recordID] && state.groups[change.recordID] == nil
+                    && !waiting.contains(change.recordID.zoneID)
+            }
             guard !pending.isEmpty, let delegate = currentDelegate,
                 let batch = await delegate.nextRecordZoneChangeBatch(SendChangesContext(reason: reason, pendingChanges: pending), syncEngine: self)
             else { break }
@@ -111,6 +135,7 @@ extension SyncEngine {
         for group in groups {
             guard let delegate = currentDelegate else { return false }
             var remaining = state.pendingRecordZoneChanges.filter { state.groups[$0.recordID] == group }
+            if let zoneID = remaining.first?.recordID.zoneID, zonesWaitingToBeMade.contains(zoneID) { continue }
             var saves: [Record] = []
             var deletes: [Record.ID] = []
             var label: String?
@@ -222,7 +247,8 @@ extension SyncEngine {
         }
 
         mutating func failedDelete(_ id: Record.ID, _ error: StratusError) {
-            if error.code == .unknownItem { deleted(id); return }
+            // Already gone, alone or with its zone.
+            if error.code == .unknownItem || error.code == .zoneNotFound { deleted(id); return }
             if error.isWorthRetrying {
                 retry = error
                 entries.append(BatchReceipt.Entry(change: .deleteRecord(id), outcome: .pending(error)))

@@ -32,7 +32,8 @@ extension SyncEngine {
     public struct State: Sendable, Hashable {
         /// Record changes waiting to be sent, oldest first; one per record (the last one asked for).
         public internal(set) var pendingRecordZoneChanges: [PendingRecordZoneChange] = []
-        /// Zone changes waiting to be sent, oldest first; one per zone.
+        /// Zone changes waiting to be sent, oldest first; one per zone, but for a deletion and the save that makes the
+        /// zone again after it.
         public internal(set) var pendingDatabaseChanges: [PendingDatabaseChange] = []
         var databaseToken: SyncToken?
         var zoneTokens: [Zone.ID: SyncToken] = [:]
@@ -68,8 +69,15 @@ extension SyncEngine {
             }
         }
 
+        /// Adds zone changes; a deletion replaces an earlier save of the zone, and a save after a deletion not sent yet
+        /// goes after it (the zone is emptied, then made again).
         mutating func add(_ changes: [PendingDatabaseChange]) {
             for change in changes {
+                if case .saveZone(let id) = change, pendingDatabaseChanges.contains(.deleteZone(id)) {
+                    pendingDatabaseChanges.removeAll { $0 == change }
+                    pendingDatabaseChanges.append(change)
+                    continue
+                }
                 pendingDatabaseChanges.removeAll { $0.zoneID == change.zoneID }
                 pendingDatabaseChanges.append(change)
             }

@@ -83,12 +83,12 @@ public enum ChangeFeeds {
         return token.sequence
     }
 
-    /// Whether a zone's feed read after `since` reports deletions. A feed read from the start (no token, or the
-    /// token of a zone that was empty) holds no deletion: whoever reads it has none of the zone's records, so
-    /// deletions would only replay the zone's history (a fresh install syncing a zone of long-deleted records).
-    /// The token still moves past them.
-    public static func includesDeletions(after since: Int64) -> Bool {
-        since > 0
+    /// Whether a zone's feed reports deletions: with a token, always (whatever the reader saw then, even of an
+    /// empty zone, it may have learned of records since, its own sends among them); read from no token, never:
+    /// whoever reads it holds none of the zone's records, so deletions would only replay the zone's history (a fresh
+    /// install syncing a zone of long-deleted records). The token still moves past them.
+    public static func includesDeletions(token: ZoneSyncToken?) -> Bool {
+        token != nil
     }
 
     /// A page of a feed read through a query: records that do not match come as deletions, since they may have

@@ -55,15 +55,16 @@ extension RecordStore where Self: SQLTables {
         let token = try query.syncToken.map { token throws(StorageError) in try ZoneSyncToken.read(token) }
         // The token's position, checked against the zone found (``ChangeFeeds/start(after:inZone:)``).
         let since = token.map { $0.zone == 0 ? 0 : $0.sequence } ?? 0
+        let deletions = ChangeFeeds.includesDeletions(token: token)
         let limit = ChangeFeeds.scanLimit(for: query) + 1
         let figuresAndRows: SQLRead<(figures: ChangeTables.Figures, rows: [SQLRow])?>
         if statementsRunInProcess {
             figuresAndRows = ChangeTables.figures(of: query.zone).then { figures in
                 guard let figures else { return SQLRead(value: nil) }
-                return SQLRead(ChangeTables.page(ofZone: figures.zoneID, after: since, below: figures.bound, limit: limit)) { (figures, $0) }
+                return SQLRead(ChangeTables.page(ofZone: figures.zoneID, after: since, deletions: deletions, below: figures.bound, limit: limit)) { (figures, $0) }
             }
         } else {
-            figuresAndRows = SQLRead(ChangeTables.pageWithFigures(of: query.zone, after: since, limit: limit)) { combined in
+            figuresAndRows = SQLRead(ChangeTables.pageWithFigures(of: query.zone, after: since, deletions: deletions, limit: limit)) { combined in
                 guard let first = combined.first else { return nil }
                 return (try ChangeTables.Figures(combined: first), combined.filter { !$0.isNull(0) })
             }
@@ -77,7 +78,7 @@ extension RecordStore where Self: SQLTables {
         }
         var page = try await readSettled { reading in try await reading.read(changes) }
         if query.matching != nil {
-            page.changes = try ChangeFeeds.keeping(page.changes, matching: typedMatch, fromStart: !ChangeFeeds.includesDeletions(after: since))
+            page.changes = try ChangeFeeds.keeping(page.changes, matching: typedMatch, fromStart: !ChangeFeeds.includesDeletions(token: token))
         }
         return page
     }
@@ -174,34 +175,34 @@ enum ChangeTables {
         }
     }
 
-    /// Up to `limit` changes of a zone after `since` and below `bound`, in order; from the start (`since` 0), only
-    /// live records (``ChangeFeeds/includesDeletions(after:)``).
-    static func page(ofZone zoneID: Int64, after since: Int64, below bound: Int64, limit: Int) -> SQLFragment {
+    /// Up to `limit` changes of a zone after `since` and below `bound`, in order; without `deletions` (a feed read
+    /// from no token), only live records (``ChangeFeeds/includesDeletions(token:)``).
+    static func page(ofZone zoneID: Int64, after since: Int64, deletions: Bool, below bound: Int64, limit: Int) -> SQLFragment {
         """
         SELECT \(raw: StoredRecordRow.columns), r.seq FROM records r
-        WHERE r.zone_id = \(.integer(zoneID)) AND r.seq > \(.integer(since)) AND r.seq < \(.integer(bound))\(raw: liveOnly(after: since, table: "r"))
+        WHERE r.zone_id = \(.integer(zoneID)) AND r.seq > \(.integer(since)) AND r.seq < \(.integer(bound))\(raw: liveOnly(deletions, table: "r"))
         ORDER BY r.seq LIMIT \(.integer(Int64(limit)))
         """
     }
 
     /// The condition that leaves deletions out of a feed read from the start.
-    private static func liveOnly(after since: Int64, table: String) -> String {
-        ChangeFeeds.includesDeletions(after: since) ? "" : " AND NOT \(table).deleted"
+    private static func liveOnly(_ deletions: Bool, table: String) -> String {
+        deletions ? "" : " AND NOT \(table).deleted"
     }
 
-    /// ``figures(of:)`` and ``page(ofZone:after:below:limit:)`` in one statement: each row holds a change and the
+    /// ``figures(of:)`` and ``page(ofZone:after:deletions:below:limit:)`` in one statement: each row holds a change and the
     /// figures (``Figures/init(combined:)``); with no change, one row whose record columns are `NULL`; with no such
     /// zone, no row.
     ///
     /// The limit applies before the bound: settled positions come before unsettled ones, so the rows kept are the
     /// same as with the bound applied first. The zone is a scalar sub-select, so that the records' `(zone_id, seq)`
     /// index is walked in order and stops at the limit.
-    static func pageWithFigures(of zone: ZoneRef, after since: Int64, limit: Int) -> SQLFragment {
+    static func pageWithFigures(of zone: ZoneRef, after since: Int64, deletions: Bool, limit: Int) -> SQLFragment {
         """
         \(figuresExpressions(of: zone))
         SELECT \(raw: StoredRecordRow.columns), r.seq, s.zone_id, s.bound, s.last_settled, s.unsettled
         FROM s LEFT JOIN (
-            SELECT * FROM records WHERE zone_id = (SELECT id FROM z) AND seq > \(.integer(since))\(raw: liveOnly(after: since, table: "records"))
+            SELECT * FROM records WHERE zone_id = (SELECT id FROM z) AND seq > \(.integer(since))\(raw: liveOnly(deletions, table: "records"))
             ORDER BY seq LIMIT \(.integer(Int64(limit)))
         ) r ON r.seq < s.bound
         ORDER BY r.seq
