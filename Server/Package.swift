@@ -191,7 +191,7 @@ let package = Package(
         // Load generator behind `stratus bench`.
         .target(
             name: "StratusBench",
-            dependencies: [model, adminClient, kit, localStore],
+            dependencies: [model, adminClient, kit, localStore, .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: swiftSettings
         ),
         // The `stratus` executable: composition root and operator commands.

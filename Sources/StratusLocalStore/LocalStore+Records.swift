@@ -6,46 +6,68 @@ extension LocalStore {
     /// Keeps a record (new, or read from the store and edited) and the change to send, in one transaction; the
     /// engine sends it soon after. Edits accumulate in the record's ``Record/changedKeys`` until the server has them.
     public func save(_ record: Record) async throws {
-        let number = try write { file, number in
+        try write { file, number in
             try Self.put(record, into: file)
             try Self.markUnsent(record.recordID.zoneID, name: record.recordID.recordName, kind: "save", number: number, in: file)
         }
         notify(.local, saved: [record.recordID])
         await engine.add(pendingRecordZoneChanges: [.saveRecord(record.recordID)])
-        acknowledged = max(acknowledged, number)
+    }
+
+    /// Keeps records and the changes to send, all in one transaction: all are kept, or none; sent soon after.
+    public func save(_ records: [Record]) async throws {
+        guard !records.isEmpty else { return }
+        try write { file, number in
+            for record in records {
+                try Self.put(record, into: file)
+                try Self.markUnsent(record.recordID.zoneID, name: record.recordID.recordName, kind: "save", number: number, in: file)
+            }
+        }
+        notify(.local, saved: records.map(\.recordID))
+        await engine.add(pendingRecordZoneChanges: records.map { .saveRecord($0.recordID) })
+    }
+
+    /// Deletes records here, all in one transaction, and soon after on the server.
+    public func delete(_ recordIDs: [Record.ID]) async throws {
+        guard !recordIDs.isEmpty else { return }
+        try write { file, number in
+            for recordID in recordIDs {
+                try file.run("DELETE FROM records WHERE zone = ? AND owner = ? AND name = ?", Self.key(recordID))
+                try Self.markUnsent(recordID.zoneID, name: recordID.recordName, kind: "delete", number: number, in: file)
+            }
+        }
+        notify(.local, deleted: recordIDs)
+        await engine.add(pendingRecordZoneChanges: recordIDs.map { .deleteRecord($0) })
     }
 
     /// Deletes a record here and, soon after, on the server.
     public func delete(_ recordID: Record.ID) async throws {
-        let number = try write { file, number in
+        try write { file, number in
             try file.run("DELETE FROM records WHERE zone = ? AND owner = ? AND name = ?", Self.key(recordID))
             try Self.markUnsent(recordID.zoneID, name: recordID.recordName, kind: "delete", number: number, in: file)
         }
         notify(.local, deleted: [recordID])
         await engine.add(pendingRecordZoneChanges: [.deleteRecord(recordID)])
-        acknowledged = max(acknowledged, number)
     }
 
     /// Creates a zone on the server at the next send (records of a custom zone need it there first).
     public func saveZone(_ zoneID: Zone.ID) async throws {
-        let number = try write { file, number in
+        try write { file, number in
             try Self.markUnsent(zoneID, name: "", kind: "saveZone", number: number, in: file)
         }
         await engine.add(pendingDatabaseChanges: [.saveZone(zoneID)])
-        acknowledged = max(acknowledged, number)
     }
 
     /// Deletes a zone and its records, here at once and on the server at the next send.
     public func deleteZone(_ zoneID: Zone.ID) async throws {
         var deleted: [Record.ID] = []
-        let number = try write { file, number in
+        try write { file, number in
             deleted = try Self.recordIDs(inZone: zoneID, of: file)
             try file.run("DELETE FROM records WHERE zone = ? AND owner = ?", [.text(zoneID.zoneName), .text(zoneID.ownerName)])
             try Self.markUnsent(zoneID, name: "", kind: "deleteZone", number: number, in: file)
         }
         notify(.local, deleted: deleted)
         await engine.add(pendingDatabaseChanges: [.deleteZone(zoneID)])
-        acknowledged = max(acknowledged, number)
     }
 
     /// The record with this ID, as kept here (with the edits not sent yet).
@@ -91,6 +113,7 @@ extension LocalStore {
     // MARK: - Rows
 
     /// Runs `body` in a transaction with the next change number.
+    @discardableResult
     func write(_ body: (SQLiteFile, Int64) throws -> Void) throws -> Int64 {
         lastChangeNumber += 1
         let number = lastChangeNumber

@@ -26,7 +26,6 @@ extension LocalStore {
         let missingRecords = records.filter { !knownRecords.contains($0) }
         if !missingZones.isEmpty { await engine.add(pendingDatabaseChanges: missingZones) }
         if !missingRecords.isEmpty { await engine.add(pendingRecordZoneChanges: missingRecords) }
-        acknowledged = lastChangeNumber
     }
 
     func nextBatch(_ context: SyncEngine.SendChangesContext) async -> SyncEngine.RecordZoneChangeBatch? {
@@ -43,15 +42,18 @@ extension LocalStore {
         do {
             switch event {
             case .stateUpdate(let state):
-                try keep(state, pending: await engine.state)
+                try keep(state)
             case .fetchedRecordZoneChanges(let zoneID, let modifications, let deletions, let refetched):
                 try await apply(zoneID: zoneID, modifications: modifications, deletions: deletions.map(\.recordID), refetched: refetched)
             case .didFetchChanges:
                 refetching = []
             case .fetchedDatabaseChanges(_, let deletions):
                 try dropZones(deletions)
-            case .sentRecordZoneChanges(let saved, let failed, _, _):
+            case .sentRecordZoneChanges(let saved, let failed, let deleted, let failedDeletes):
                 try await settle(saved: saved, failed: failed)
+                try await forgetSent(saved.map(\.recordID) + failed.map(\.record.recordID) + deleted + failedDeletes.keys)
+            case .sentDatabaseChanges(let saved, let failedSaves, let deleted, let failedDeletes):
+                try await forgetSent(zones: saved.map(\.zoneID) + failedSaves.map(\.zoneID) + deleted + failedDeletes.keys)
             case .syncScopeNarrowed(let zones, let keptTypes):
                 try dropZones(zones)
                 if let keptTypes { try dropTypes(other: keptTypes) }
@@ -76,20 +78,35 @@ extension LocalStore {
         }
     }
 
-    /// Keeps the engine's state, and forgets the unsent changes it holds or has settled.
-    private func keep(_ state: SyncEngine.State.Serialization, pending: SyncEngine.State) throws {
-        let pendingRecords = Set(pending.pendingRecordZoneChanges.map(\.recordID))
-        let pendingZones = Set(pending.pendingDatabaseChanges.map(\.zoneID))
+    /// Keeps the engine's state without its pending record changes, which the `unsent` table keeps one by one (and
+    /// hands back to the engine at the next open): a save costs the same however many changes wait. The state is
+    /// written only when it changed (tokens, zone changes, the scope).
+    private func keep(_ state: SyncEngine.State.Serialization) throws {
+        let data = state.dataWithoutPendingChanges
+        guard data != keptState else { return }
+        try file.run("INSERT OR REPLACE INTO engine (id, state) VALUES (1, ?)", [.blob(data)])
+        keptState = data
+    }
+
+    /// Forgets the unsent changes of records a sent batch settled, unless the app changed them again meanwhile.
+    private func forgetSent(_ recordIDs: [Record.ID]) async throws {
+        let state = await engine.state
+        let settled = recordIDs.filter { !state.isPending($0) }
+        guard !settled.isEmpty else { return }
         try file.transaction {
-            try file.run("INSERT OR REPLACE INTO engine (id, state) VALUES (1, ?)", [.blob(state.data)])
-            var settled: [[SQLiteFile.Value]] = []
-            try file.query("SELECT zone, owner, name FROM unsent WHERE number <= ?", [.integer(acknowledged)]) { row in
-                let zoneID = Zone.ID(zoneName: row.text(0), ownerName: row.text(1))
-                let name = row.text(2)
-                let stillPending = name.isEmpty ? pendingZones.contains(zoneID) : pendingRecords.contains(Record.ID(recordName: name, zoneID: zoneID))
-                if !stillPending { settled.append([.text(zoneID.zoneName), .text(zoneID.ownerName), .text(name)]) }
+            for id in settled { try file.run("DELETE FROM unsent WHERE zone = ? AND owner = ? AND name = ?", Self.key(id)) }
+        }
+    }
+
+    /// Forgets the unsent changes of zones a send settled, unless the app changed them again meanwhile.
+    private func forgetSent(zones: [Zone.ID]) async throws {
+        let pending = Set(await engine.state.pendingDatabaseChanges.map(\.zoneID))
+        let settled = zones.filter { !pending.contains($0) }
+        guard !settled.isEmpty else { return }
+        try file.transaction {
+            for zoneID in settled {
+                try file.run("DELETE FROM unsent WHERE zone = ? AND owner = ? AND name = ''", [.text(zoneID.zoneName), .text(zoneID.ownerName)])
             }
-            for key in settled { try file.run("DELETE FROM unsent WHERE zone = ? AND owner = ? AND name = ?", key) }
         }
     }
 

@@ -7,8 +7,7 @@ import StratusKit
 ///
 /// ```swift
 /// let store = try await LocalStore.open(file: folder.appendingPathComponent("notes.sqlite"),
-///                                       database: container.privateCloudDatabase)
-/// Task { await store.engine.run() }                        // syncs while the app runs
+///                                       database: container.privateCloudDatabase)   // syncs from now on
 /// var note = Record(recordType: "Note", recordID: Record.ID(zoneID: Zone.ID(zoneName: "Notes")))
 /// note["title"] = "Groceries"
 /// try await store.saveZone(note.recordID.zoneID)
@@ -59,9 +58,10 @@ public actor LocalStore {
     /// The engine's delegate, which hands events to the store (the engine holds its delegate weakly).
     private let relay: EngineRelay
     var observers: [UUID: AsyncStream<Change>.Continuation] = [:]
-    /// Numbers the unsent changes written to the file; those up to ``acknowledged`` are in the engine's state.
+    /// Numbers the unsent changes written to the file, in the order the app made them.
     var lastChangeNumber: Int64 = 0
-    var acknowledged: Int64 = 0
+    /// The engine's state as last written to the file (without the pending record changes).
+    var keptState: Data?
     /// Zones being fetched again from the start in the current fetch.
     var refetching: Set<Zone.ID> = []
     /// Set when what the server sent could not be written: from then on the engine's state is not kept, so the
@@ -69,12 +69,16 @@ public actor LocalStore {
     var writeFailed = false
 
     /// Opens the store in `file` (making it the first time) for a private or shared database, and hands the engine
-    /// any change written here that its saved state did not hold yet (a crash between the two).
+    /// any change written here that its saved state did not hold yet (a crash between the two). With
+    /// `automaticallySync` (the default) the engine then syncs by itself, as a `CKSyncEngine` does; without it, the
+    /// app runs it (``SyncEngine/run()``) in a task of its choosing, or fetches and sends when it wants.
     public static func open(
-        file url: URL, database: Database, resolveConflict: @escaping ConflictResolver = LocalStore.localEditsWin
+        file url: URL, database: Database, resolveConflict: @escaping ConflictResolver = LocalStore.localEditsWin,
+        automaticallySync: Bool = true
     ) async throws -> LocalStore {
         let store = try LocalStore(file: url, database: database, resolveConflict: resolveConflict)
         try await store.handUnsentChangesToEngine()
+        if automaticallySync { await store.engine.startSyncing() }
         return store
     }
 
@@ -83,11 +87,13 @@ public actor LocalStore {
         try file.execute(Self.schema)
         var saved: Data?
         try file.query("SELECT state FROM engine WHERE id = 1") { saved = $0.isNull(0) ? nil : $0.blob(0) }
+        keptState = saved
         var last: Int64 = 0
         try file.query("SELECT coalesce(max(number), 0) FROM unsent") { last = $0.integer(0) }
         let relay = EngineRelay()
         engine = try SyncEngine(SyncEngine.Configuration(
-            database: database, stateSerialization: saved.map(SyncEngine.State.Serialization.init(data:)), delegate: relay
+            database: database, stateSerialization: saved.map(SyncEngine.State.Serialization.init(data:)), delegate: relay,
+            automaticallySync: false
         ))
         self.file = file
         self.resolveConflict = resolveConflict
@@ -102,8 +108,8 @@ public actor LocalStore {
             PRIMARY KEY (zone, owner, name)
         ) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS records_by_type ON records (type);
-        -- Changes written here and not yet known to be in the engine's saved state: kind is save, delete, saveZone
-        -- or deleteZone (zones have an empty name).
+        -- Changes written here and not sent yet (the engine's saved state leaves record changes out): kind is save,
+        -- delete, saveZone or deleteZone (zones have an empty name).
         CREATE TABLE IF NOT EXISTS unsent (
             zone TEXT NOT NULL, owner TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, number INTEGER NOT NULL,
             PRIMARY KEY (zone, owner, name)

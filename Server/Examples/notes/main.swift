@@ -37,7 +37,9 @@ await runExample {
     defer { try? container.webAuthToken?.write(to: sessionFile, atomically: true, encoding: .utf8) }
     try container.webAuthToken?.write(to: sessionFile, atomically: true, encoding: .utf8)
 
-    let store = try await LocalStore.open(file: folder.appendingPathComponent("notes.sqlite"), database: container.privateCloudDatabase)
+    let store = try await LocalStore.open(
+        file: folder.appendingPathComponent("notes.sqlite"), database: container.privateCloudDatabase, automaticallySync: false
+    )
     let zoneID = Zone.ID(zoneName: "Notes")
     switch command {
     case "add":

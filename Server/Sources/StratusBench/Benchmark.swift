@@ -29,6 +29,10 @@ public struct Benchmark: Sendable {
         public var webhooksOnly = false
         /// Only the `/healthz` baseline and creates with and without a `beforeSave` function.
         public var hooksOnly = false
+        /// Only an app's offline saves into its local store beside plain SQLite (no server needed).
+        public var offlineSavesOnly = false
+        /// How many records the offline saves scenario saves each way.
+        public var offlineSaves = 10_000
 
         public init(host: String, port: Int, adminKey: String, seconds: Double = 5, datasetSize: Int = 100_000, serverPID: Int32? = nil) {
             self.host = host
@@ -50,6 +54,11 @@ public struct Benchmark: Sendable {
 
     /// Runs every scenario and returns their summaries, `/healthz` first.
     public func run() async throws -> BenchmarkReport {
+        if options.offlineSavesOnly {
+            var report = BenchmarkReport(results: [], peakServerMemoryBytes: nil)
+            report.offlineSaves = try await offlineSaves()
+            return report
+        }
         let memory = MemorySampler(pid: options.serverPID)
         let session = try await BenchSession.prepare(options)
         let zonePath = session.path("private", "records/modify")
@@ -152,7 +161,14 @@ public struct Benchmark: Sendable {
         let local = try await LocalStoreSync(options: options, session: session).run()
         var report = BenchmarkReport(results: results + [sync, local.summary], peakServerMemoryBytes: memory.peakBytes)
         report.localStoreSync = .init(fullSyncSeconds: sync.seconds, localStoreSeconds: local.summary.seconds, peakMemoryBytes: local.peakMemoryBytes)
+        report.offlineSaves = try await offlineSaves()
         return report
+    }
+
+    /// An app's offline saves into its local store, one by one and in one batch, beside plain SQLite.
+    private func offlineSaves() async throws -> OfflineSaves.Figures {
+        log("\(options.offlineSaves) offline saves into a local store, one by one and in one batch, beside plain SQLite...")
+        return try await OfflineSaves(count: options.offlineSaves).run()
     }
 
     /// How much work a scenario does.

@@ -6,6 +6,8 @@ public struct BenchmarkReport: Sendable {
     public var peakServerMemoryBytes: Int?
     /// The local store's first sync beside the raw full sync of the same records.
     public var localStoreSync: LocalStoreFigures?
+    /// Offline saves into a local store beside plain SQLite.
+    var offlineSaves: OfflineSaves.Figures?
 
     /// A fresh install's first sync into a local store, against the server's own full sync.
     public struct LocalStoreFigures: Sendable {
@@ -22,7 +24,7 @@ public struct BenchmarkReport: Sendable {
 
     /// A Markdown table: throughput, latency and each figure's ratio to the baseline's throughput.
     public var table: String {
-        guard let baseline = results.first else { return "" }
+        guard let baseline = results.first else { return offlineSaves?.summary ?? "" }
         var lines = [
             "| scenario | requests/s | records/s | p50 ms | p99 ms | req/s ÷ healthz | errors |",
             "|---|---:|---:|---:|---:|---:|---:|",
@@ -54,6 +56,9 @@ public struct BenchmarkReport: Sendable {
                 "Creates with a beforeSave function: \(String(format: "%.2f", hooked.requestsPerSecond / plain.requestsPerSecond))x the rate "
                     + "without one; p50 \(String(format: "%.2f", hooked.p50Milliseconds)) ms against \(String(format: "%.2f", plain.p50Milliseconds)) ms."
             )
+        }
+        if let offlineSaves {
+            lines.append(offlineSaves.summary)
         }
         if let peak = peakServerMemoryBytes {
             lines.append("Server peak resident memory: \(peak / (1024 * 1024)) MB.")

@@ -21,7 +21,9 @@ struct LocalStoreSync {
         let memory = MemorySampler(pid: getpid())
         memory.resetPeak()
         let start = ContinuousClock.now
-        let store = try await LocalStore.open(file: folder.appendingPathComponent("app.sqlite"), database: container.privateCloudDatabase)
+        let store = try await LocalStore.open(
+            file: folder.appendingPathComponent("app.sqlite"), database: container.privateCloudDatabase, automaticallySync: false
+        )
         await store.engine.setScope(SyncScope(zoneIDs: [Zone.ID(zoneName: "Dataset")]))
         try await store.engine.fetchChanges()
         let elapsed = Benchmark.seconds(ContinuousClock.now - start)

@@ -49,10 +49,23 @@ struct Bench: AsyncParsableCommand {
     @Flag(help: "Run only the /healthz baseline and creates with and without a beforeSave function.")
     var hooksOnly = false
 
+    @Flag(help: "Run only an app's offline saves into its local store, one by one and in one batch, beside plain SQLite (needs no server).")
+    var offlineSavesOnly = false
+
+    @Option(help: "How many records the offline saves scenario saves each way.")
+    var offlineSaves = 10_000
+
     @Option(help: "Start a server on this PostgreSQL database (postgres://...) and benchmark it, instead of --url.")
     var database: String?
 
     func run() async throws {
+        if offlineSavesOnly {
+            var options = Benchmark.Options(host: "127.0.0.1", port: 0, adminKey: "")
+            options.offlineSavesOnly = true
+            options.offlineSaves = offlineSaves
+            print(try await Benchmark(options: options, log: { FileHandle.standardError.write(Data(($0 + "\n").utf8)) }).run().table)
+            return
+        }
         if let database {
             let server = try BenchServer.start(database: database)
             defer { server.stop() }
@@ -82,6 +95,7 @@ struct Bench: AsyncParsableCommand {
         options.syncOnly = syncOnly
         options.webhooksOnly = webhooksOnly
         options.hooksOnly = hooksOnly
+        options.offlineSaves = offlineSaves
         let benchmark = Benchmark(
             options: options,
             log: { message in FileHandle.standardError.write(Data((message + "\n").utf8)) }

@@ -37,7 +37,7 @@ import Testing
                     _ = try await container.signIn(email: email, password: "correct horse battery")
                 }
             }
-            let store = try await LocalStore.open(file: file, database: container.privateCloudDatabase)
+            let store = try await LocalStore.open(file: file, database: container.privateCloudDatabase, automaticallySync: false)
             current.value = (container, store)
         }
 
@@ -96,6 +96,38 @@ import Testing
             #expect(try await phone.notes() == expected)
             #expect(try await laptop.notes() == expected)
             #expect(await phone.store.engine.state.pendingRecordZoneChanges.isEmpty)
+        }
+    }
+
+    @Test("saves and deletions in a batch are kept in one transaction, wait on disk across a relaunch, and reach the other device")
+    func batches() async throws {
+        try await KitTestServer.run { server in
+            let phone = Device(server, "uma@example.com")
+            let laptop = Device(server, "uma@example.com")
+            try await phone.launch(signUp: true)
+            try await laptop.launch()
+            try await phone.store.saveZone(Self.notes)
+            phone.network.update { $0.offline = true }
+            let records = (1...300).map { index in
+                var record = Record(recordType: "Note", recordID: phone.note("b\(index)"))
+                record["title"] = "Batch \(index)"
+                return record
+            }
+            try await phone.store.save(records)
+            try await phone.store.delete((1...100).map { phone.note("b\($0)") })
+            #expect(try await phone.store.count(ofType: "Note") == 200)
+            // The engine's saved state leaves the record changes to the store's own table: a relaunch hands them back.
+            try await phone.relaunch()
+            #expect(await phone.store.engine.state.pendingRecordZoneChanges.count == 300)
+            #expect(await phone.store.engine.state.pendingDatabaseChanges == [.saveZone(Self.notes)])
+            phone.network.update { $0.offline = false }
+            try await phone.sync()
+            #expect(await phone.store.engine.state.pendingRecordZoneChanges.isEmpty)
+            try await phone.relaunch()
+            #expect(await phone.store.engine.state.pendingRecordZoneChanges.isEmpty, "sent changes came back after a relaunch")
+            try await laptop.sync()
+            #expect(try await laptop.store.count(ofType: "Note") == 200)
+            #expect(try await laptop.store.record(for: laptop.note("b101"))?["title"] as String? == "Batch 101")
         }
     }
 

@@ -47,7 +47,7 @@ import Testing
         }
 
         func engine(on database: Database) throws -> SyncEngine {
-            try SyncEngine(SyncEngine.Configuration(database: database, stateSerialization: contents.withLock { $0.state }, delegate: self))
+            try SyncEngine(SyncEngine.Configuration(database: database, stateSerialization: contents.withLock { $0.state }, delegate: self, automaticallySync: false))
         }
     }
 

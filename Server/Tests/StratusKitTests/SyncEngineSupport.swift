@@ -63,7 +63,9 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
 
     /// Starts as a relaunched app does: reads its notes, the engine's state and the session from its file (if any),
     /// and starts an engine from that state.
-    func launch(automatically: Bool = false) throws {
+    /// With `automatically`, the engine syncs by itself: as `CKSyncEngine` does from the moment it exists
+    /// (``SyncEngine/Configuration/automaticallySync``), or in a task of the app's (``SyncEngine/run()``).
+    func launch(automatically: Bool = false, inOwnTask: Bool = true) throws {
         if let data = try? Data(contentsOf: file) {
             let saved = try JSONDecoder().decode(Saved.self, from: data)
             var records: [Record.ID: Record] = [:]
@@ -81,10 +83,11 @@ final class NoteDevice: SyncEngineDelegate, Sendable {
         }
         let state = contents.withLock { $0.state }
         let engine = try SyncEngine(SyncEngine.Configuration(
-            database: container.privateCloudDatabase, stateSerialization: state, delegate: self
+            database: container.privateCloudDatabase, stateSerialization: state, delegate: self,
+            automaticallySync: automatically && !inOwnTask
         ))
         engineBox.withLock { $0 = engine }
-        if automatically { running.withLock { $0 = Task { await engine.run() } } }
+        if automatically && inOwnTask { running.withLock { $0 = Task { await engine.run() } } }
     }
 
     /// Writes the notes, the engine's state and the session to the device's file, replacing it whole.

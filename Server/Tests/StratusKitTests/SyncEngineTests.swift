@@ -207,15 +207,18 @@ import Testing
         }
     }
 
-    @Test("with automatic sync, a change on one device reaches the other through the event stream, with no call to fetch")
-    func automaticSync() async throws {
+    @Test(
+        "with automatic sync (automaticallySync, CloudKit's default, or run() in the app's task), a change on one device reaches the other through the event stream, with no call to send or fetch",
+        arguments: [false, true]
+    )
+    func automaticSync(inOwnTask: Bool) async throws {
         try await KitTestServer.run { server in
             let phone = try await Self.device(server, "ann@example.com", signUp: true)
             let laptop = try await Self.device(server, "ann@example.com")
             await phone.quit()
-            try phone.launch(automatically: true)
+            try phone.launch(automatically: true, inOwnTask: inOwnTask)
             await laptop.quit()
-            try laptop.launch(automatically: true)
+            try laptop.launch(automatically: true, inOwnTask: inOwnTask)
             await phone.engine.add(pendingDatabaseChanges: [.saveZone(NoteDevice.zoneID)])
             await phone.edit("live", title: "Sent by itself")
             // A loaded machine can take long to carry the change over the stream; the loop ends as soon as it arrives.

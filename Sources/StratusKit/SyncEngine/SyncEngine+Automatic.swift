@@ -6,7 +6,8 @@ extension SyncEngine {
 
     /// Syncs by itself until the calling task is cancelled or ``stop()`` is called: saves the database
     /// subscription, follows the server's event stream, and runs the loop that fetches and sends when asked to,
-    /// retrying with growing waits. Returns at once when the engine is stopped or already running.
+    /// retrying with growing waits. For an engine made without ``Configuration/automaticallySync``, in the task the
+    /// app chooses. Returns at once when the engine is stopped or already syncing (automatically, say).
     public func run() async {
         guard !stopped, stopRunning == nil else { return }
         let (stops, stopper) = AsyncStream<Void>.makeStream()
@@ -102,6 +103,6 @@ extension SyncEngine {
     }
 
     private var hasPendingChanges: Bool {
-        !state.pendingRecordZoneChanges.isEmpty || !state.pendingDatabaseChanges.isEmpty
+        state.hasPendingRecordChanges || !state.pendingDatabaseChanges.isEmpty
     }
 }

@@ -11,7 +11,7 @@ extension SyncEngine {
     }
 
     func send(reason: SendChangesContext.Reason) async throws {
-        guard !state.pendingDatabaseChanges.isEmpty || !state.pendingRecordZoneChanges.isEmpty else { return }
+        guard !state.pendingDatabaseChanges.isEmpty || state.hasPendingRecordChanges else { return }
         try await checkAccount()
         await emit(.willSendChanges)
         // Zones go first; a zone the app asks for again during the send (its records failed with zoneNotFound) is

@@ -7,15 +7,16 @@ import Foundation
 /// ```swift
 /// let engine = try SyncEngine(SyncEngine.Configuration(database: container.privateCloudDatabase,
 ///                                                      stateSerialization: savedState, delegate: myStore))
-/// Task { await engine.run() }                                                // or SwiftUI's .task { }
 /// await engine.add(pendingRecordZoneChanges: [.saveRecord(note.recordID)])   // sent soon after
 /// ```
 ///
-/// While ``run()`` runs, it fetches at start, when the server's event stream says the database changed, and when
-/// the stream reconnects after a gap, and sends soon after changes are added; ``fetchChanges()`` and
-/// ``sendChanges()`` do either at once, running or not. Unlike `CKSyncEngine`, making an engine starts no work: the
-/// app chooses the task it syncs in, and cancelling that task (or ``stop()``) ends it. One operation runs at a time;
-/// events reach the delegate one at a time, in order.
+/// As `CKSyncEngine` does, an engine with ``Configuration/automaticallySync`` (the default) starts syncing by itself
+/// once it exists, until ``stop()``. An app that wants to choose the task it syncs in sets it to `false` and calls
+/// ``run()`` there (`Task { await engine.run() }`, SwiftUI's `.task { }`): cancelling that task ends it. While syncing
+/// by itself, the engine fetches at start, when the server's event stream says the database changed, and when the
+/// stream reconnects after a gap, and sends soon after changes are added; ``fetchChanges()`` and ``sendChanges()``
+/// do either at once, syncing by itself or not. One operation runs at a time; events reach the delegate one at a
+/// time, in order.
 public actor SyncEngine {
     /// How an engine is set up (`CKSyncEngine.Configuration`).
     public struct Configuration: Sendable {
@@ -25,16 +26,21 @@ public actor SyncEngine {
         public var stateSerialization: State.Serialization?
         /// Kept weakly by the engine, as `CKSyncEngine` keeps its delegate.
         public var delegate: any SyncEngineDelegate
+        /// Whether the engine syncs by itself from the moment it exists (as ``run()`` does, in a task of its own);
+        /// `true` by default, as in `CKSyncEngine`. Without it, the engine does nothing until ``run()``,
+        /// ``fetchChanges()`` or ``sendChanges()``.
+        public var automaticallySync: Bool
         /// The name of the database subscription the engine saves to hear of changes.
         public var subscriptionID: String
 
         public init(
             database: Database, stateSerialization: State.Serialization? = nil, delegate: any SyncEngineDelegate,
-            subscriptionID: String = "stratus-sync-engine"
+            automaticallySync: Bool = true, subscriptionID: String = "stratus-sync-engine"
         ) {
             self.database = database
             self.stateSerialization = stateSerialization
             self.delegate = delegate
+            self.automaticallySync = automaticallySync
             self.subscriptionID = subscriptionID
         }
     }
@@ -66,7 +72,7 @@ public actor SyncEngine {
     /// (``add(pendingRecordZoneChanges:)`` from an event) without waiting for the operation it is part of.
     @TaskLocal static var operating: ObjectIdentifier?
 
-    /// Makes an engine, which does nothing by itself until ``run()``.
+    /// Makes an engine; with ``Configuration/automaticallySync`` it starts syncing by itself at once.
     /// - Throws: ``StratusError`` `invalidArguments` when the state serialization cannot be read.
     public init(_ configuration: Configuration) throws {
         self.configuration = configuration
@@ -74,6 +80,16 @@ public actor SyncEngine {
         delegate = configuration.delegate
         state = try configuration.stateSerialization.map(State.init) ?? State()
         (wakes, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        // CloudKit's shape: an engine that syncs automatically does so once it exists, in a task of its own.
+        if configuration.automaticallySync {
+            Task { await self.run() }
+        }
+    }
+
+    /// Starts syncing by itself in a task of its own, as ``Configuration/automaticallySync`` does, for an owner that
+    /// made the engine without it and finished setting up (the local store).
+    package func startSyncing() {
+        Task { await self.run() }
     }
 
     /// Stops syncing by itself for good: a running ``run()`` cancels what it does and returns, and a later one

@@ -31,7 +31,27 @@ extension SyncEngine {
     /// ``Event/stateUpdate(_:)`` and hands it back to the next engine.
     public struct State: Sendable, Hashable {
         /// Record changes waiting to be sent, oldest first; one per record (the last one asked for).
-        public internal(set) var pendingRecordZoneChanges: [PendingRecordZoneChange] = []
+        public var pendingRecordZoneChanges: [PendingRecordZoneChange] {
+            pendingRecords.values.sorted { $0.number < $1.number }.map(\.change)
+        }
+        /// The pending record changes by record, each with the number it was added under: adding and removing one
+        /// costs the same however many wait.
+        private var pendingRecords: [Record.ID: PendingEntry] = [:]
+
+        struct PendingEntry: Sendable, Hashable {
+            var number: Int
+            var change: PendingRecordZoneChange
+        }
+
+        /// Whether a change of this record waits to be sent.
+        package func isPending(_ id: Record.ID) -> Bool {
+            pendingRecords[id] != nil
+        }
+
+        /// Whether any record change waits to be sent.
+        var hasPendingRecordChanges: Bool {
+            !pendingRecords.isEmpty
+        }
         /// Zone changes waiting to be sent, oldest first; one per zone, but for a deletion and the save that makes the
         /// zone again after it.
         public internal(set) var pendingDatabaseChanges: [PendingDatabaseChange] = []
@@ -53,17 +73,17 @@ extension SyncEngine {
         /// Adds changes; a save replaces an earlier delete of the same record and the reverse.
         mutating func add(_ changes: [PendingRecordZoneChange]) {
             for change in changes {
-                pendingRecordZoneChanges.removeAll { $0.recordID == change.recordID }
-                pendingRecordZoneChanges.append(change)
                 changesAdded += 1
+                pendingRecords[change.recordID] = PendingEntry(number: changesAdded, change: change)
                 versions[change.recordID] = changesAdded
             }
         }
 
         mutating func remove(_ changes: [PendingRecordZoneChange]) {
-            let removed = Set(changes)
-            pendingRecordZoneChanges.removeAll { removed.contains($0) }
-            for change in changes where !pendingRecordZoneChanges.contains(where: { $0.recordID == change.recordID }) {
+            for change in changes where pendingRecords[change.recordID]?.change == change {
+                pendingRecords[change.recordID] = nil
+            }
+            for change in changes where pendingRecords[change.recordID] == nil {
                 versions[change.recordID] = nil
                 groups[change.recordID] = nil
             }
@@ -88,16 +108,70 @@ extension SyncEngine {
             pendingDatabaseChanges.removeAll { removed.contains($0) }
         }
 
-        /// The engine's state as bytes to keep (`CKSyncEngine.State.Serialization`).
+        /// The engine's state as bytes to keep (`CKSyncEngine.State.Serialization`). The bytes are made when first
+        /// read, so a state update nobody keeps costs nothing, however many changes wait.
         public struct Serialization: Sendable, Hashable, Codable {
-            public let data: Data
+            private enum Storage: Sendable {
+                case data(Data)
+                case state(State)
+            }
+
+            private let storage: Storage
+
+            /// The state as bytes.
+            public var data: Data {
+                switch storage {
+                case .data(let data): data
+                case .state(let state): state.encoded(withPendingChanges: true)
+                }
+            }
+
+            /// The bytes without the pending changes, for an owner that keeps them itself, one by one (the local
+            /// store): small whatever waits.
+            package var dataWithoutPendingChanges: Data {
+                switch storage {
+                case .data(let data): (try? State(Serialization(data: data)))?.encoded(withPendingChanges: false) ?? data
+                case .state(let state): state.encoded(withPendingChanges: false)
+                }
+            }
 
             public init(data: Data) {
-                self.data = data
+                storage = .data(data)
+            }
+
+            init(state: State) {
+                storage = .state(state)
+            }
+
+            public static func == (left: Serialization, right: Serialization) -> Bool {
+                left.data == right.data
+            }
+
+            public func hash(into hasher: inout Hasher) {
+                hasher.combine(data)
+            }
+
+            private enum CodingKeys: String, CodingKey {
+                case data
+            }
+
+            public init(from decoder: any Decoder) throws {
+                storage = .data(try decoder.container(keyedBy: CodingKeys.self).decode(Data.self, forKey: .data))
+            }
+
+            public func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: CodingKeys.self)
+                try container.encode(data, forKey: .data)
             }
         }
 
         var serialization: Serialization {
+            Serialization(state: self)
+        }
+
+        /// The state as JSON; without the pending changes when an owner keeps them.
+        func encoded(withPendingChanges: Bool) -> Data {
+            let pendingRecordZoneChanges = withPendingChanges ? pendingRecordZoneChanges : []
             let stored = Stored(
                 pendingRecords: pendingRecordZoneChanges.map { change in
                     switch change {
@@ -117,12 +191,12 @@ extension SyncEngine {
                 user: userRecordName,
                 scope: scope == .everything ? nil : Stored.Scope(scope),
                 batchesSent: batchesSent,
-                groups: groups.isEmpty ? nil : groups.map { Stored.GroupMember(record: Stored.RecordID($0.key), group: $0.value) }
+                groups: groups.isEmpty || !withPendingChanges ? nil : groups.map { Stored.GroupMember(record: Stored.RecordID($0.key), group: $0.value) }
                     .sorted { ($0.group, $0.record.name) < ($1.group, $1.record.name) }
             )
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
-            return Serialization(data: (try? encoder.encode(stored)) ?? Data())
+            return (try? encoder.encode(stored)) ?? Data()
         }
 
         init() {}
