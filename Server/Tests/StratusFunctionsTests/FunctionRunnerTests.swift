@@ -93,7 +93,7 @@ import Testing
     @Test func aCallPastItsTimeIsAnswered() async throws {
         struct SlowHost: FunctionHost {
             func request(_ body: [UInt8]) async -> [UInt8] {
-                try? await Task.sleep(for: .seconds(30))
+                try? await Task.sleep(for: .seconds(600))
                 return Array("{}".utf8)
             }
         }
@@ -110,7 +110,9 @@ import Testing
         } catch {
             #expect(error.error.kind == .timeLimit, "\(error)")
         }
-        #expect(ContinuousClock.now - started < .seconds(20))
+        // Answered long before the host would have: a loaded machine may keep the call queued behind other tests'
+        // calls for a while (24 s was seen), never for the host's ten minutes.
+        #expect(ContinuousClock.now - started < .seconds(120))
     }
 
     @Test func hostRequestsReachTheHostAndAreCounted() async throws {
