@@ -102,7 +102,9 @@ final class RequestRates: Service, Sendable {
                     if tally.unsent > 0 {
                         leftovers.withLock { $0.append(RequestCount(key: key, window: tally.window, count: tally.unsent)) }
                     }
-                    tally = Tally(window: window, stored: stored, unsent: 0, previous: previous)
+                    // This node's count of the minute that just ended may not be in the store yet.
+                    let ownPrevious = tally.window == window - 1 ? tally.stored + tally.unsent : 0
+                    tally = Tally(window: window, stored: stored, unsent: 0, previous: max(previous, ownPrevious))
                 } else {
                     tally.stored = max(tally.stored, stored)
                     tally.previous = max(tally.previous, previous)
