@@ -69,12 +69,19 @@ public actor LocalStore {
     var writeFailed = false
 
     /// Opens the store in `file` (making it the first time) for a private or shared database, and hands the engine
-    /// any change written here that its saved state did not hold yet (a crash between the two). With
-    /// `automaticallySync` (the default) the engine then syncs by itself, as a `CKSyncEngine` does; without it, the
+    /// any change written here that its saved state did not hold yet (a crash between the two). The engine then
+    /// syncs by itself, as a `CKSyncEngine` does.
+    public static func open(
+        file url: URL, database: Database, resolveConflict: @escaping ConflictResolver = LocalStore.localEditsWin
+    ) async throws -> LocalStore {
+        try await open(file: url, database: database, resolveConflict: resolveConflict, automaticallySync: true)
+    }
+
+    /// ``open(file:database:resolveConflict:)``; without `automaticallySync` the engine does not sync by itself: the
     /// app runs it (``SyncEngine/run()``) in a task of its choosing, or fetches and sends when it wants.
     public static func open(
         file url: URL, database: Database, resolveConflict: @escaping ConflictResolver = LocalStore.localEditsWin,
-        automaticallySync: Bool = true
+        automaticallySync: Bool
     ) async throws -> LocalStore {
         let store = try LocalStore(file: url, database: database, resolveConflict: resolveConflict)
         try await store.handUnsentChangesToEngine()

@@ -68,13 +68,19 @@ import Testing
         }
     }
 
+    /// A phone that signs `email`'s user up and a laptop that signs in, each with its store launched.
+    static func twoDevices(_ server: KitTestServer, _ email: String) async throws -> (phone: Device, laptop: Device) {
+        let phone = Device(server, email)
+        let laptop = Device(server, email)
+        try await phone.launch(signUp: true)
+        try await laptop.launch()
+        return (phone, laptop)
+    }
+
     @Test("two devices converge; offline edits of different fields of one note are merged field by field; a deletion reaches the other device")
     func twoDevices() async throws {
         try await KitTestServer.run { server in
-            let phone = Device(server, "lee@example.com")
-            let laptop = Device(server, "lee@example.com")
-            try await phone.launch(signUp: true)
-            try await laptop.launch()
+            let (phone, laptop) = try await Self.twoDevices(server, "lee@example.com")
             try await phone.store.saveZone(Self.notes)
             try await phone.edit("n1") { $0["title"] = "Groceries"; $0["body"] = "milk" }
             try await phone.edit("n2") { $0["title"] = "Trip"; $0["body"] = "" }
@@ -102,10 +108,7 @@ import Testing
     @Test("saves and deletions in a batch are kept in one transaction, wait on disk across a relaunch, and reach the other device")
     func batches() async throws {
         try await KitTestServer.run { server in
-            let phone = Device(server, "uma@example.com")
-            let laptop = Device(server, "uma@example.com")
-            try await phone.launch(signUp: true)
-            try await laptop.launch()
+            let (phone, laptop) = try await Self.twoDevices(server, "uma@example.com")
             try await phone.store.saveZone(Self.notes)
             phone.network.update { $0.offline = true }
             let records = (1...300).map { index in
@@ -134,10 +137,7 @@ import Testing
     @Test("a record deleted here and changed on the server before the deletion was sent stays deleted, and the deletion wins")
     func deletionNotSentYet() async throws {
         try await KitTestServer.run { server in
-            let phone = Device(server, "oda@example.com")
-            let laptop = Device(server, "oda@example.com")
-            try await phone.launch(signUp: true)
-            try await laptop.launch()
+            let (phone, laptop) = try await Self.twoDevices(server, "oda@example.com")
             try await phone.store.saveZone(Self.notes)
             try await phone.edit("n1") { $0["title"] = "First" }
             try await phone.sync()
@@ -183,10 +183,7 @@ import Testing
     @Test("the UI hears of local edits and of fetched changes; queries filter, sort and count the kept records")
     func changesAndQueries() async throws {
         try await KitTestServer.run { server in
-            let phone = Device(server, "ned@example.com")
-            let laptop = Device(server, "ned@example.com")
-            try await phone.launch(signUp: true)
-            try await laptop.launch()
+            let (phone, laptop) = try await Self.twoDevices(server, "ned@example.com")
             let heard = LockedBox<[String]>([])
             let changes = await laptop.store.changes()
             let listener = Task {

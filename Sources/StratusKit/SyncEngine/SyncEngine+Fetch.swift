@@ -37,8 +37,8 @@ extension SyncEngine {
             if !page.moreComing { break }
         }
         // A zone the app deleted and whose deletion is not sent yet stays deleted: its changes are not fetched.
-        let deletedHere = Set(state.pendingDatabaseChanges.compactMap { if case .deleteZone(let id) = $0 { id } else { nil } })
-        modified.removeAll { deletedHere.contains($0) }
+        let deletedHere = state.zonesToDelete
+        modified.removeAll(where: deletedHere.contains)
         // A zone both deleted and changed was made again: the app drops the old one, and the new one is fetched whole.
         if !modified.isEmpty || !deleted.isEmpty {
             for zoneID in deleted { state.zoneTokens[zoneID] = nil }

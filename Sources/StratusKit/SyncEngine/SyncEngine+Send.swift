@@ -30,20 +30,16 @@ extension SyncEngine {
         await emit(.didSendChanges)
     }
 
-    /// Zones with a save pending: their records wait until the zone is made.
-    private var zonesWaitingToBeMade: Set<Zone.ID> {
-        Set(state.pendingDatabaseChanges.compactMap { if case .saveZone(let id) = $0 { id } else { nil } })
-    }
-
     /// Sends the pending zone changes in one request.
     private func sendDatabaseChanges() async throws {
         let changes = state.pendingDatabaseChanges
         guard !changes.isEmpty else { return }
         let deletes = changes.compactMap { if case .deleteZone(let id) = $0 { id } else { nil } }
+        let saves = changes.compactMap { if case .saveZone(let id) = $0 { id } else { nil } }
         // A zone deleted and made again here is deleted on the server first, then made again empty.
-        let remade = changes.compactMap { if case .saveZone(let id) = $0, deletes.contains(id) { id } else { nil } }
-        try await sendZoneChanges(saves: changes.compactMap { if case .saveZone(let id) = $0, !remade.contains(id) { id } else { nil } }, deletes: deletes)
-        if !remade.isEmpty, !state.pendingDatabaseChanges.contains(where: { if case .deleteZone(let id) = $0 { remade.contains(id) } else { false } }) {
+        let remade = saves.filter(deletes.contains)
+        try await sendZoneChanges(saves: saves.filter { !remade.contains($0) }, deletes: deletes)
+        if !remade.isEmpty, state.zonesToDelete.isDisjoint(with: remade) {
             try await sendZoneChanges(saves: remade, deletes: [])
         }
     }
@@ -104,9 +100,10 @@ extension SyncEngine {
         var attempted: [Record.ID: Int] = [:]
         var addedAgain = false
         while true {
-            let waiting = zonesWaitingToBeMade
+            // Records of a zone waiting to be made wait for it.
+            let waiting = state.zonesToSave
             let pending = state.pendingRecordZoneChanges.filter { change in
-                attempted[change.recordID] != state.versions[change.recordID] && state.groups[change.recordID] == nil
+                attempted[change.recordID] != state.version(of: change.recordID) && state.groups[change.recordID] == nil
                     && !waiting.contains(change.recordID.zoneID)
             }
             guard !pending.isEmpty, let delegate = currentDelegate,
@@ -118,7 +115,7 @@ extension SyncEngine {
             let versions = try await sendBatch(saving: batch.recordsToSave, deleting: batch.recordIDsToDelete, label: batch.label, atomically: false)
             for (id, version) in versions { attempted[id] = version }
             addedAgain = addedAgain || state.pendingRecordZoneChanges.contains { change in
-                versions[change.recordID].map { state.versions[change.recordID] != $0 } ?? false
+                versions[change.recordID].map { state.version(of: change.recordID) != $0 } ?? false
             }
         }
         return addedAgain && !state.pendingRecordZoneChanges.isEmpty
@@ -135,7 +132,7 @@ extension SyncEngine {
         for group in groups {
             guard let delegate = currentDelegate else { return false }
             var remaining = state.pendingRecordZoneChanges.filter { state.groups[$0.recordID] == group }
-            if let zoneID = remaining.first?.recordID.zoneID, zonesWaitingToBeMade.contains(zoneID) { continue }
+            if let zoneID = remaining.first?.recordID.zoneID, state.zonesToSave.contains(zoneID) { continue }
             var saves: [Record] = []
             var deletes: [Record.ID] = []
             var label: String?
@@ -158,7 +155,7 @@ extension SyncEngine {
             sentVersions.merge(versions) { _, new in new }
         }
         return state.pendingRecordZoneChanges.contains { change in
-            state.groups[change.recordID] != nil && sentVersions[change.recordID].map { state.versions[change.recordID] != $0 } ?? false
+            state.groups[change.recordID] != nil && sentVersions[change.recordID].map { state.version(of: change.recordID) != $0 } ?? false
         }
     }
 
@@ -167,7 +164,7 @@ extension SyncEngine {
     /// - Throws: ``StratusError`` when the request failed whole, or a change failed in a way retrying fixes.
     private func sendBatch(saving saves: [Record], deleting deletes: [Record.ID], label: String?, atomically: Bool) async throws -> [Record.ID: Int] {
         let sent = saves.map { PendingRecordZoneChange.saveRecord($0.recordID) } + deletes.map(PendingRecordZoneChange.deleteRecord)
-        let versions = Dictionary(sent.map { ($0.recordID, state.versions[$0.recordID] ?? 0) }, uniquingKeysWith: { first, _ in first })
+        let versions = Dictionary(sent.map { ($0.recordID, state.version(of: $0.recordID) ?? 0) }, uniquingKeysWith: { first, _ in first })
         state.batchesSent += 1
         var receipt = BatchReceipt(number: state.batchesSent, label: label, sentAt: Date(), entries: [])
         let results: (saveResults: [Record.ID: Result<Record, any Error>], deleteResults: [Record.ID: Result<Void, any Error>])
@@ -199,7 +196,7 @@ extension SyncEngine {
         receipt.entries = outcome.entries
         // Only what is still the change that was sent leaves the pending changes; a change the app added while
         // the batch was out stays.
-        state.remove(outcome.finished.filter { state.versions[$0.recordID] == versions[$0.recordID] })
+        state.remove(outcome.finished.filter { state.version(of: $0.recordID) == versions[$0.recordID] })
         await emit(.sentRecordZoneChanges(
             savedRecords: outcome.savedRecords, failedRecordSaves: outcome.failedSaves,
             deletedRecordIDs: outcome.deletedIDs, failedRecordDeletes: outcome.failedDeletes

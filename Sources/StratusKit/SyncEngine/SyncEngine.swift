@@ -33,9 +33,21 @@ public actor SyncEngine {
         /// The name of the database subscription the engine saves to hear of changes.
         public var subscriptionID: String
 
+        /// An engine that syncs by itself (``automaticallySync``, settable afterwards, as in `CKSyncEngine`).
         public init(
             database: Database, stateSerialization: State.Serialization? = nil, delegate: any SyncEngineDelegate,
-            automaticallySync: Bool = true, subscriptionID: String = "stratus-sync-engine"
+            subscriptionID: String = "stratus-sync-engine"
+        ) {
+            self.init(
+                database: database, stateSerialization: stateSerialization, delegate: delegate, automaticallySync: true,
+                subscriptionID: subscriptionID
+            )
+        }
+
+        /// An engine that syncs by itself or not, as `automaticallySync` says.
+        public init(
+            database: Database, stateSerialization: State.Serialization? = nil, delegate: any SyncEngineDelegate,
+            automaticallySync: Bool, subscriptionID: String = "stratus-sync-engine"
         ) {
             self.database = database
             self.stateSerialization = stateSerialization

@@ -65,17 +65,29 @@ extension SyncEngine {
         var batchesSent = 0
         /// The atomic group of each pending change that is in one (``SyncEngine/add(pendingRecordZoneChanges:atomicGroup:)``).
         var groups: [Record.ID: String] = [:]
-        /// The number of each pending change, from a counter that only grows, so that a send that succeeds only
-        /// removes what it sent, not a change the app added again meanwhile.
-        var versions: [Record.ID: Int] = [:]
         private var changesAdded = 0
+
+        /// The number of a record's pending change, from a counter that only grows, so that a send that succeeds
+        /// only removes what it sent, not a change the app added again meanwhile; `nil` when none waits.
+        func version(of id: Record.ID) -> Int? {
+            pendingRecords[id]?.number
+        }
+
+        /// Zones with a save waiting to be sent.
+        var zonesToSave: Set<Zone.ID> {
+            Set(pendingDatabaseChanges.compactMap { if case .saveZone(let id) = $0 { id } else { nil } })
+        }
+
+        /// Zones with a deletion waiting to be sent.
+        var zonesToDelete: Set<Zone.ID> {
+            Set(pendingDatabaseChanges.compactMap { if case .deleteZone(let id) = $0 { id } else { nil } })
+        }
 
         /// Adds changes; a save replaces an earlier delete of the same record and the reverse.
         mutating func add(_ changes: [PendingRecordZoneChange]) {
             for change in changes {
                 changesAdded += 1
                 pendingRecords[change.recordID] = PendingEntry(number: changesAdded, change: change)
-                versions[change.recordID] = changesAdded
             }
         }
 
@@ -84,7 +96,6 @@ extension SyncEngine {
                 pendingRecords[change.recordID] = nil
             }
             for change in changes where pendingRecords[change.recordID] == nil {
-                versions[change.recordID] = nil
                 groups[change.recordID] = nil
             }
         }
