@@ -6,10 +6,7 @@ extension LocalStore {
     /// Keeps a record (new, or read from the store and edited) and the change to send, in one transaction; the
     /// engine sends it soon after. Edits accumulate in the record's ``Record/changedKeys`` until the server has them.
     public func save(_ record: Record) async throws {
-        try write { file, number in
-            try Self.put(record, into: file)
-            try Self.markUnsent(record.recordID.zoneID, name: record.recordID.recordName, kind: "save", number: number, in: file)
-        }
+        try write { file, number in try Self.putUnsent(record, number: number, into: file) }
         notify(.local, saved: [record.recordID])
         await engine.add(pendingRecordZoneChanges: [.saveRecord(record.recordID)])
     }
@@ -18,10 +15,7 @@ extension LocalStore {
     public func save(_ records: [Record]) async throws {
         guard !records.isEmpty else { return }
         try write { file, number in
-            for record in records {
-                try Self.put(record, into: file)
-                try Self.markUnsent(record.recordID.zoneID, name: record.recordID.recordName, kind: "save", number: number, in: file)
-            }
+            for record in records { try Self.putUnsent(record, number: number, into: file) }
         }
         notify(.local, saved: records.map(\.recordID))
         await engine.add(pendingRecordZoneChanges: records.map { .saveRecord($0.recordID) })
@@ -31,10 +25,7 @@ extension LocalStore {
     public func delete(_ recordIDs: [Record.ID]) async throws {
         guard !recordIDs.isEmpty else { return }
         try write { file, number in
-            for recordID in recordIDs {
-                try file.run("DELETE FROM records WHERE zone = ? AND owner = ? AND name = ?", Self.key(recordID))
-                try Self.markUnsent(recordID.zoneID, name: recordID.recordName, kind: "delete", number: number, in: file)
-            }
+            for recordID in recordIDs { try Self.markDeleted(recordID, number: number, in: file) }
         }
         notify(.local, deleted: recordIDs)
         await engine.add(pendingRecordZoneChanges: recordIDs.map { .deleteRecord($0) })
@@ -42,10 +33,7 @@ extension LocalStore {
 
     /// Deletes a record here and, soon after, on the server.
     public func delete(_ recordID: Record.ID) async throws {
-        try write { file, number in
-            try file.run("DELETE FROM records WHERE zone = ? AND owner = ? AND name = ?", Self.key(recordID))
-            try Self.markUnsent(recordID.zoneID, name: recordID.recordName, kind: "delete", number: number, in: file)
-        }
+        try write { file, number in try Self.markDeleted(recordID, number: number, in: file) }
         notify(.local, deleted: [recordID])
         await engine.add(pendingRecordZoneChanges: [.deleteRecord(recordID)])
     }
@@ -53,7 +41,7 @@ extension LocalStore {
     /// Creates a zone on the server at the next send (records of a custom zone need it there first).
     public func saveZone(_ zoneID: Zone.ID) async throws {
         try write { file, number in
-            try Self.markUnsent(zoneID, name: "", kind: "saveZone", number: number, in: file)
+            try Self.markUnsent(zone: zoneID, kind: "saveZone", number: number, in: file)
         }
         await engine.add(pendingDatabaseChanges: [.saveZone(zoneID)])
     }
@@ -64,7 +52,7 @@ extension LocalStore {
         try write { file, number in
             deleted = try Self.recordIDs(inZone: zoneID, of: file)
             try file.run("DELETE FROM records WHERE zone = ? AND owner = ?", [.text(zoneID.zoneName), .text(zoneID.ownerName)])
-            try Self.markUnsent(zoneID, name: "", kind: "deleteZone", number: number, in: file)
+            try Self.markUnsent(zone: zoneID, kind: "deleteZone", number: number, in: file)
         }
         notify(.local, deleted: deleted)
         await engine.add(pendingDatabaseChanges: [.deleteZone(zoneID)])
@@ -125,17 +113,42 @@ extension LocalStore {
         [.text(id.zoneID.zoneName), .text(id.zoneID.ownerName), .text(id.recordName)]
     }
 
+    /// Keeps a record the server sent (fetched, or its answer to a send): a change of it waiting unsent stays marked.
     static func put(_ record: Record, into file: SQLiteFile) throws {
-        let body = record.storageData()
         try file.run(
-            "INSERT OR REPLACE INTO records (zone, owner, name, type, body) VALUES (?, ?, ?, ?, ?)",
-            key(record.recordID) + [.text(record.recordType), .blob(body)]
+            """
+            INSERT INTO records (zone, owner, name, type, body) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT (zone, owner, name) DO UPDATE SET type = excluded.type, body = excluded.body
+            """,
+            key(record.recordID) + [.text(record.recordType), .blob(record.storageData())]
         )
     }
 
+    /// Keeps a record saved here, marked as a change to send: one row.
+    static func putUnsent(_ record: Record, number: Int64, into file: SQLiteFile) throws {
+        try file.run(
+            "INSERT OR REPLACE INTO records (zone, owner, name, type, body, unsent, number) VALUES (?, ?, ?, ?, ?, 'save', ?)",
+            [
+                .text(record.recordID.zoneID.zoneName), .text(record.recordID.zoneID.ownerName), .text(record.recordID.recordName),
+                .text(record.recordType), .blob(record.storageData()), .integer(number),
+            ]
+        )
+    }
+
+    /// Deletes a record here, leaving a row with no type and no body that marks the deletion to send.
+    static func markDeleted(_ id: Record.ID, number: Int64, in file: SQLiteFile) throws {
+        try file.run(
+            "INSERT OR REPLACE INTO records (zone, owner, name, type, body, unsent, number) VALUES (?, ?, ?, '', X'', 'delete', ?)",
+            key(id) + [.integer(number)]
+        )
+    }
+
+    /// The record with this ID, unless there is none or its deletion waits unsent.
     static func record(_ id: Record.ID, in file: SQLiteFile) throws -> Record? {
         var found: Record?
-        try file.query("SELECT body FROM records WHERE zone = ? AND owner = ? AND name = ?", key(id)) { found = try decode($0.blob(0)) }
+        try file.query("SELECT body FROM records WHERE zone = ? AND owner = ? AND name = ? AND unsent IS NOT 'delete'", key(id)) {
+            found = try decode($0.blob(0))
+        }
         return found
     }
 
@@ -147,18 +160,19 @@ extension LocalStore {
         }
     }
 
+    /// The records kept in a zone (not those deleted here and not sent yet).
     static func recordIDs(inZone zoneID: Zone.ID, of file: SQLiteFile) throws -> [Record.ID] {
         var ids: [Record.ID] = []
-        try file.query("SELECT name FROM records WHERE zone = ? AND owner = ?", [.text(zoneID.zoneName), .text(zoneID.ownerName)]) {
+        try file.query("SELECT name FROM records WHERE zone = ? AND owner = ? AND unsent IS NOT 'delete'", [.text(zoneID.zoneName), .text(zoneID.ownerName)]) {
             ids.append(Record.ID(recordName: $0.text(0), zoneID: zoneID))
         }
         return ids
     }
 
-    static func markUnsent(_ zoneID: Zone.ID, name: String, kind: String, number: Int64, in file: SQLiteFile) throws {
+    static func markUnsent(zone zoneID: Zone.ID, kind: String, number: Int64, in file: SQLiteFile) throws {
         try file.run(
-            "INSERT OR REPLACE INTO unsent (zone, owner, name, kind, number) VALUES (?, ?, ?, ?, ?)",
-            [.text(zoneID.zoneName), .text(zoneID.ownerName), .text(name), .text(kind), .integer(number)]
+            "INSERT OR REPLACE INTO unsent (zone, owner, name, kind, number) VALUES (?, ?, '', ?, ?)",
+            [.text(zoneID.zoneName), .text(zoneID.ownerName), .text(kind), .integer(number)]
         )
     }
 }

@@ -4,21 +4,24 @@ import StratusKit
 /// What the store does for its engine: keeps the engine's state, applies fetched pages, settles sent changes and
 /// merges conflicts.
 extension LocalStore {
-    /// Hands the engine the changes written here that its saved state may not hold (a crash between the two
-    /// writes); the engine keeps one change per record, so those it had are not doubled.
+    /// Hands the engine the changes written here that its saved state does not hold (it keeps no record changes,
+    /// and a crash may come between the two writes); the engine keeps one change per record, so those it had are
+    /// not doubled. Also numbers the app's next changes after those kept.
     func handUnsentChangesToEngine() async throws {
         var records: [PendingRecordZoneChange] = []
         var zones: [PendingDatabaseChange] = []
-        try file.query("SELECT zone, owner, name, kind FROM unsent ORDER BY number") { row in
-            let zoneID = Zone.ID(zoneName: row.text(0), ownerName: row.text(1))
-            let id = Record.ID(recordName: row.text(2), zoneID: zoneID)
-            switch row.text(3) {
-            case "save": records.append(.saveRecord(id))
-            case "delete": records.append(.deleteRecord(id))
-            case "saveZone": zones.append(.saveZone(zoneID))
-            default: zones.append(.deleteZone(zoneID))
-            }
+        var last: Int64 = 0
+        try file.query("SELECT zone, owner, name, unsent, number FROM records WHERE unsent IS NOT NULL ORDER BY number") { row in
+            let id = Record.ID(recordName: row.text(2), zoneID: Zone.ID(zoneName: row.text(0), ownerName: row.text(1)))
+            records.append(row.text(3) == "delete" ? .deleteRecord(id) : .saveRecord(id))
+            last = max(last, row.integer(4))
         }
+        try file.query("SELECT zone, owner, kind, number FROM unsent ORDER BY number") { row in
+            let zoneID = Zone.ID(zoneName: row.text(0), ownerName: row.text(1))
+            zones.append(row.text(2) == "saveZone" ? .saveZone(zoneID) : .deleteZone(zoneID))
+            last = max(last, row.integer(3))
+        }
+        lastChangeNumber = last
         let state = await engine.state
         let knownRecords = Set(state.pendingRecordZoneChanges)
         let knownZones = Set(state.pendingDatabaseChanges)
@@ -60,7 +63,7 @@ extension LocalStore {
             case .accountChange:
                 var deleted: [Record.ID] = []
                 try file.transaction {
-                    try file.query("SELECT zone, owner, name FROM records") { row in
+                    try file.query("SELECT zone, owner, name FROM records WHERE unsent IS NOT 'delete'") { row in
                         deleted.append(Record.ID(recordName: row.text(2), zoneID: Zone.ID(zoneName: row.text(0), ownerName: row.text(1))))
                     }
                     try file.execute("DELETE FROM records; DELETE FROM unsent")
@@ -78,7 +81,7 @@ extension LocalStore {
         }
     }
 
-    /// Keeps the engine's state without its pending record changes, which the `unsent` table keeps one by one (and
+    /// Keeps the engine's state without its pending record changes, which the records' rows mark one by one (and
     /// hands back to the engine at the next open): a save costs the same however many changes wait. The state is
     /// written only when it changed (tokens, zone changes, the scope).
     private func keep(_ state: SyncEngine.State.Serialization) throws {
@@ -94,7 +97,10 @@ extension LocalStore {
         let settled = recordIDs.filter { !state.isPending($0) }
         guard !settled.isEmpty else { return }
         try file.transaction {
-            for id in settled { try file.run("DELETE FROM unsent WHERE zone = ? AND owner = ? AND name = ?", Self.key(id)) }
+            for id in settled {
+                try file.run("DELETE FROM records WHERE zone = ? AND owner = ? AND name = ? AND unsent = 'delete'", Self.key(id))
+                try file.run("UPDATE records SET unsent = NULL, number = NULL WHERE zone = ? AND owner = ? AND name = ? AND unsent = 'save'", Self.key(id))
+            }
         }
     }
 
@@ -136,7 +142,6 @@ extension LocalStore {
             }
             for id in deletions {
                 try file.run("DELETE FROM records WHERE zone = ? AND owner = ? AND name = ?", Self.key(id))
-                try file.run("DELETE FROM unsent WHERE zone = ? AND owner = ? AND name = ?", Self.key(id))
                 if pending.contains(id) { cancelled += [.saveRecord(id), .deleteRecord(id)] }
             }
         }
@@ -175,7 +180,6 @@ extension LocalStore {
                 case .unknownItem:
                     // An edit of a record deleted on the server: deleted here too, as a fetched deletion is.
                     try file.run("DELETE FROM records WHERE zone = ? AND owner = ? AND name = ?", Self.key(sent.recordID))
-                    try file.run("DELETE FROM unsent WHERE zone = ? AND owner = ? AND name = ?", Self.key(sent.recordID))
                     deleted.append(sent.recordID)
                 default:
                     refused[sent.recordID] = error
@@ -209,7 +213,7 @@ extension LocalStore {
     private func dropTypes(other kept: Set<String>) throws {
         var deleted: [Record.ID] = []
         try file.transaction {
-            try file.query("SELECT zone, owner, name, type FROM records") { row in
+            try file.query("SELECT zone, owner, name, type FROM records WHERE unsent IS NOT 'delete'") { row in
                 if !kept.contains(row.text(3)) {
                     deleted.append(Record.ID(recordName: row.text(2), zoneID: Zone.ID(zoneName: row.text(0), ownerName: row.text(1))))
                 }

@@ -91,12 +91,10 @@ public actor LocalStore {
 
     private init(file url: URL, database: Database, resolveConflict: @escaping ConflictResolver) throws {
         let file = try SQLiteFile(path: url.path)
-        try file.execute(Self.schema)
+        try Self.prepare(file)
         var saved: Data?
         try file.query("SELECT state FROM engine WHERE id = 1") { saved = $0.isNull(0) ? nil : $0.blob(0) }
         keptState = saved
-        var last: Int64 = 0
-        try file.query("SELECT coalesce(max(number), 0) FROM unsent") { last = $0.integer(0) }
         let relay = EngineRelay()
         engine = try SyncEngine(SyncEngine.Configuration(
             database: database, stateSerialization: saved.map(SyncEngine.State.Serialization.init(data:)), delegate: relay,
@@ -105,24 +103,58 @@ public actor LocalStore {
         self.file = file
         self.resolveConflict = resolveConflict
         self.relay = relay
-        lastChangeNumber = last
         relay.store = self
     }
 
+    /// The file format's version, kept in SQLite's `user_version`: 0 is a new file or one of the first format
+    /// (unsent record changes in the `unsent` table), 2 the current one.
+    static let formatVersion: Int64 = 2
+
+    /// One row per record: a record's row also says whether a change of it waits unsent (`unsent` is `save` or
+    /// `delete`; `number` orders the changes as the app made them), so a save writes one row. A record deleted here
+    /// and not sent yet keeps a row with no type and no body until the deletion is sent. Zones' unsent changes
+    /// (`saveZone`, `deleteZone`) are rows of `unsent`.
     static let schema = """
         CREATE TABLE IF NOT EXISTS records (
-            zone TEXT NOT NULL, owner TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, body BLOB NOT NULL,
+            zone TEXT NOT NULL, owner TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, unsent TEXT, number INTEGER,
+            body BLOB NOT NULL,
             PRIMARY KEY (zone, owner, name)
         ) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS records_by_type ON records (type);
-        -- Changes written here and not sent yet (the engine's saved state leaves record changes out): kind is save,
-        -- delete, saveZone or deleteZone (zones have an empty name).
         CREATE TABLE IF NOT EXISTS unsent (
             zone TEXT NOT NULL, owner TEXT NOT NULL, name TEXT NOT NULL, kind TEXT NOT NULL, number INTEGER NOT NULL,
             PRIMARY KEY (zone, owner, name)
         ) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS engine (id INTEGER PRIMARY KEY CHECK (id = 1), state BLOB);
         """
+
+    /// Makes a new file's tables, or brings a file of the first format to the current one in one transaction: its
+    /// records gain the unsent mark, and the unsent record changes move onto the records' rows.
+    static func prepare(_ file: SQLiteFile) throws {
+        var version: Int64 = 0
+        try file.query("PRAGMA user_version") { version = $0.integer(0) }
+        guard version < formatVersion else { return }
+        try file.transaction {
+            var hasRecords = false
+            try file.query("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'records'") { hasRecords = $0.integer(0) > 0 }
+            if hasRecords {
+                try file.execute("""
+                    ALTER TABLE records ADD COLUMN unsent TEXT;
+                    ALTER TABLE records ADD COLUMN number INTEGER;
+                    UPDATE records SET unsent = 'save', number = (
+                        SELECT u.number FROM unsent u
+                        WHERE u.zone = records.zone AND u.owner = records.owner AND u.name = records.name AND u.kind = 'save'
+                    );
+                    UPDATE records SET unsent = NULL WHERE number IS NULL;
+                    INSERT OR REPLACE INTO records (zone, owner, name, type, body, unsent, number)
+                        SELECT zone, owner, name, '', X'', 'delete', number FROM unsent WHERE kind = 'delete';
+                    DELETE FROM unsent WHERE kind IN ('save', 'delete');
+                    """)
+            }
+            try file.execute(schema)
+            try file.execute("PRAGMA user_version = \(formatVersion)")
+        }
+    }
 
     // MARK: - Changes for the UI
 

@@ -75,25 +75,35 @@ struct OfflineSaves: Sendable {
         )
     }
 
-    /// The same rows (the local store's record table, the same bytes) inserted with plain SQLite, as the store keeps
-    /// its file (WAL, synchronous NORMAL): a transaction each, or one for all.
+    /// The same rows inserted with plain SQLite into a table as the store defines its records (its columns, its
+    /// primary key and its index by type), as the store keeps its file (WAL, synchronous NORMAL): the same bytes,
+    /// each row marked as a save to send as the store marks it; a transaction each, or one for all.
     private func plainInserts(_ bodies: [Data], file: URL, oneTransaction: Bool) throws -> Double {
         var configuration = Configuration()
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         let database = try DatabasePool(path: file.path, configuration: configuration)
         try database.write { db in
-            try db.execute(sql: "CREATE TABLE records (zone TEXT NOT NULL, owner TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, body BLOB NOT NULL, PRIMARY KEY (zone, owner, name)) WITHOUT ROWID")
+            try db.execute(sql: """
+                CREATE TABLE records (
+                    zone TEXT NOT NULL, owner TEXT NOT NULL, name TEXT NOT NULL, type TEXT NOT NULL, unsent TEXT,
+                    number INTEGER, body BLOB NOT NULL, PRIMARY KEY (zone, owner, name)
+                ) WITHOUT ROWID;
+                CREATE INDEX records_by_type ON records (type);
+                """)
         }
-        let insert = "INSERT OR REPLACE INTO records (zone, owner, name, type, body) VALUES ('Offline', '__defaultOwner__', ?, 'Item', ?)"
+        let insert = """
+            INSERT OR REPLACE INTO records (zone, owner, name, type, body, unsent, number)
+            VALUES ('Offline', '__defaultOwner__', ?, 'Item', ?, 'save', ?)
+            """
         let start = ContinuousClock.now
         if oneTransaction {
             try database.write { db in
                 let statement = try db.cachedStatement(sql: insert)
-                for (index, body) in bodies.enumerated() { try statement.execute(arguments: ["r\(index)", body]) }
+                for (index, body) in bodies.enumerated() { try statement.execute(arguments: ["r\(index)", body, 1]) }
             }
         } else {
             for (index, body) in bodies.enumerated() {
-                try database.write { db in try db.cachedStatement(sql: insert).execute(arguments: ["r\(index)", body]) }
+                try database.write { db in try db.cachedStatement(sql: insert).execute(arguments: ["r\(index)", body, index]) }
             }
         }
         return Benchmark.seconds(ContinuousClock.now - start)

@@ -40,7 +40,10 @@ extension Record {
             writer.array("changedKeys", changedKeys.sorted()) { writer, key in writer.string(key) }
         }
         writer.endObject()
-        return Data([Self.wireTag]) + Data(writer.bytes)
+        var data = Data(capacity: writer.bytes.count + 1)
+        data.append(Self.wireTag)
+        data.append(contentsOf: writer.bytes)
+        return data
     }
 
     /// A record from ``storageData()``.

@@ -50,13 +50,20 @@ import Testing
             try await browser.element("#job-schedule").fill("* * * * * *")
             try await browser.element("#job-form button[type=submit]").click()
             try await browser.waitForText("Job tick saved", in: "#notices")
-            try await browser.waitUntil("a run listed", timeout: 60) {
-                try await browser.session("POST", "/refresh")
-                _ = try await browser.waitForText("Scheduled jobs")
-                return try await browser.elements(".job .runs tbody tr").count >= 1
+            // The function answers an error for what is not a message: a run is listed as failed, with the reason.
+            // A run shows as running until it ends, and the page lists runs as they were when it loaded: reload
+            // until one that ended is there (a loaded machine may take a while to end the first).
+            var runs = ""
+            do {
+                try await browser.waitUntil("a run listed as failed", timeout: 90) {
+                    try await browser.session("POST", "/refresh")
+                    _ = try await browser.waitForText("Scheduled jobs")
+                    runs = try await browser.elements(".job .runs").first?.text() ?? ""
+                    return runs.contains("failed")
+                }
+            } catch {
+                throw E2EFailure("no run listed as failed in 90 s; the runs read: \(runs)")
             }
-            // The function answers an error for what is not a message: the run is listed as failed, with the reason.
-            try await browser.waitForText("failed", in: ".job .runs")
             try await browser.waitForText("a message needs a title", in: ".job .runs")
             try await session.screenshot("functions")
         }
