@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "StratusAdmin", targets: ["StratusAdmin"]),
         .library(name: "StratusKitTesting", targets: ["StratusKitTesting"]),
         .library(name: "StratusLocalStore", targets: ["StratusLocalStore"]),
+        .library(name: "StratusCloudKit", targets: ["StratusCloudKit"]),
     ],
     targets: [
         // Wire format and domain values. No I/O.
@@ -41,6 +42,12 @@ let package = Package(
         .target(
             name: "StratusLocalStore",
             dependencies: ["StratusKit", "CStratusSQLite"],
+            swiftSettings: swiftSettings
+        ),
+        // CloudKit's Swift API, name for name, over StratusKit: an app moves by changing its import.
+        .target(
+            name: "StratusCloudKit",
+            dependencies: ["StratusKit"],
             swiftSettings: swiftSettings
         ),
         // For an app's own tests: a transport that injects the network's and the server's failures.

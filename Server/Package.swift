@@ -284,6 +284,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "StratusCloudKit", package: "Stratus"),
             ],
             swiftSettings: swiftSettings
         ),

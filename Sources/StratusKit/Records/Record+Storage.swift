@@ -128,3 +128,16 @@ extension FieldValue {
         }
     }
 }
+
+extension Record {
+    /// The record's system fields alone (ID, type, change tag, dates, users, parent, share): what
+    /// `CKRecord.encodeSystemFields(with:)` keeps, so that a record rebuilt from it and given fields saves as an
+    /// edit of the version it was fetched as.
+    package func systemFieldsOnly() -> Record {
+        var copy = self
+        copy.values = [:]
+        copy.changedKeys = []
+        copy.fetchedValues = nil
+        return copy
+    }
+}
