@@ -60,7 +60,7 @@ let package = Package(
         // The documentation's Swift examples, compiled as written (generated from README.md and docs/ by the plugin).
         .executableTarget(name: "SnippetExtractor", swiftSettings: swiftSettings),
         .plugin(name: "DocsSnippetsPlugin", capability: .buildTool(), dependencies: ["SnippetExtractor"]),
-        .target(name: "DocsSnippets", dependencies: [kit, messagesKit, flagsKit, adminClient, kitTesting, localStore], plugins: ["DocsSnippetsPlugin"]),
+        .target(name: "DocsSnippets", dependencies: [kit, messagesKit, flagsKit, adminClient, kitTesting, localStore, .product(name: "StratusCloudKit", package: "Stratus")], plugins: ["DocsSnippetsPlugin"]),
         // The storage contract every backend implements.
         .target(
             name: "StratusStore",

@@ -32,12 +32,17 @@ extension CKDatabase {
     }
 
     /// Saves and deletes records, each with its own result; `atomically` keeps a custom zone's changes all or
-    /// none. A change of a zone that does not exist fails with `zoneNotFound`.
+    /// none; `savePolicy` says how a save treats the server's version. A change of a zone that does not exist fails
+    /// with `zoneNotFound`.
     public func modifyRecords(
-        saving recordsToSave: [CKRecord], deleting recordIDsToDelete: [CKRecord.ID], atomically: Bool = true
+        saving recordsToSave: [CKRecord], deleting recordIDsToDelete: [CKRecord.ID],
+        savePolicy: CKModifyRecordsOperation.RecordSavePolicy = .ifServerRecordUnchanged, atomically: Bool = true
     ) async throws -> (saveResults: [CKRecord.ID: Result<CKRecord, any Error>], deleteResults: [CKRecord.ID: Result<Void, any Error>]) {
         let results = try await call {
-            try await $0.modifyRecords(saving: recordsToSave.map(\.stratus), deleting: recordIDsToDelete.map(\.stratus), atomically: atomically)
+            try await $0.modifyRecords(
+                saving: recordsToSave.map(\.stratus), deleting: recordIDsToDelete.map(\.stratus), savePolicy: savePolicy.stratus,
+                atomically: atomically
+            )
         }
         var saves: [CKRecord.ID: Result<CKRecord, any Error>] = [:]
         for record in recordsToSave {

@@ -47,6 +47,12 @@ public struct Filter: Sendable, Hashable, Codable {
     /// A field of the record, to compare: `.field("title") == "Hello"`.
     public static func field(_ name: String) -> Field { Field(name: name, isSystem: false) }
 
+    /// One comparison by the wire's comparator name (`EQUALS`, `BEGINS_WITH`, `NEAR`…), for layers that translate
+    /// another query language.
+    package static func condition(_ comparator: String, _ field: Field, _ value: FieldValue, distance: Double? = nil) -> Filter {
+        field.compare(comparator, value, distance: distance)
+    }
+
     /// Both filters hold.
     public static func && (lhs: Filter, rhs: Filter) -> Filter {
         Filter(conditions: lhs.conditions + rhs.conditions)

@@ -113,11 +113,9 @@ import Testing
             let zone = CKRecordZone(zoneName: "Notes")
             let saved = try await database.save(zone)
             #expect(saved.zoneID == zone.zoneID && saved.capabilities.contains(.fetchChanges))
-            let listed: [CKRecordZone] = try await withCheckedThrowingContinuation { done in
-                database.fetchAllRecordZones { zones, error in
-                    if let zones { done.resume(returning: zones) } else { done.resume(throwing: error!) }
-                }
-            }
+            let listed = try await OperationBlocks.answer("fetchAllRecordZones") { (done: @escaping @Sendable (Result<[CKRecordZone], any Error>) -> Void) in
+                database.fetchAllRecordZones { zones, error in done(zones.map { .success($0) } ?? .failure(error!)) }
+            }.get()
             #expect(Set(listed.map(\.zoneID.zoneName)) == [CKRecordZoneDefaultName, "Notes"])
 
             let inZone = CKRecord(recordType: "Note", zoneID: zone.zoneID)
@@ -129,11 +127,9 @@ import Testing
                 #expect((error as? CKError)?.code == .zoneNotFound, "\(error)")
             }
 
-            let fetched: CKRecord? = try await withCheckedThrowingContinuation { done in
-                database.fetch(withRecordID: inZone.recordID) { record, error in
-                    if let error { done.resume(throwing: error) } else { done.resume(returning: record) }
-                }
-            }
+            let fetched = try await OperationBlocks.answer("fetch(withRecordID:)") { (done: @escaping @Sendable (Result<CKRecord?, any Error>) -> Void) in
+                database.fetch(withRecordID: inZone.recordID) { record, error in done(error.map { .failure($0) } ?? .success(record)) }
+            }.get()
             #expect(fetched?.recordID == inZone.recordID)
             #expect(try await database.deleteRecordZone(withID: zone.zoneID) == zone.zoneID)
             do {
@@ -157,8 +153,8 @@ import Testing
                 Issue.record("the private database answered without a session")
             } catch CKError.notAuthenticated {
             }
-            let status: CKAccountStatus = await withCheckedContinuation { done in
-                container.accountStatus { status, _ in done.resume(returning: status) }
+            let status = try await OperationBlocks.answer("accountStatus") { (done: @escaping @Sendable (CKAccountStatus) -> Void) in
+                container.accountStatus { status, _ in done(status) }
             }
             #expect(status == .available)
         }

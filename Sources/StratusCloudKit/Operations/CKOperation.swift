@@ -1,0 +1,100 @@
+import Foundation
+
+/// A CloudKit call as an `Operation`: run it with `CKDatabase.add(_:)` or on an `OperationQueue` of the app's; its
+/// blocks are called on a background thread, its completion block last. Cancelling it stops its request and
+/// reports `operationCancelled`.
+open class CKOperation: Operation, @unchecked Sendable {
+    /// How an operation runs.
+    open class Configuration: NSObject, @unchecked Sendable {
+        /// The container it runs in; `CKContainer.default()` when not set.
+        open var container: CKContainer?
+        open var qualityOfService: QualityOfService = .default
+        open var allowsCellularAccess = true
+        /// CloudKit keeps long-lived operations running when the app quits; here an operation runs while the
+        /// process does.
+        open var isLongLived = false
+        open var timeoutIntervalForRequest: TimeInterval = 60
+        open var timeoutIntervalForResource: TimeInterval = 7 * 24 * 3600
+
+        public override init() {}
+    }
+
+    open var configuration: Configuration! = Configuration()
+    /// A unique ID of the operation.
+    public let operationID = UUID().uuidString
+
+    private let running = NSLock()
+    private var task: Task<Void, Never>?
+
+    public override init() {}
+
+    /// The container the operation runs in.
+    var container: CKContainer { configuration?.container ?? CKContainer.default() }
+
+    /// Starts the operation; one cancelled before it starts still reports `operationCancelled` through its
+    /// blocks, as CloudKit's do (an operation queue does not call `main()` for it).
+    open override func start() {
+        if isCancelled { runOnce() }
+        super.start()
+    }
+
+    /// Runs the operation's work and waits for it (an operation queue's thread waits; the work runs on Swift's
+    /// task pool).
+    open override func main() {
+        runOnce()
+    }
+
+    private var ran = false
+
+    private func runOnce() {
+        let done = DispatchSemaphore(value: 0)
+        let first: Bool = running.withLock {
+            guard !ran else { return false }
+            ran = true
+            task = Task {
+                await self.execute()
+                done.signal()
+            }
+            return true
+        }
+        if first { done.wait() }
+    }
+
+    open override func cancel() {
+        super.cancel()
+        running.withLock { task?.cancel() }
+    }
+
+    /// The operation's work; it reports its results and errors through its blocks (an operation cancelled
+    /// before it starts reports `operationCancelled`). Subclasses override it.
+    func execute() async {}
+
+    /// The error of an operation cancelled before or while it ran, else `error` as CloudKit reports it.
+    func reported(_ error: any Error) -> any Error {
+        isCancelled ? CKError(.operationCancelled, userInfo: [NSLocalizedDescriptionKey: "the operation was cancelled"]) : CKError.from(error)
+    }
+}
+
+/// An operation on one database.
+open class CKDatabaseOperation: CKOperation, @unchecked Sendable {
+    /// The database it runs on; `add(_:)` sets it; the default container's private database when not set.
+    open var database: CKDatabase?
+
+    var targetDatabase: CKDatabase { database ?? container.privateCloudDatabase }
+}
+
+extension CKDatabase {
+    private static let queue: OperationQueue = {
+        let queue = OperationQueue()
+        queue.name = "StratusCloudKit.operations"
+        queue.maxConcurrentOperationCount = 8
+        return queue
+    }()
+
+    /// Runs an operation on this database.
+    public func add(_ operation: CKDatabaseOperation) {
+        if operation.database == nil { operation.database = self }
+        if operation.configuration?.container == nil { operation.configuration?.container = container }
+        Self.queue.addOperation(operation)
+    }
+}
