@@ -160,3 +160,13 @@ extension CKError {
     public static var assetNotAvailable: Code { .assetNotAvailable }
     public static var accountTemporarilyUnavailable: Code { .accountTemporarilyUnavailable }
 }
+
+extension CKError {
+    /// `partialFailure` holding each failed item's error by its ID, or `nil` when none failed: "2 of 5 changes
+    /// failed", "1 zones could not be fetched".
+    static func partialFailure(_ failures: [AnyHashable: any Error], of total: Int? = nil, _ what: String) -> CKError? {
+        guard !failures.isEmpty else { return nil }
+        let count = total.map { "\(failures.count) of \($0)" } ?? "\(failures.count)"
+        return CKError(.partialFailure, userInfo: [NSLocalizedDescriptionKey: "\(count) \(what)", CKPartialErrorsByItemIDKey: failures])
+    }
+}

@@ -111,9 +111,7 @@ open class CKFetchRecordZoneChangesOperation: CKDatabaseOperation, @unchecked Se
                     recordZoneFetchCompletionBlock?(zoneID, nil, nil, false, error)
                 }
             }
-            let error: CKError? = failed.isEmpty ? nil : CKError(.partialFailure, userInfo: [
-                NSLocalizedDescriptionKey: "\(failed.count) zones could not be fetched", CKPartialErrorsByItemIDKey: failed,
-            ])
+            let error = CKError.partialFailure(failed, "zones could not be fetched")
             fetchRecordZoneChangesResultBlock?(error.map { .failure($0) } ?? .success(()))
             fetchRecordZoneChangesCompletionBlock?(error)
         } catch {

@@ -77,10 +77,7 @@ open class CKModifyRecordsOperation: CKDatabaseOperation, @unchecked Sendable {
                 case .failure(let error): failures[id] = error
                 }
             }
-            let failure: CKError? = failures.isEmpty ? nil : CKError(.partialFailure, userInfo: [
-                NSLocalizedDescriptionKey: "\(failures.count) of \(saving.count + deleting.count) changes failed",
-                CKPartialErrorsByItemIDKey: failures,
-            ])
+            let failure = CKError.partialFailure(failures, of: saving.count + deleting.count, "changes failed")
             modifyRecordsResultBlock?(failure.map { .failure($0) } ?? .success(()))
             modifyRecordsCompletionBlock?(saved, deleted, failure)
         } catch {
@@ -144,9 +141,7 @@ open class CKFetchRecordsOperation: CKDatabaseOperation, @unchecked Sendable {
                     perRecordCompletionBlock?(nil, id, error)
                 }
             }
-            let failure: CKError? = failures.isEmpty ? nil : CKError(.partialFailure, userInfo: [
-                NSLocalizedDescriptionKey: "\(failures.count) of \(ids.count) records could not be fetched", CKPartialErrorsByItemIDKey: failures,
-            ])
+            let failure = CKError.partialFailure(failures, of: ids.count, "records could not be fetched")
             fetchRecordsResultBlock?(failure.map { .failure($0) } ?? .success(()))
             fetchRecordsCompletionBlock?(fetched, failure)
         } catch {

@@ -45,9 +45,7 @@ open class CKModifyRecordZonesOperation: CKDatabaseOperation, @unchecked Sendabl
                 case .failure(let error): failures[id] = error
                 }
             }
-            let failure: CKError? = failures.isEmpty ? nil : CKError(.partialFailure, userInfo: [
-                NSLocalizedDescriptionKey: "\(failures.count) of \(saving.count + deleting.count) zone changes failed", CKPartialErrorsByItemIDKey: failures,
-            ])
+            let failure = CKError.partialFailure(failures, of: saving.count + deleting.count, "zone changes failed")
             modifyRecordZonesResultBlock?(failure.map { .failure($0) } ?? .success(()))
             modifyRecordZonesCompletionBlock?(saved, deleted, failure)
         } catch {
@@ -99,9 +97,7 @@ open class CKFetchRecordZonesOperation: CKDatabaseOperation, @unchecked Sendable
                 case .failure(let error): failures[id] = error
                 }
             }
-            let failure: CKError? = failures.isEmpty ? nil : CKError(.partialFailure, userInfo: [
-                NSLocalizedDescriptionKey: "\(failures.count) zones could not be fetched", CKPartialErrorsByItemIDKey: failures,
-            ])
+            let failure = CKError.partialFailure(failures, "zones could not be fetched")
             fetchRecordZonesResultBlock?(failure.map { .failure($0) } ?? .success(()))
             fetchRecordZonesCompletionBlock?(fetched, failure)
         } catch {

@@ -123,3 +123,18 @@ extension Query {
         }
     }
 }
+
+extension Filter {
+    /// The comparisons, for layers that show a filter in another query language.
+    package var comparisons: [(comparator: String, field: String, isSystem: Bool, value: FieldValue, distance: Double?)] {
+        conditions.map { ($0.comparator, $0.field.name, $0.field.isSystem, $0.value, $0.distance) }
+    }
+}
+
+extension Query.Sort {
+    /// The field it orders by, its direction and, by distance, the place, for layers that show a sort in another
+    /// query language.
+    package var parts: (field: String, isSystem: Bool, ascending: Bool, relativeLocation: Location?) {
+        (field.name, field.isSystem, ascending, relativeLocation)
+    }
+}
