@@ -88,3 +88,21 @@ struct EventStreamParser {
         return events
     }
 }
+
+extension SubscriptionNotification {
+    /// A push's payload as an app receives it (`{aps, ck}`), for layers that read pushes delivered outside the
+    /// stream; `nil` when it is not a notification of a subscription. Zones of `currentUser` (by default the
+    /// subscription's owner the payload names) read as ``Zone/ID/currentUser``'s.
+    package init?(remoteNotification: [AnyHashable: Any], currentUser: String? = nil) {
+        var dictionary: [String: Any] = [:]
+        for (key, value) in remoteNotification {
+            guard let key = key as? String else { continue }
+            dictionary[key] = value
+        }
+        guard JSONSerialization.isValidJSONObject(dictionary), let data = try? JSONSerialization.data(withJSONObject: dictionary),
+            let payload = try? JSONDecoder().decode(NotificationPayload.self, from: data)
+        else { return nil }
+        // The push goes to the subscription's owner (`ckuserid`): their own zones read as the current user's.
+        self.init(sequenceNumber: 0, payload: payload, currentUser: currentUser ?? payload.userRecordName)
+    }
+}
