@@ -112,7 +112,8 @@ import Testing
             network.update { $0 = .init(throttled: 100, retryAfterSeconds: 1) }
             await phone.engine.add(pendingDatabaseChanges: [.saveZone(NoteDevice.zoneID)])
             await phone.edit("t1", title: "Through a throttled network")
-            let deadline = ContinuousClock.now + .seconds(30)
+            // Each wait has its own minute: a loaded machine may take a while over either.
+            var deadline = ContinuousClock.now + .seconds(60)
             func timelineHas(_ text: String) async -> Bool {
                 await phone.engine.timeline.contains { $0.description.contains(text) }
             }
@@ -120,6 +121,7 @@ import Testing
                 try await Task.sleep(for: .milliseconds(50))
             }
             network.update { $0 = .init() }
+            deadline = ContinuousClock.now + .seconds(60)
             while ContinuousClock.now < deadline, await !phone.engine.state.pendingRecordZoneChanges.isEmpty {
                 try await Task.sleep(for: .milliseconds(50))
             }

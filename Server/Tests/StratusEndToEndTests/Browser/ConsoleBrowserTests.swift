@@ -96,7 +96,7 @@ import Testing
         // A container, created in the console.
         try await browser.element("#new-container-id").fill(Self.container)
         try await browser.element("#new-container-id").type("\u{E007}")
-        try await browser.waitForText("Container \(Self.container) created", in: "#notices")
+        try await browser.waitForText("Container \(Self.container) created", in: "#notices", timeout: 90)
         try await browser.waitForText(Self.container, in: "#container-picker")
         try await session.screenshot("containers")
 
