@@ -10,7 +10,7 @@ import Testing
     /// An app's manifest depending on the client package at `root`, with one program per name in `executables`,
     /// each using StratusKit, both kits and the admin client.
     static func manifest(root: String, executables: [String] = ["App"]) -> String {
-        let products = #"[.product(name: "StratusKit", package: "Stratus"), .product(name: "StratusMessages", package: "Stratus"), .product(name: "StratusFlags", package: "Stratus"), .product(name: "StratusAdmin", package: "Stratus"), .product(name: "StratusKitTesting", package: "Stratus"), .product(name: "StratusLocalStore", package: "Stratus")]"#
+        let products = #"[.product(name: "StratusKit", package: "Stratus"), .product(name: "StratusMessages", package: "Stratus"), .product(name: "StratusFlags", package: "Stratus"), .product(name: "StratusAdmin", package: "Stratus"), .product(name: "StratusKitTesting", package: "Stratus"), .product(name: "StratusLocalStore", package: "Stratus"), .product(name: "StratusCloudKit", package: "Stratus")]"#
         return """
             // swift-tools-version:6.0
             import PackageDescription
