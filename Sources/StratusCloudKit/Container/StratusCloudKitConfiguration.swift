@@ -38,11 +38,12 @@ public struct StratusCloudKitConfiguration: Sendable, Hashable, Codable {
 
     /// The configuration in effect: the one set at launch, else the environment's, else the bundled file's.
     public static var current: StratusCloudKitConfiguration? {
-        if let set = configured.withLock({ $0 }) { return set }
-        return fromEnvironment(ProcessInfo.processInfo.environment) ?? bundled()
+        configured.withLock { $0 } ?? discovered
     }
 
     private static let configured = Locked<StratusCloudKitConfiguration?>(nil)
+    /// The environment's configuration, else the bundled file's, read once (`CKContainer.default()` is called often).
+    private static let discovered = fromEnvironment(ProcessInfo.processInfo.environment) ?? bundled()
 
     static func fromEnvironment(_ environment: [String: String]) -> StratusCloudKitConfiguration? {
         guard let address = environment["STRATUS_URL"], let url = URL(string: address),

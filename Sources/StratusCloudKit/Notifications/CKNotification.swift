@@ -36,17 +36,15 @@ open class CKNotification: NSObject, @unchecked Sendable {
     public let soundName: String?
     public let badge: NSNumber?
 
-    init(_ notification: SubscriptionNotification, type: NotificationType, payload: [AnyHashable: Any]) {
+    init(_ notification: SubscriptionNotification, type: NotificationType) {
         notificationType = type
         notificationID = notification.notificationID.map(ID.init)
         containerIdentifier = notification.containerIdentifier
         subscriptionID = notification.subscriptionID
         alertBody = notification.alertBody
-        let aps = payload["aps"] as? [String: Any]
-        let alert = aps?["alert"] as? [String: Any]
-        title = alert?["title"] as? String
-        soundName = aps?["sound"] as? String
-        badge = (aps?["badge"] as? NSNumber) ?? (aps?["badge"] as? Int).map { NSNumber(value: $0) }
+        title = notification.title
+        soundName = notification.soundName
+        badge = notification.badge.map { NSNumber(value: $0) }
     }
 
     /// The notification of a payload as CloudKit reads it, of its subclass; `nil` for a payload that is not a
@@ -56,11 +54,11 @@ open class CKNotification: NSObject, @unchecked Sendable {
         let scope = notification.databaseScope.map(CKDatabase.Scope.init) ?? .private
         switch notification.kind {
         case .query(let recordID, let reason, let fields):
-            return CKQueryNotification(notification, payload: payload, recordID: CKRecord.ID(recordID), reason: reason, fields: fields, scope: scope)
+            return CKQueryNotification(notification, recordID: CKRecord.ID(recordID), reason: reason, fields: fields, scope: scope)
         case .recordZone(let zoneID):
-            return CKRecordZoneNotification(notification, payload: payload, zoneID: CKRecordZone.ID(zoneID), scope: scope)
+            return CKRecordZoneNotification(notification, zoneID: CKRecordZone.ID(zoneID), scope: scope)
         case .database:
-            return CKDatabaseNotification(notification, payload: payload, scope: scope)
+            return CKDatabaseNotification(notification, scope: scope)
         }
     }
 }
@@ -93,14 +91,14 @@ open class CKQueryNotification: CKNotification, @unchecked Sendable {
     public let databaseScope: CKDatabase.Scope
 
     init(
-        _ notification: SubscriptionNotification, payload: [AnyHashable: Any], recordID: CKRecord.ID,
+        _ notification: SubscriptionNotification, recordID: CKRecord.ID,
         reason: SubscriptionNotification.Reason, fields: [String: FieldValue], scope: CKDatabase.Scope
     ) {
         queryNotificationReason = Reason(rawValue: reason.rawValue) ?? .recordUpdated
         recordFields = fields.isEmpty ? nil : fields.compactMapValues { RecordValues.object($0) as Any? }
         self.recordID = recordID
         databaseScope = scope
-        super.init(notification, type: .query, payload: payload)
+        super.init(notification, type: .query)
     }
 }
 
@@ -109,10 +107,10 @@ open class CKRecordZoneNotification: CKNotification, @unchecked Sendable {
     public let recordZoneID: CKRecordZone.ID?
     public let databaseScope: CKDatabase.Scope
 
-    init(_ notification: SubscriptionNotification, payload: [AnyHashable: Any], zoneID: CKRecordZone.ID, scope: CKDatabase.Scope) {
+    init(_ notification: SubscriptionNotification, zoneID: CKRecordZone.ID, scope: CKDatabase.Scope) {
         recordZoneID = zoneID
         databaseScope = scope
-        super.init(notification, type: .recordZone, payload: payload)
+        super.init(notification, type: .recordZone)
     }
 }
 
@@ -120,9 +118,9 @@ open class CKRecordZoneNotification: CKNotification, @unchecked Sendable {
 open class CKDatabaseNotification: CKNotification, @unchecked Sendable {
     public let databaseScope: CKDatabase.Scope
 
-    init(_ notification: SubscriptionNotification, payload: [AnyHashable: Any], scope: CKDatabase.Scope) {
+    init(_ notification: SubscriptionNotification, scope: CKDatabase.Scope) {
         databaseScope = scope
-        super.init(notification, type: .database, payload: payload)
+        super.init(notification, type: .database)
     }
 }
 

@@ -112,7 +112,7 @@ open class CKFetchRecordZoneChangesOperation: CKDatabaseOperation, @unchecked Se
                 }
             }
             let error = CKError.partialFailure(failed, "zones could not be fetched")
-            fetchRecordZoneChangesResultBlock?(error.map { .failure($0) } ?? .success(()))
+            fetchRecordZoneChangesResultBlock?(error.operationResult)
             fetchRecordZoneChangesCompletionBlock?(error)
         } catch {
             let error = reported(error)

@@ -53,33 +53,19 @@ open class CKModifyRecordsOperation: CKDatabaseOperation, @unchecked Sendable {
         do {
             guard !isCancelled else { throw CancellationError() }
             let results = try await targetDatabase.modifyRecords(saving: saving, deleting: deleting, savePolicy: savePolicy, atomically: isAtomic)
-            var saved: [CKRecord] = []
-            var deleted: [CKRecord.ID] = []
-            var failures: [AnyHashable: any Error] = [:]
-            for record in saving {
-                let result = results.saveResults[record.recordID] ?? .failure(CKError(.internalError))
-                perRecordProgressBlock?(record, 1)
-                perRecordSaveBlock?(record.recordID, result)
+            let sent = Dictionary(saving.map { ($0.recordID, $0) }, uniquingKeysWith: { $1 })
+            let saves = ItemResults(saving.map(\.recordID), results.saveResults) { id, result in
+                perRecordProgressBlock?(sent[id]!, 1)
+                perRecordSaveBlock?(id, result)
                 switch result {
-                case .success(let savedRecord):
-                    saved.append(savedRecord)
-                    perRecordCompletionBlock?(savedRecord, nil)
-                case .failure(let error):
-                    failures[record.recordID] = error
-                    perRecordCompletionBlock?(record, error)
+                case .success(let saved): perRecordCompletionBlock?(saved, nil)
+                case .failure(let error): perRecordCompletionBlock?(sent[id]!, error)
                 }
             }
-            for id in deleting {
-                let result = results.deleteResults[id] ?? .failure(CKError(.internalError))
-                perRecordDeleteBlock?(id, result)
-                switch result {
-                case .success: deleted.append(id)
-                case .failure(let error): failures[id] = error
-                }
-            }
-            let failure = CKError.partialFailure(failures, of: saving.count + deleting.count, "changes failed")
-            modifyRecordsResultBlock?(failure.map { .failure($0) } ?? .success(()))
-            modifyRecordsCompletionBlock?(saved, deleted, failure)
+            let deletes = ItemResults(deleting, results.deleteResults) { perRecordDeleteBlock?($0, $1) }
+            let failure = CKError.partialFailure(saves.failures.merging(deletes.failures) { $1 }, of: saving.count + deleting.count, "changes failed")
+            modifyRecordsResultBlock?(failure.operationResult)
+            modifyRecordsCompletionBlock?(saves.succeeded.map(\.value), deletes.succeeded.map(\.id), failure)
         } catch {
             let error = reported(error)
             modifyRecordsResultBlock?(.failure(error))
@@ -126,24 +112,17 @@ open class CKFetchRecordsOperation: CKDatabaseOperation, @unchecked Sendable {
             var ids = recordIDs ?? []
             if fetchesCurrentUser { ids = [try await database.container.userRecordID()] }
             let results = try await database.records(for: ids, desiredKeys: desiredKeys)
-            var fetched: [CKRecord.ID: CKRecord] = [:]
-            var failures: [AnyHashable: any Error] = [:]
-            for id in ids {
-                let result = results[id] ?? .failure(CKError(.unknownItem))
+            let fetched = ItemResults(ids, results, missing: .unknownItem) { id, result in
                 perRecordProgressBlock?(id, 1)
                 perRecordResultBlock?(id, result)
                 switch result {
-                case .success(let record):
-                    fetched[id] = record
-                    perRecordCompletionBlock?(record, id, nil)
-                case .failure(let error):
-                    failures[id] = error
-                    perRecordCompletionBlock?(nil, id, error)
+                case .success(let record): perRecordCompletionBlock?(record, id, nil)
+                case .failure(let error): perRecordCompletionBlock?(nil, id, error)
                 }
             }
-            let failure = CKError.partialFailure(failures, of: ids.count, "records could not be fetched")
-            fetchRecordsResultBlock?(failure.map { .failure($0) } ?? .success(()))
-            fetchRecordsCompletionBlock?(fetched, failure)
+            let failure = CKError.partialFailure(fetched.failures, of: ids.count, "records could not be fetched")
+            fetchRecordsResultBlock?(failure.operationResult)
+            fetchRecordsCompletionBlock?(Dictionary(fetched.succeeded, uniquingKeysWith: { $1 }), failure)
         } catch {
             let error = reported(error)
             fetchRecordsResultBlock?(.failure(error))

@@ -98,3 +98,29 @@ extension CKDatabase {
         Self.queue.addOperation(operation)
     }
 }
+
+/// The per-item results of an operation, in the order the items were asked for: each is handed to `report` (the
+/// operation's per-item blocks), then kept as a success or as a failure by ID (for `partialFailure`).
+struct ItemResults<ID: Hashable, Value> {
+    private(set) var succeeded: [(id: ID, value: Value)] = []
+    private(set) var failures: [AnyHashable: any Error] = [:]
+
+    /// - Parameter missing: the error of an item the results lack.
+    init(_ ids: [ID], _ results: [ID: Result<Value, any Error>], missing: CKError.Code = .internalError, report: (ID, Result<Value, any Error>) -> Void) {
+        for id in ids {
+            let result = results[id] ?? .failure(CKError(missing))
+            report(id, result)
+            switch result {
+            case .success(let value): succeeded.append((id, value))
+            case .failure(let error): failures[id] = error
+            }
+        }
+    }
+}
+
+extension Optional where Wrapped == CKError {
+    /// What an operation's result block gets: success, or this `partialFailure`.
+    var operationResult: Result<Void, any Error> {
+        map { .failure($0) } ?? .success(())
+    }
+}

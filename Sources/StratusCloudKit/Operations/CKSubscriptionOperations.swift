@@ -26,28 +26,13 @@ open class CKModifySubscriptionsOperation: CKDatabaseOperation, @unchecked Senda
         do {
             guard !isCancelled else { throw CancellationError() }
             let results = try await targetDatabase.modifySubscriptions(saving: saving, deleting: deleting)
-            var saved: [CKSubscription] = []
-            var deleted: [CKSubscription.ID] = []
-            var failures: [AnyHashable: any Error] = [:]
-            for subscription in saving {
-                let result = results.saveResults[subscription.subscriptionID] ?? .failure(CKError(.internalError))
-                perSubscriptionSaveBlock?(subscription.subscriptionID, result)
-                switch result {
-                case .success(let made): saved.append(made)
-                case .failure(let error): failures[subscription.subscriptionID] = error
-                }
-            }
-            for id in deleting {
-                let result = results.deleteResults[id] ?? .failure(CKError(.internalError))
-                perSubscriptionDeleteBlock?(id, result)
-                switch result {
-                case .success: deleted.append(id)
-                case .failure(let error): failures[id] = error
-                }
-            }
-            let failure = CKError.partialFailure(failures, of: saving.count + deleting.count, "subscription changes failed")
-            modifySubscriptionsResultBlock?(failure.map { .failure($0) } ?? .success(()))
-            modifySubscriptionsCompletionBlock?(saved, deleted, failure)
+            let saves = ItemResults(saving.map(\.subscriptionID), results.saveResults) { perSubscriptionSaveBlock?($0, $1) }
+            let deletes = ItemResults(deleting, results.deleteResults) { perSubscriptionDeleteBlock?($0, $1) }
+            let failure = CKError.partialFailure(
+                saves.failures.merging(deletes.failures) { $1 }, of: saving.count + deleting.count, "subscription changes failed"
+            )
+            modifySubscriptionsResultBlock?(failure.operationResult)
+            modifySubscriptionsCompletionBlock?(saves.succeeded.map(\.value), deletes.succeeded.map(\.id), failure)
         } catch {
             let error = reported(error)
             modifySubscriptionsResultBlock?(.failure(error))
@@ -81,25 +66,18 @@ open class CKFetchSubscriptionsOperation: CKDatabaseOperation, @unchecked Sendab
         do {
             guard !isCancelled else { throw CancellationError() }
             let database = targetDatabase
-            var results: [(CKSubscription.ID, Result<CKSubscription, any Error>)] = []
+            let ids: [CKSubscription.ID]
+            let results: [CKSubscription.ID: Result<CKSubscription, any Error>]
             if let subscriptionIDs {
-                let found = try await database.subscriptions(for: subscriptionIDs)
-                results = subscriptionIDs.map { ($0, found[$0] ?? .failure(CKError(.unknownItem))) }
+                (ids, results) = (subscriptionIDs, try await database.subscriptions(for: subscriptionIDs))
             } else {
-                results = try await database.allSubscriptions().map { ($0.subscriptionID, .success($0)) }
+                let subscriptions = try await database.allSubscriptions()
+                (ids, results) = (subscriptions.map(\.subscriptionID), Dictionary(subscriptions.map { ($0.subscriptionID, .success($0)) }, uniquingKeysWith: { $1 }))
             }
-            var fetched: [CKSubscription.ID: CKSubscription] = [:]
-            var failures: [AnyHashable: any Error] = [:]
-            for (id, result) in results {
-                perSubscriptionResultBlock?(id, result)
-                switch result {
-                case .success(let subscription): fetched[id] = subscription
-                case .failure(let error): failures[id] = error
-                }
-            }
-            let failure = CKError.partialFailure(failures, "subscriptions could not be fetched")
-            fetchSubscriptionsResultBlock?(failure.map { .failure($0) } ?? .success(()))
-            fetchSubscriptionCompletionBlock?(fetched, failure)
+            let fetched = ItemResults(ids, results, missing: .unknownItem) { perSubscriptionResultBlock?($0, $1) }
+            let failure = CKError.partialFailure(fetched.failures, "subscriptions could not be fetched")
+            fetchSubscriptionsResultBlock?(failure.operationResult)
+            fetchSubscriptionCompletionBlock?(Dictionary(fetched.succeeded, uniquingKeysWith: { $1 }), failure)
         } catch {
             let error = reported(error)
             fetchSubscriptionsResultBlock?(.failure(error))

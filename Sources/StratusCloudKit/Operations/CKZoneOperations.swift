@@ -26,28 +26,11 @@ open class CKModifyRecordZonesOperation: CKDatabaseOperation, @unchecked Sendabl
         do {
             guard !isCancelled else { throw CancellationError() }
             let results = try await targetDatabase.modifyRecordZones(saving: saving, deleting: deleting)
-            var saved: [CKRecordZone] = []
-            var deleted: [CKRecordZone.ID] = []
-            var failures: [AnyHashable: any Error] = [:]
-            for zone in saving {
-                let result = results.saveResults[zone.zoneID] ?? .failure(CKError(.internalError))
-                perRecordZoneSaveBlock?(zone.zoneID, result)
-                switch result {
-                case .success(let made): saved.append(made)
-                case .failure(let error): failures[zone.zoneID] = error
-                }
-            }
-            for id in deleting {
-                let result = results.deleteResults[id] ?? .failure(CKError(.internalError))
-                perRecordZoneDeleteBlock?(id, result)
-                switch result {
-                case .success: deleted.append(id)
-                case .failure(let error): failures[id] = error
-                }
-            }
-            let failure = CKError.partialFailure(failures, of: saving.count + deleting.count, "zone changes failed")
-            modifyRecordZonesResultBlock?(failure.map { .failure($0) } ?? .success(()))
-            modifyRecordZonesCompletionBlock?(saved, deleted, failure)
+            let saves = ItemResults(saving.map(\.zoneID), results.saveResults) { perRecordZoneSaveBlock?($0, $1) }
+            let deletes = ItemResults(deleting, results.deleteResults) { perRecordZoneDeleteBlock?($0, $1) }
+            let failure = CKError.partialFailure(saves.failures.merging(deletes.failures) { $1 }, of: saving.count + deleting.count, "zone changes failed")
+            modifyRecordZonesResultBlock?(failure.operationResult)
+            modifyRecordZonesCompletionBlock?(saves.succeeded.map(\.value), deletes.succeeded.map(\.id), failure)
         } catch {
             let error = reported(error)
             modifyRecordZonesResultBlock?(.failure(error))
@@ -81,25 +64,18 @@ open class CKFetchRecordZonesOperation: CKDatabaseOperation, @unchecked Sendable
         do {
             guard !isCancelled else { throw CancellationError() }
             let database = targetDatabase
-            var results: [(CKRecordZone.ID, Result<CKRecordZone, any Error>)] = []
+            let ids: [CKRecordZone.ID]
+            let results: [CKRecordZone.ID: Result<CKRecordZone, any Error>]
             if let recordZoneIDs {
-                let found = try await database.recordZones(for: recordZoneIDs)
-                results = recordZoneIDs.map { ($0, found[$0] ?? .failure(CKError(.zoneNotFound))) }
+                (ids, results) = (recordZoneIDs, try await database.recordZones(for: recordZoneIDs))
             } else {
-                results = try await database.allRecordZones().map { ($0.zoneID, .success($0)) }
+                let zones = try await database.allRecordZones()
+                (ids, results) = (zones.map(\.zoneID), Dictionary(zones.map { ($0.zoneID, .success($0)) }, uniquingKeysWith: { $1 }))
             }
-            var fetched: [CKRecordZone.ID: CKRecordZone] = [:]
-            var failures: [AnyHashable: any Error] = [:]
-            for (id, result) in results {
-                perRecordZoneResultBlock?(id, result)
-                switch result {
-                case .success(let zone): fetched[id] = zone
-                case .failure(let error): failures[id] = error
-                }
-            }
-            let failure = CKError.partialFailure(failures, "zones could not be fetched")
-            fetchRecordZonesResultBlock?(failure.map { .failure($0) } ?? .success(()))
-            fetchRecordZonesCompletionBlock?(fetched, failure)
+            let fetched = ItemResults(ids, results, missing: .zoneNotFound) { perRecordZoneResultBlock?($0, $1) }
+            let failure = CKError.partialFailure(fetched.failures, "zones could not be fetched")
+            fetchRecordZonesResultBlock?(failure.operationResult)
+            fetchRecordZonesCompletionBlock?(Dictionary(fetched.succeeded, uniquingKeysWith: { $1 }), failure)
         } catch {
             let error = reported(error)
             fetchRecordZonesResultBlock?(.failure(error))

@@ -30,7 +30,7 @@ struct PredicateParser {
 
     enum Token: Equatable {
         case word(String)
-        case placeholder(Character)
+        case formatArgument(Character)
         case string(String)
         case number(Double, isInteger: Bool)
         case symbol(String)
@@ -114,11 +114,11 @@ struct PredicateParser {
     private mutating func operand() throws -> PredicateNode.Operand {
         guard let token = next() else { throw PredicateError(description: "a comparison lacks a side") }
         switch token {
-        case .placeholder("@"): return .value(try argument())
-        case .placeholder("K"):
+        case .formatArgument("@"): return .value(try argument())
+        case .formatArgument("K"):
             guard let key = try argument() as? String else { throw PredicateError(description: "%K takes a field name") }
             return .key(key)
-        case .placeholder(let kind): return .value(try number(kind))
+        case .formatArgument(let kind): return .value(try number(kind))
         case .string(let text): return .value(text)
         case .number(let number, let isInteger): return .value(isInteger ? NSNumber(value: Int64(number)) : NSNumber(value: number))
         case .symbol("{"): return .value(try list())
@@ -168,7 +168,7 @@ struct PredicateParser {
     }
 
     private mutating func argument() throws -> Any {
-        guard !arguments.isEmpty else { throw PredicateError(description: "the predicate has more placeholders than arguments") }
+        guard !arguments.isEmpty else { throw PredicateError(description: "the predicate names more arguments (%@, %K, %d, %f) than it was given") }
         return arguments.removeFirst()
     }
 
@@ -211,8 +211,8 @@ struct PredicateParser {
                 while index < characters.count, "l".contains(characters[index]) { index += 1 }
                 guard index < characters.count else { throw PredicateError(description: "a lone % ends the predicate") }
                 let kind = characters[index]
-                guard "@Kdifu".contains(kind) else { throw PredicateError(description: "%\(kind) is not a placeholder CloudKit takes") }
-                tokens.append(.placeholder(kind == "i" || kind == "u" ? "d" : kind))
+                guard "@Kdifu".contains(kind) else { throw PredicateError(description: "%\(kind) is not a format specifier CloudKit takes") }
+                tokens.append(.formatArgument(kind == "i" || kind == "u" ? "d" : kind))
                 index += 1
             } else if character == "'" || character == "\"" {
                 var text = ""

@@ -25,6 +25,10 @@ public struct SubscriptionNotification: Sendable, Hashable {
     public var containerIdentifier: String?
     public var databaseScope: Database.Scope?
     public var alertBody: String?
+    /// The alert's title, its sound and the badge it sets, as the push carries them.
+    public var title: String?
+    public var soundName: String?
+    public var badge: Int64?
     public var kind: Kind
 
     /// A CloudKit payload (`{aps, ck}`) as the stream delivered it.
@@ -35,6 +39,9 @@ public struct SubscriptionNotification: Sendable, Hashable {
         containerIdentifier = payload.containerIdentifier
         databaseScope = Database.Scope(rawValue: payload.databaseScope.rawValue)
         alertBody = payload.aps.alert?.body
+        title = payload.aps.alert?.title
+        soundName = payload.aps.sound
+        badge = payload.aps.badge
         switch payload.subject {
         case .query(let recordName, let zoneID, let reason, let fields):
             kind = .query(

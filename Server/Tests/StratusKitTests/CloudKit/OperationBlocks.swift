@@ -10,23 +10,13 @@ enum OperationBlocks {
     static func answer<T: Sendable>(
         _ what: String, within seconds: Double = 60, _ start: (@escaping @Sendable (T) -> Void) -> Void
     ) async throws -> T {
-        let pending = LockedBox<CheckedContinuation<T, any Error>?>(nil)
-        let finish: @Sendable (Result<T, any Error>) -> Void = { result in
-            var taken: CheckedContinuation<T, any Error>?
-            pending.update { continuation in
-                taken = continuation
-                continuation = nil
-            }
-            taken?.resume(with: result)
+        let answered = LockedBox<T?>(nil)
+        start { value in answered.value = value }
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if let value = answered.value { return value }
+            try await Task.sleep(for: .milliseconds(20))
         }
-        let deadline = Task {
-            try await Task.sleep(for: .seconds(seconds))
-            finish(.failure(NoAnswer(description: "\(what) did not answer within \(seconds) s")))
-        }
-        defer { deadline.cancel() }
-        return try await withCheckedThrowingContinuation { continuation in
-            pending.value = continuation
-            start { finish(.success($0)) }
-        }
+        throw NoAnswer(description: "\(what) did not answer within \(seconds) s")
     }
 }
