@@ -11,7 +11,7 @@ extension CKDatabase {
         let page = try await call {
             try await $0.records(matching: translated, inZoneWith: zoneID?.stratus, desiredKeys: desiredKeys, resultsLimit: resultsLimit > 0 ? resultsLimit : 200)
         }
-        return (page.matchResults.map { (CKRecord.ID($0.0), cloudKitResult($0.1, CKRecord.init)) }, page.queryCursor.map(CKQueryCursor.init))
+        return (page.matchResults.map { (CKRecord.ID($0.0), cloudKitResult($0.1, CKRecord.made)) }, page.queryCursor.map(CKQueryCursor.init))
     }
 
     /// The next page of a query.
@@ -22,7 +22,7 @@ extension CKDatabase {
         let page = try await call {
             try await $0.records(continuingMatchFrom: queryCursor.stratus, desiredKeys: desiredKeys, resultsLimit: resultsLimit > 0 ? resultsLimit : 200)
         }
-        return (page.matchResults.map { (CKRecord.ID($0.0), cloudKitResult($0.1, CKRecord.init)) }, page.queryCursor.map(CKQueryCursor.init))
+        return (page.matchResults.map { (CKRecord.ID($0.0), cloudKitResult($0.1, CKRecord.made)) }, page.queryCursor.map(CKQueryCursor.init))
     }
 
     /// Every record matching a query (CloudKit's older convenience call).

@@ -87,9 +87,9 @@ public struct CKError: Error, CustomNSError, CustomStringConvertible, @unchecked
     init(_ error: StratusError) {
         var info: [String: Any] = [NSLocalizedDescriptionKey: error.reason]
         if let retryAfter = error.retryAfter { info[CKErrorRetryAfterKey] = NSNumber(value: retryAfter) }
-        if let server = error.serverRecord { info[CKRecordChangedErrorServerRecordKey] = CKRecord(server) }
-        if let client = error.clientRecord { info[CKRecordChangedErrorClientRecordKey] = CKRecord(client) }
-        if let ancestor = error.ancestorRecord { info[CKRecordChangedErrorAncestorRecordKey] = CKRecord(ancestor) }
+        if let server = error.serverRecord { info[CKRecordChangedErrorServerRecordKey] = CKRecord.made(from: server) }
+        if let client = error.clientRecord { info[CKRecordChangedErrorClientRecordKey] = CKRecord.made(from: client) }
+        if let ancestor = error.ancestorRecord { info[CKRecordChangedErrorAncestorRecordKey] = CKRecord.made(from: ancestor) }
         if !error.partialErrorsByItemID.isEmpty {
             var partial: [AnyHashable: any Error] = [:]
             for (id, failure) in error.partialErrorsByItemID { partial[CKRecord.ID(id)] = CKError(failure) }

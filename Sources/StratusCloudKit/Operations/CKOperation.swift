@@ -83,19 +83,30 @@ open class CKDatabaseOperation: CKOperation, @unchecked Sendable {
     var targetDatabase: CKDatabase { database ?? container.privateCloudDatabase }
 }
 
-extension CKDatabase {
-    private static let queue: OperationQueue = {
+extension CKOperation {
+    /// Where `add(_:)` runs operations.
+    static let queue: OperationQueue = {
         let queue = OperationQueue()
         queue.name = "StratusCloudKit.operations"
         queue.maxConcurrentOperationCount = 8
         return queue
     }()
+}
 
+extension CKDatabase {
     /// Runs an operation on this database.
     public func add(_ operation: CKDatabaseOperation) {
         if operation.database == nil { operation.database = self }
         if operation.configuration?.container == nil { operation.configuration?.container = container }
-        Self.queue.addOperation(operation)
+        CKOperation.queue.addOperation(operation)
+    }
+}
+
+extension CKContainer {
+    /// Runs an operation in this container (a database operation on its private database unless it names one).
+    public func add(_ operation: CKOperation) {
+        if operation.configuration?.container == nil { operation.configuration?.container = self }
+        CKOperation.queue.addOperation(operation)
     }
 }
 

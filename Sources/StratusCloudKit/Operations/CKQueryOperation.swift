@@ -49,7 +49,7 @@ open class CKQueryOperation: CKDatabaseOperation, @unchecked Sendable {
                 throw CKError(.invalidArguments, userInfo: [NSLocalizedDescriptionKey: "a query operation needs a query or a cursor"])
             }
             for (id, result) in page.matchResults {
-                let record = cloudKitResult(result, CKRecord.init)
+                let record = cloudKitResult(result, CKRecord.made)
                 recordMatchedBlock?(CKRecord.ID(id), record)
                 if case .success(let found) = record { recordFetchedBlock?(found) }
             }

@@ -27,8 +27,21 @@ open class CKRecord: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable {
         storage = record
     }
 
+    /// A record the server answered, as the class CloudKit gives it: a ``CKShare`` for a share.
+    static func made(from record: Record) -> CKRecord {
+        record.recordType == Share.recordType ? CKShare(record) : CKRecord(record)
+    }
+
     /// The record as StratusKit keeps it.
-    var stratus: Record { lock.withLock { storage } }
+    final var stored: Record { lock.withLock { storage } }
+
+    /// The record as it is to be saved (a share adds its participants).
+    var stratus: Record { stored }
+
+    /// Changes the record as StratusKit keeps it.
+    func update(_ change: (inout Record) -> Void) {
+        lock.withLock { change(&storage) }
+    }
 
     // MARK: - System fields
 
@@ -125,7 +138,7 @@ open class CKRecord: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable {
     }
 
     public func copy(with zone: NSZone? = nil) -> Any {
-        CKRecord(stratus)
+        CKRecord.made(from: stratus)
     }
 
     public override var description: String {

@@ -143,10 +143,22 @@ extension Container {
         _ = try await send("POST", url, body: DiscoverabilityRequest(discoverable: discoverable), answer: DiscoverabilityResponse.self)
     }
 
+    /// Whether other users can find the signed-in user (``setDiscoverable(_:)``).
+    public func isDiscoverable() async throws -> Bool {
+        try await get(url("/auth/1/\(identifier)/\(environment.rawValue)/discoverability"), answer: DiscoverabilityResponse.self).discoverable
+    }
+
     /// The identities of discoverable users matching the lookups; the others are left out.
     public func discoverUserIdentities(_ lookups: [UserIdentity.LookupInfo]) async throws -> [UserIdentity] {
         let answer = try await post(.public, "users/discover", DiscoverUsersRequest(lookupInfos: lookups.map(\.model)), answer: UsersResponse.self)
         return answer.users.map(UserIdentity.init(entry:))
+    }
+
+    /// The signed-in user's contacts who use the app and are discoverable (CloudKit's address-book discovery,
+    /// `GET users/discover`). A Stratus server keeps no address books, so it names nobody; find people with
+    /// ``discoverUserIdentities(_:)``.
+    public func discoverAllUserIdentities() async throws -> [UserIdentity] {
+        try await get(databaseURL(.public, "users/discover"), answer: UsersResponse.self).users.map(UserIdentity.init(entry:))
     }
 
     /// The identity of the discoverable user with this email address, if any.
@@ -163,6 +175,18 @@ public struct UserIdentity: Sendable, Hashable {
         case phoneNumber(String)
         case userRecordID(Record.ID)
 
+        init?(model: UserLookupInfo) {
+            if let email = model.emailAddress {
+                self = .emailAddress(email)
+            } else if let phone = model.phoneNumber {
+                self = .phoneNumber(phone)
+            } else if let name = model.userRecordName {
+                self = .userRecordID(Record.ID(recordName: name))
+            } else {
+                return nil
+            }
+        }
+
         var model: UserLookupInfo {
             switch self {
             case .emailAddress(let email): UserLookupInfo(emailAddress: email)
@@ -175,10 +199,13 @@ public struct UserIdentity: Sendable, Hashable {
     public var userRecordID: Record.ID?
     public var givenName: String?
     public var familyName: String?
+    /// What found the user (``Container/discoverUserIdentities(_:)``), or what they are known by.
+    public var lookupInfo: LookupInfo?
 
     init(entry: UserIdentityEntry) {
         userRecordID = Record.ID(recordName: entry.userRecordName)
         givenName = entry.nameComponents?.givenName
         familyName = entry.nameComponents?.familyName
+        lookupInfo = entry.lookupInfo.flatMap(LookupInfo.init(model:))
     }
 }

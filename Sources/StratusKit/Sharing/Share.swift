@@ -90,9 +90,17 @@ public struct Share: Sendable, Hashable {
     /// Adds someone, found by record ID, email address or phone number; they see the share once they accept.
     public mutating func addParticipant(_ lookup: UserIdentity.LookupInfo, permission: Permission = .readOnly) {
         var state = self.state
-        var participant = Participant(participantID: nil, userRecordID: nil, lookupInfo: lookup, permission: permission, role: .user, acceptanceStatus: .invited)
-        if case .userRecordID(let id) = lookup { participant.userRecordID = id }
-        state.participants.append(participant)
+        state.participants.append(Participant(invitee: lookup, permission: permission))
+        state.participantsChanged = true
+        record.shareState = state
+    }
+
+    /// Sets everyone on the share at once (the owner is kept as the server has it); StratusCloudKit's `CKShare`
+    /// keeps its participants as objects and hands them over when it is saved.
+    package mutating func replaceParticipants(_ participants: [Participant]) {
+        var state = self.state
+        guard state.participants != participants else { return }
+        state.participants = participants
         state.participantsChanged = true
         record.shareState = state
     }
@@ -153,6 +161,17 @@ extension Share {
 }
 
 extension Share.Participant {
+    /// Someone invited by record ID, email address or phone number, who has not accepted yet.
+    package init(invitee lookup: UserIdentity.LookupInfo, permission: Share.Permission) {
+        self.init(participantID: nil, userRecordID: nil, lookupInfo: lookup, permission: permission, role: .user, acceptanceStatus: .invited)
+        if case .userRecordID(let id) = lookup { userRecordID = id }
+    }
+
+    /// The owner of a share not saved yet, as CloudKit shows them: the signed-in user under a placeholder name.
+    package init(unsavedOwnerNamed name: String) {
+        self.init(participantID: nil, userRecordID: Record.ID(recordName: name), lookupInfo: nil, permission: .readWrite, role: .owner, acceptanceStatus: .accepted)
+    }
+
     init(model: ShareParticipant) {
         participantID = model.participantID
         userRecordID = model.userRecordName.map { Record.ID(recordName: $0) }

@@ -13,6 +13,7 @@ struct AccountsController {
         group.post("signin", use: signIn)
         group.post("signout", use: signOut)
         group.post("discoverability", use: discoverability)
+        group.get("discoverability", use: discoverabilityStatus)
         registerRecovery(on: group)
         registerSessions(on: group)
         registerDeletion(on: group)
@@ -36,6 +37,17 @@ struct AccountsController {
         let body = try await RequestBody.decode(DiscoverabilityRequest.self, from: request, limit: 64 * 1024)
         try await server.store.setDiscoverable(body.discoverable, containerID: authentication.container.id, userRecordName: user)
         return JSONResponse.make(DiscoverabilityResponse(discoverable: body.discoverable, userRecordName: user))
+    }
+
+    /// `GET discoverability`: whether the signed-in user can be found by other users (CloudKit's permission
+    /// status). Answers `{discoverable, userRecordName}`.
+    @Sendable func discoverabilityStatus(_ request: Request, context: StratusRequestContext) async throws -> Response {
+        let authentication = try await authenticate(request, context)
+        guard let user = authentication.userRecordName else {
+            throw APIError(.authenticationRequired, "discoverability is read by a signed-in user (ckWebAuthToken)")
+        }
+        let account = try await server.store.account(containerID: authentication.container.id, userRecordName: user)
+        return JSONResponse.make(DiscoverabilityResponse(discoverable: account?.isDiscoverable ?? false, userRecordName: user))
     }
 
     /// A phone number as accounts keep it: its digits, with a leading `+` when it had one.
