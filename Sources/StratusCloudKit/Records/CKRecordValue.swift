@@ -68,7 +68,7 @@ enum RecordValues {
                 horizontalAccuracy: location.horizontalAccuracy, altitude: location.altitude
             ))
         case let text as String: return .string(text)
-        case let date as Date: return .date(date)
+        case let date as Date: return .date(storedPrecision(date))
         case let data as Data: return .bytes(data)
         case let number as NSNumber: return self.number(number)
         case let list as [Any]:
@@ -76,6 +76,12 @@ enum RecordValues {
             return elements.count == list.count ? .list(elements) : nil
         default: return nil
         }
+    }
+
+    /// A date at the precision the server keeps (milliseconds), so that a record an app keeps after setting a date
+    /// compares equal to the same record fetched back.
+    static func storedPrecision(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: Double(Int64((date.timeIntervalSince1970 * 1000).rounded())) / 1000)
     }
 
     /// A number as CloudKit keeps it: floating point as a double, anything else (Booleans too) as an integer.

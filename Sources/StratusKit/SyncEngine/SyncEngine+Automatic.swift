@@ -74,14 +74,10 @@ extension SyncEngine {
                 continue
             }
             do {
-                if fetchWanted {
-                    fetchWanted = false
-                    try await exclusively { try await fetchChangesInOperation() }
-                }
-                if sendWanted {
-                    sendWanted = false
-                    try await exclusively { try await send(reason: .scheduled) }
-                }
+                let operation = Task { try await self.automaticPass() }
+                automaticOperation = operation
+                defer { automaticOperation = nil }
+                try await operation.value
                 backoff = 1
             } catch {
                 let error = Self.stratusError(error)
@@ -102,7 +98,32 @@ extension SyncEngine {
         }
     }
 
+    /// One round of the loop: the fetch and the send asked for.
+    private func automaticPass() async throws {
+        if fetchWanted {
+            fetchWanted = false
+            try await exclusively {
+                if let options = configuration.scheduledFetchOptions {
+                    let (included, prioritized) = await options()
+                    try await fetchChangesInOperation(inZones: included, prioritized: prioritized)
+                } else {
+                    try await fetchChangesInOperation()
+                }
+            }
+        }
+        if sendWanted {
+            sendWanted = false
+            try await exclusively { try await send(reason: .scheduled) }
+        }
+    }
+
     private var hasPendingChanges: Bool {
-        state.hasPendingRecordChanges || !state.pendingDatabaseChanges.isEmpty
+        state.hasPendingRecordChanges || !state.pendingDatabaseChanges.isEmpty || (configuration.hasUntrackedChanges?() ?? false)
+    }
+
+    /// Asks the engine to send soon, when it syncs by itself (changes the app does not track as pending ones).
+    package func requestSend() {
+        sendWanted = true
+        wake.yield()
     }
 }

@@ -11,12 +11,29 @@ extension SyncEngine {
         try await exclusively { try await fetch() }
     }
 
+    /// Fetches the database's changes, and the record changes of the zones `included` takes, those of
+    /// `prioritized` first (`CKSyncEngine.FetchChangesOptions`); the other changed zones are remembered and fetched
+    /// by a later fetch that includes them.
+    package func fetchChanges(inZones included: @escaping @Sendable (Zone.ID) -> Bool, prioritized: [Zone.ID]) async throws {
+        try await exclusively { try await fetch(inZones: included, prioritized: prioritized) }
+    }
+
+    /// Zones that changed on the server and whose changes a fetch limited to other zones left for later.
+    package var zoneIDsWithUnfetchedChanges: [Zone.ID] {
+        state.unfetchedZones.sorted { ($0.ownerName, $0.zoneName) < ($1.ownerName, $1.zoneName) }
+    }
+
     /// ``fetchChanges()`` within an operation already running.
     func fetchChangesInOperation() async throws {
         try await fetch()
     }
 
-    private func fetch() async throws {
+    /// ``fetchChanges(inZones:prioritized:)`` within an operation already running.
+    func fetchChangesInOperation(inZones included: @Sendable (Zone.ID) -> Bool, prioritized: [Zone.ID]) async throws {
+        try await fetch(inZones: included, prioritized: prioritized)
+    }
+
+    private func fetch(inZones included: @Sendable (Zone.ID) -> Bool = { _ in true }, prioritized: [Zone.ID] = []) async throws {
         try await checkAccount()
         await emit(.willFetchChanges)
         var modified: [Zone.ID] = []
@@ -44,8 +61,17 @@ extension SyncEngine {
             for zoneID in deleted { state.zoneTokens[zoneID] = nil }
             await emit(.fetchedDatabaseChanges(modifications: modified.filter(state.scope.includes), deletions: deleted))
         }
-        for zoneID in modified where state.scope.includes(zoneID) {
+        state.unfetchedZones.subtract(deleted)
+        state.unfetchedZones.subtract(deletedHere)
+        let changed = modified + state.unfetchedZones.filter { !modified.contains($0) }
+        let ordered = changed.filter(prioritized.contains) + changed.filter { !prioritized.contains($0) }
+        for zoneID in ordered where state.scope.includes(zoneID) {
+            guard included(zoneID) else {
+                state.unfetchedZones.insert(zoneID)
+                continue
+            }
             try await fetchZone(zoneID)
+            state.unfetchedZones.remove(zoneID)
         }
         state.databaseToken = token
         await emit(.stateUpdate(state.serialization))
@@ -148,6 +174,7 @@ extension SyncEngine {
             await emit(.accountChange(previousUser: previous, currentUser: current))
         } else {
             state.userRecordName = current
+            if configuration.reportsFirstSignIn { await emit(.accountChange(previousUser: nil, currentUser: current)) }
         }
         await emit(.stateUpdate(state.serialization))
     }

@@ -11,7 +11,7 @@ extension SyncEngine {
     }
 
     func send(reason: SendChangesContext.Reason) async throws {
-        guard !state.pendingDatabaseChanges.isEmpty || state.hasPendingRecordChanges else { return }
+        guard !state.pendingDatabaseChanges.isEmpty || state.hasPendingRecordChanges || hasUntrackedChanges else { return }
         try await checkAccount()
         await emit(.willSendChanges)
         // Zones go first; a zone the app asks for again during the send (its records failed with zoneNotFound) is
@@ -28,6 +28,11 @@ extension SyncEngine {
             if state.pendingDatabaseChanges.isEmpty { break }
         }
         await emit(.didSendChanges)
+    }
+
+    /// Whether the app said it has changes to send that it does not track as pending ones.
+    private var hasUntrackedChanges: Bool {
+        configuration.hasUntrackedChanges?() ?? false
     }
 
     /// Sends the pending zone changes in one request.
@@ -106,19 +111,37 @@ extension SyncEngine {
                 attempted[change.recordID] != state.version(of: change.recordID) && state.groups[change.recordID] == nil
                     && !waiting.contains(change.recordID.zoneID)
             }
-            guard !pending.isEmpty, let delegate = currentDelegate,
+            guard !pending.isEmpty || hasUntrackedChanges, let delegate = currentDelegate,
                 let batch = await delegate.nextRecordZoneChangeBatch(SendChangesContext(reason: reason, pendingChanges: pending), syncEngine: self)
             else { break }
             state.remove(batch.droppedSaves)
             let sent = batch.recordsToSave.map { PendingRecordZoneChange.saveRecord($0.recordID) } + batch.recordIDsToDelete.map(PendingRecordZoneChange.deleteRecord)
             guard !sent.isEmpty else { continue }
-            let versions = try await sendBatch(saving: batch.recordsToSave, deleting: batch.recordIDsToDelete, label: batch.label, atomically: false)
+            let versions = try await sendBatch(batch)
             for (id, version) in versions { attempted[id] = version }
             addedAgain = addedAgain || state.pendingRecordZoneChanges.contains { change in
                 versions[change.recordID].map { state.version(of: change.recordID) != $0 } ?? false
             }
         }
         return addedAgain && !state.pendingRecordZoneChanges.isEmpty
+    }
+
+    /// Sends a batch in one request, or, when it is atomic by zone, each zone's part in its own request.
+    private func sendBatch(_ batch: RecordZoneChangeBatch) async throws -> [Record.ID: Int] {
+        guard batch.atomicByZone else {
+            return try await sendBatch(saving: batch.recordsToSave, deleting: batch.recordIDsToDelete, label: batch.label, atomically: false)
+        }
+        var zones: [Zone.ID] = []
+        for id in batch.recordsToSave.map(\.recordID) + batch.recordIDsToDelete where !zones.contains(id.zoneID) { zones.append(id.zoneID) }
+        var versions: [Record.ID: Int] = [:]
+        for zone in zones {
+            let part = try await sendBatch(
+                saving: batch.recordsToSave.filter { $0.recordID.zoneID == zone }, deleting: batch.recordIDsToDelete.filter { $0.zoneID == zone },
+                label: batch.label, atomically: zone.zoneName != Zone.ID.defaultZoneName
+            )
+            versions.merge(part) { _, new in new }
+        }
+        return versions
     }
 
     /// Sends each atomic group whose records the delegate hands over whole, as one atomic request; whether a change
@@ -177,7 +200,7 @@ extension SyncEngine {
             await emit(.stateUpdate(state.serialization))
             throw error
         }
-        var outcome = BatchOutcome()
+        var outcome = BatchOutcome(keepsFailed: configuration.keepsFailedChangesPending)
         let unanswered = StratusError(.networkFailure, "the server's answer named no result for it")
         for record in saves {
             switch results.saveResults[record.recordID] {
@@ -209,6 +232,8 @@ extension SyncEngine {
 
     /// What one batch's results come to.
     private struct BatchOutcome {
+        /// Whether refused changes stay pending (``Configuration/keepsFailedChangesPending``).
+        let keepsFailed: Bool
         var savedRecords: [Record] = []
         var failedSaves: [(record: Record, error: StratusError)] = []
         var deletedIDs: [Record.ID] = []
@@ -233,7 +258,7 @@ extension SyncEngine {
                 return
             }
             failedSaves.append((record, error))
-            finished.append(.saveRecord(record.recordID))
+            if !keepsFailed { finished.append(.saveRecord(record.recordID)) }
             entries.append(BatchReceipt.Entry(change: .saveRecord(record.recordID), outcome: .failed(error)))
         }
 
@@ -252,7 +277,7 @@ extension SyncEngine {
                 return
             }
             failedDeletes[id] = error
-            finished.append(.deleteRecord(id))
+            if !keepsFailed { finished.append(.deleteRecord(id)) }
             entries.append(BatchReceipt.Entry(change: .deleteRecord(id), outcome: .failed(error)))
         }
     }

@@ -32,6 +32,18 @@ public actor SyncEngine {
         public var automaticallySync: Bool
         /// The name of the database subscription the engine saves to hear of changes.
         public var subscriptionID: String
+        /// Whether a record change the server refused stays pending for the next send, as `CKSyncEngine` keeps it
+        /// (StratusCloudKit's engine); this engine hands it to the app and forgets it.
+        package var keepsFailedChangesPending = false
+        /// Whether the first run for a signed-in user is reported as an account change with no previous user, as
+        /// `CKSyncEngine` reports a sign-in (StratusCloudKit's engine).
+        package var reportsFirstSignIn = false
+        /// Which zones a fetch the engine starts by itself covers, those to fetch first, and the others left for a
+        /// later fetch (`CKSyncEngineDelegate.nextFetchChangesOptions`); every changed zone when `nil`.
+        /// Whether the app has changes it does not track as pending ones (`CKSyncEngine.State.hasPendingUntrackedChanges`):
+        /// a send then asks the delegate for batches even when no change is pending.
+        package var hasUntrackedChanges: (@Sendable () -> Bool)?
+        package var scheduledFetchOptions: (@Sendable () async -> (included: @Sendable (Zone.ID) -> Bool, prioritized: [Zone.ID]))?
 
         /// An engine that syncs by itself (``automaticallySync``, settable afterwards, as in `CKSyncEngine`).
         public init(
@@ -71,6 +83,8 @@ public actor SyncEngine {
     var sendWanted = true
     let wake: AsyncStream<Void>.Continuation
     private let wakes: AsyncStream<Void>
+    /// The operation the engine runs by itself right now, for ``cancelOperations()``.
+    var automaticOperation: Task<Void, any Error>?
     /// Ends a running ``run()`` (``stop()``); `nil` while it does not run.
     var stopRunning: AsyncStream<Void>.Continuation?
     /// Set by ``stop()``: the engine syncs by itself no more.
@@ -110,6 +124,12 @@ public actor SyncEngine {
         stopped = true
         stopRunning?.finish()
         wake.finish()
+    }
+
+    /// Cancels the fetch or send the engine runs by itself right now; it tries again later, as after a failure
+    /// (`CKSyncEngine.cancelOperations()`).
+    package func cancelOperations() {
+        automaticOperation?.cancel()
     }
 
     // MARK: - Pending changes

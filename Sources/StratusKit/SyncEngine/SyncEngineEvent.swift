@@ -75,6 +75,9 @@ extension SyncEngine {
         public var label: String?
         /// Pending saves whose record the app no longer has: dropped from the pending changes.
         var droppedSaves: [PendingRecordZoneChange] = []
+        /// Whether each zone's changes are applied all or none (`CKSyncEngine.RecordZoneChangeBatch.atomicByZone`);
+        /// custom zones only, as in CloudKit.
+        package var atomicByZone = false
 
         public init(recordsToSave: [Record], recordIDsToDelete: [Record.ID], label: String? = nil) {
             self.recordsToSave = Array(recordsToSave.prefix(Self.maximumSize))

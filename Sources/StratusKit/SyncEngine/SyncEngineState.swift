@@ -57,6 +57,8 @@ extension SyncEngine {
         public internal(set) var pendingDatabaseChanges: [PendingDatabaseChange] = []
         var databaseToken: SyncToken?
         var zoneTokens: [Zone.ID: SyncToken] = [:]
+        /// Zones that changed and that a fetch limited to other zones left for later.
+        var unfetchedZones: Set<Zone.ID> = []
         /// The signed-in user the tokens and changes belong to.
         var userRecordName: String?
         /// What the engine fetches (``SyncEngine/setScope(_:)``).
@@ -84,14 +86,14 @@ extension SyncEngine {
         }
 
         /// Adds changes; a save replaces an earlier delete of the same record and the reverse.
-        mutating func add(_ changes: [PendingRecordZoneChange]) {
+        package mutating func add(_ changes: [PendingRecordZoneChange]) {
             for change in changes {
                 changesAdded += 1
                 pendingRecords[change.recordID] = PendingEntry(number: changesAdded, change: change)
             }
         }
 
-        mutating func remove(_ changes: [PendingRecordZoneChange]) {
+        package mutating func remove(_ changes: [PendingRecordZoneChange]) {
             for change in changes where pendingRecords[change.recordID]?.change == change {
                 pendingRecords[change.recordID] = nil
             }
@@ -102,7 +104,7 @@ extension SyncEngine {
 
         /// Adds zone changes; a deletion replaces an earlier save of the zone, and a save after a deletion not sent yet
         /// goes after it (the zone is emptied, then made again).
-        mutating func add(_ changes: [PendingDatabaseChange]) {
+        package mutating func add(_ changes: [PendingDatabaseChange]) {
             for change in changes {
                 if case .saveZone(let id) = change, pendingDatabaseChanges.contains(.deleteZone(id)) {
                     pendingDatabaseChanges.removeAll { $0 == change }
@@ -114,7 +116,7 @@ extension SyncEngine {
             }
         }
 
-        mutating func remove(_ changes: [PendingDatabaseChange]) {
+        package mutating func remove(_ changes: [PendingDatabaseChange]) {
             let removed = Set(changes)
             pendingDatabaseChanges.removeAll { removed.contains($0) }
         }
@@ -203,18 +205,19 @@ extension SyncEngine {
                 scope: scope == .everything ? nil : Stored.Scope(scope),
                 batchesSent: batchesSent,
                 groups: groups.isEmpty || !withPendingChanges ? nil : groups.map { Stored.GroupMember(record: Stored.RecordID($0.key), group: $0.value) }
-                    .sorted { ($0.group, $0.record.name) < ($1.group, $1.record.name) }
+                    .sorted { ($0.group, $0.record.name) < ($1.group, $1.record.name) },
+                unfetched: unfetchedZones.isEmpty ? nil : unfetchedZones.map(Stored.ZoneID.init).sorted { ($0.name, $0.owner) < ($1.name, $1.owner) }
             )
             let encoder = JSONEncoder()
             encoder.outputFormatting = .sortedKeys
             return (try? encoder.encode(stored)) ?? Data()
         }
 
-        init() {}
+        package init() {}
 
         /// The state kept in `serialization`.
         /// - Throws: ``StratusError`` `invalidArguments` for bytes that are not an engine's state.
-        init(_ serialization: Serialization) throws {
+        package init(_ serialization: Serialization) throws {
             guard let stored = try? JSONDecoder().decode(Stored.self, from: serialization.data) else {
                 throw StratusError(.invalidArguments, "the sync engine's saved state cannot be read")
             }
@@ -226,6 +229,7 @@ extension SyncEngine {
             scope = stored.scope?.scope ?? .everything
             batchesSent = stored.batchesSent ?? 0
             groups = Dictionary((stored.groups ?? []).map { ($0.record.id, $0.group) }, uniquingKeysWith: { _, last in last })
+            unfetchedZones = Set((stored.unfetched ?? []).map(\.id))
         }
     }
 
@@ -280,5 +284,7 @@ extension SyncEngine {
         var scope: Scope?
         var batchesSent: Int?
         var groups: [GroupMember]?
+        /// Absent in states written before fetches limited to some zones.
+        var unfetched: [ZoneID]?
     }
 }

@@ -19,4 +19,17 @@ enum OperationBlocks {
         }
         throw NoAnswer(description: "\(what) did not answer within \(seconds) s")
     }
+
+    /// Waits until `condition` holds, failing with `what` and what `describe` says when it does not within the
+    /// deadline.
+    static func waitUntil(
+        _ what: String, within seconds: Double = 60, _ condition: () async throws -> Bool, describe: () async -> String = { "" }
+    ) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw NoAnswer(description: "\(what) did not happen within \(seconds) s: \(await describe())")
+    }
 }
