@@ -124,7 +124,8 @@ import Testing
         let fresh = try #require(again["ckWebAuthToken"] as? String, "\(again)")
         let signedInAda = SignedInUser(
             server: server, container: Self.container,
-            query: "ckAPIToken=\(token)&ckWebAuthToken=\(fresh.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)", userRecordName: user
+            query: "ckAPIToken=\(token)&ckWebAuthToken=\(fresh.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)", userRecordName: user,
+            webAuthToken: fresh
         )
         try await signedInAda.addPasskey(with: SoftwarePasskeys(origin: server.baseURL), password: "correct horse")
         #expect(try await Self.stratus(["users", "list", Self.container], server: server).1.contains("1 passkey"))

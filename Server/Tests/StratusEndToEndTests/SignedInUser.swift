@@ -18,6 +18,8 @@ struct SignedInUser: Sendable {
     /// `ckAPIToken=…&ckWebAuthToken=…`, percent-encoded.
     let query: String
     let userRecordName: String
+    /// The session as the server gave it (for an app given it from outside, `STRATUS_WEB_AUTH_TOKEN`).
+    let webAuthToken: String
 
     /// Signs up a new account with ``password``.
     static func signUp(_ email: String, container: String, apiToken: String, on server: ServerProcess) async throws -> SignedInUser {
@@ -40,7 +42,7 @@ struct SignedInUser: Sendable {
             throw E2EFailure("\(operation) of \(email) answered \(status): \(user)")
         }
         let query = "ckAPIToken=\(apiToken)&ckWebAuthToken=\(token.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
-        return SignedInUser(server: server, container: container, query: query, userRecordName: name)
+        return SignedInUser(server: server, container: container, query: query, userRecordName: name, webAuthToken: token)
     }
 
     /// The same user, sending to another server of the same store.
