@@ -57,7 +57,7 @@ extension CKDatabase {
         }
         var modifications: [CKRecord.ID: Result<RecordZoneChange.Modification, any Error>] = [:]
         for (id, result) in changes.modificationResultsByID {
-            modifications[CKRecord.ID(id)] = cloudKitResult(result) { RecordZoneChange.Modification(record: CKRecord.made(from: $0)) }
+            modifications[CKRecord.ID(id)] = await delivered(result).map { RecordZoneChange.Modification(record: $0) }
         }
         return (
             modifications, changes.deletions.map { RecordZoneChange.Deletion(recordID: CKRecord.ID($0.recordID), recordType: $0.recordType) },

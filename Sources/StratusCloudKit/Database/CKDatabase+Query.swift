@@ -11,7 +11,7 @@ extension CKDatabase {
         let page = try await call {
             try await $0.records(matching: translated, inZoneWith: zoneID?.stratus, desiredKeys: desiredKeys, resultsLimit: resultsLimit > 0 ? resultsLimit : 200)
         }
-        return (page.matchResults.map { (CKRecord.ID($0.0), cloudKitResult($0.1, CKRecord.made)) }, page.queryCursor.map(CKQueryCursor.init))
+        return (await deliveredResults(page.matchResults), page.queryCursor.map(CKQueryCursor.init))
     }
 
     /// The next page of a query.
@@ -22,7 +22,16 @@ extension CKDatabase {
         let page = try await call {
             try await $0.records(continuingMatchFrom: queryCursor.stratus, desiredKeys: desiredKeys, resultsLimit: resultsLimit > 0 ? resultsLimit : 200)
         }
-        return (page.matchResults.map { (CKRecord.ID($0.0), cloudKitResult($0.1, CKRecord.made)) }, page.queryCursor.map(CKQueryCursor.init))
+        return (await deliveredResults(page.matchResults), page.queryCursor.map(CKQueryCursor.init))
+    }
+
+    /// A page's results as CloudKit hands them out, assets downloaded.
+    func deliveredResults(_ results: [(Record.ID, Result<Record, any Error>)]) async -> [(CKRecord.ID, Result<CKRecord, any Error>)] {
+        var delivered: [(CKRecord.ID, Result<CKRecord, any Error>)] = []
+        for (id, result) in results {
+            delivered.append((CKRecord.ID(id), await self.delivered(result)))
+        }
+        return delivered
     }
 
     /// Every record matching a query (CloudKit's older convenience call).

@@ -4,7 +4,7 @@ import StratusKit
 extension CKDatabase {
     /// The record with this ID; `unknownItem` when there is none.
     public func record(for recordID: CKRecord.ID) async throws -> CKRecord {
-        try await call { CKRecord.made(from: try await $0.record(for: recordID.stratus)) }
+        try await delivered(try await call { try await $0.record(for: recordID.stratus) })
     }
 
     /// Records by ID, each with its own result.
@@ -12,7 +12,11 @@ extension CKDatabase {
         let results = try await call { try await $0.records(for: ids.map(\.stratus), desiredKeys: desiredKeys) }
         var answer: [CKRecord.ID: Result<CKRecord, any Error>] = [:]
         for id in ids {
-            answer[id] = results[id.stratus].map { cloudKitResult($0, CKRecord.made) } ?? .failure(CKError(.unknownItem))
+            if let result = results[id.stratus] {
+                answer[id] = await delivered(result)
+            } else {
+                answer[id] = .failure(CKError(.unknownItem))
+            }
         }
         return answer
     }

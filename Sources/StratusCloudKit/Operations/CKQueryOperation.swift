@@ -48,9 +48,8 @@ open class CKQueryOperation: CKDatabaseOperation, @unchecked Sendable {
             } else {
                 throw CKError(.invalidArguments, userInfo: [NSLocalizedDescriptionKey: "a query operation needs a query or a cursor"])
             }
-            for (id, result) in page.matchResults {
-                let record = cloudKitResult(result, CKRecord.made)
-                recordMatchedBlock?(CKRecord.ID(id), record)
+            for (id, record) in await database.deliveredResults(page.matchResults) {
+                recordMatchedBlock?(id, record)
                 if case .success(let found) = record { recordFetchedBlock?(found) }
             }
             finish(.success(page.queryCursor.map(Cursor.init)))

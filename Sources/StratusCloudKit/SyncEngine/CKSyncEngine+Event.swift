@@ -115,6 +115,14 @@ extension CKSyncEngine {
 }
 
 extension CKSyncEngine.Event {
+    /// A page of a zone's changes: records as the app gets them, and the deletions StratusKit reported.
+    static func fetched(_ records: [CKRecord], deletions: [(recordID: Record.ID, recordType: String)]) -> Self {
+        .fetchedRecordZoneChanges(FetchedRecordZoneChanges(
+            modifications: records.map { CKDatabase.RecordZoneChange.Modification(record: $0) },
+            deletions: deletions.map { CKDatabase.RecordZoneChange.Deletion(recordID: CKRecord.ID($0.recordID), recordType: $0.recordType) }
+        ))
+    }
+
     /// StratusKit's event as CloudKit's; `nil` for the events CloudKit has no counterpart of (batch receipts, a
     /// narrowed scope).
     init?(_ event: SyncEngine.Event, fetch: CKSyncEngine.FetchChangesContext, send: CKSyncEngine.SendChangesContext) {
@@ -136,10 +144,7 @@ extension CKSyncEngine.Event {
                 deletions: deletions.map { CKDatabase.DatabaseChange.Deletion(zoneID: CKRecordZone.ID($0), reason: .deleted) }
             ))
         case .fetchedRecordZoneChanges(_, let modifications, let deletions, _):
-            self = .fetchedRecordZoneChanges(FetchedRecordZoneChanges(
-                modifications: modifications.map { CKDatabase.RecordZoneChange.Modification(record: CKRecord.made(from: $0)) },
-                deletions: deletions.map { CKDatabase.RecordZoneChange.Deletion(recordID: CKRecord.ID($0.recordID), recordType: $0.recordType) }
-            ))
+            self = .fetched(modifications.map(CKRecord.made), deletions: deletions)
         case .sentDatabaseChanges(let saved, let failedSaves, let deleted, let failedDeletes):
             self = .sentDatabaseChanges(SentDatabaseChanges(
                 savedZones: saved.map(CKRecordZone.init),

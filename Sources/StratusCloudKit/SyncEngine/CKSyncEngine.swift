@@ -131,15 +131,22 @@ final class EventBridge: SyncEngineDelegate, @unchecked Sendable {
         switch event {
         case .stateUpdate:
             owner.state.refresh(from: await syncEngine.state, unfetchedZones: await syncEngine.zoneIDsWithUnfetchedChanges)
-        case .fetchedRecordZoneChanges(let zoneID, _, _, true):
-            // The zone's token was no longer accepted: its records come again from the start, so the app drops what
+        case .fetchedRecordZoneChanges(let zoneID, let modifications, let deletions, let refetched):
+            // A zone whose token was no longer accepted: its records come again from the start, so the app drops what
             // it has of the zone first, as for a zone deleted and fetched anew.
-            let first = lock.withLock { refetching.insert(zoneID).inserted }
-            if first {
+            if refetched, lock.withLock({ refetching.insert(zoneID).inserted }) {
                 await deliver(.fetchedDatabaseChanges(.init(
                     modifications: [], deletions: [CKDatabase.DatabaseChange.Deletion(zoneID: CKRecordZone.ID(zoneID), reason: .deleted)]
                 )), to: owner, engine: syncEngine)
             }
+            // Records come with their assets downloaded, as CloudKit hands them out; one whose asset cannot be
+            // downloaded now still comes, its asset without a file.
+            var records: [CKRecord] = []
+            for record in modifications {
+                records.append((try? await owner.database.delivered(record)) ?? CKRecord.made(from: record))
+            }
+            await deliver(.fetched(records, deletions: deletions), to: owner, engine: syncEngine)
+            return
         case .didFetchRecordZoneChanges(let zoneID, _):
             _ = lock.withLock { refetching.remove(zoneID) }
         case .didFetchChanges:

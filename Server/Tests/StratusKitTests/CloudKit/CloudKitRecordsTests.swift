@@ -170,4 +170,34 @@ import Testing
         #expect(configuration.url.absoluteString == "https://stratus.example.com" && configuration.apiTokens == ["iCloud.com.example.App": "token"])
         #expect(configuration.stratusEnvironment == .production && configuration.webAuthToken == "session")
     }
+
+    @Test("a CKAsset saved from a file comes back from a fetch, a query and the zone's changes as a file on this device with the same bytes")
+    func assetsComeBackAsFiles() async throws {
+        try await KitTestServer.run { server in
+            let (phone, laptop) = try await CloudKitSyncEngineTests.twoDevices(server)
+            let zoneID = CKRecordZone.ID(zoneName: "Photos")
+            _ = try await phone.privateCloudDatabase.save(CKRecordZone(zoneID: zoneID))
+            let bytes = Data((0..<40_000).map { UInt8($0 % 251) })
+            let source = server.deviceFile()
+            try bytes.write(to: source)
+            let photo = CKRecord(recordType: "Photo", recordID: CKRecord.ID(recordName: "p1", zoneID: zoneID))
+            photo["image"] = CKAsset(fileURL: source)
+            photo["caption"] = "Beach"
+            _ = try await phone.privateCloudDatabase.save(photo)
+
+            let database = laptop.privateCloudDatabase
+            let fetched = try await database.record(for: photo.recordID)
+            let fetchedFile = try #require((fetched["image"] as? CKAsset)?.fileURL, "a fetched asset has a file")
+            #expect(try Data(contentsOf: fetchedFile) == bytes && fetchedFile != source)
+
+            let query = CKQuery(recordType: "Photo", predicate: NSPredicate(format: "caption == %@", "Beach"))
+            let matched = try await database.records(matching: query, inZoneWith: zoneID).matchResults
+            let matchedFile = try #require((try matched.first?.1.get()["image"] as? CKAsset)?.fileURL)
+            #expect(try Data(contentsOf: matchedFile) == bytes)
+
+            let changes = try await database.recordZoneChanges(inZoneWith: zoneID, since: nil)
+            let changed = try #require(try changes.modificationResultsByID[photo.recordID]?.get().record)
+            #expect(try (changed["image"] as? CKAsset)?.fileURL.map { try Data(contentsOf: $0) } == bytes)
+        }
+    }
 }
