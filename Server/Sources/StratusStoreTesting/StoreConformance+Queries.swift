@@ -64,6 +64,8 @@ extension StoreConformance {
             (filter("NOT_BEGINS_WITH", "name", .string("Al")), ["p1", "p2", "p3", "p4"]),
             (filter("CONTAINS_ALL_TOKENS", "body", .string("quick DOG")), ["p2"]),
             (filter("CONTAINS_ANY_TOKENS", "body", .string("fox dog")), ["p0", "p1", "p2", "p4"]),
+            (filter("CONTAINS_ALL_TOKENS", "allTokens", .string("alpha QUICK")), ["p0"]),
+            (filter("CONTAINS_ANY_TOKENS", "allTokens", .string("delta dog")), ["p1", "p2", "p4"]),
             (filter("LIST_CONTAINS", "tags", .string("blue")), ["p0", "p1"]),
             (filter("NOT_LIST_CONTAINS", "tags", .string("blue")), ["p2", "p3", "p4"]),
             (filter("LIST_CONTAINS_ANY", "tags", .array([.string("red"), .string("green")])), ["p0", "p2", "p4"]),
@@ -91,6 +93,11 @@ extension StoreConformance {
             }
         }
         cases += [
+            ConformanceCase("a search of every field (allTokens) takes only the token comparators and sorts nothing") { store in
+                _ = try await seedPlaces(store)
+                await #expect(throws: StorageError.self) { try await names(store, [filter("EQUALS", "allTokens", .string("Alpha"))]) }
+                await #expect(throws: StorageError.self) { try await names(store, sort: [SortInput(fieldName: "allTokens")]) }
+            },
             ConformanceCase("query filters are ANDed") { store in
                 _ = try await seedPlaces(store)
                 let found = try await names(store, [filter("GREATER_THAN_OR_EQUALS", "rank", .integer(2)), filter("LIST_CONTAINS", "tags", .string("blue"))])

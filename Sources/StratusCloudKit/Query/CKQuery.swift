@@ -122,8 +122,11 @@ enum QueryTranslation {
 
     private static func comparison(_ lhs: PredicateNode.Operand, _ op: String, _ rhs: PredicateNode.Operand) throws -> Filter {
         switch (lhs, op, rhs) {
-        case (.tokensOfSelf, "CONTAINS", _):
-            throw PredicateError(description: "self CONTAINS (a search of every string field) is not supported yet; search one SEARCHABLE field with a CONTAINS_ALL_TOKENS filter through StratusKit")
+        case (.tokensOfSelf, "CONTAINS", .value(let text as String)):
+            // Every word of the text, in any SEARCHABLE string field.
+            return .condition("CONTAINS_ALL_TOKENS", .allTokens, .string(text))
+        case (.tokensOfSelf, _, _):
+            throw PredicateError(description: "self takes CONTAINS with a string of words to find in the record's searchable fields")
         case (.distance(let key, let location), "<", .value(let radius)), (.distance(let key, let location), "<=", .value(let radius)):
             guard let kilometers = (radius as? NSNumber)?.doubleValue, case .location(let place)? = RecordValues.field(location) else {
                 throw PredicateError(description: "distanceToLocation:fromLocation: compares a location with a number of kilometers")

@@ -10,6 +10,11 @@ enum PredicateRendering {
         for comparison in filter.comparisons {
             let key = comparison.isSystem ? systemKey(comparison.field) : comparison.field
             let value = argument(comparison.value)
+            if comparison.field == Filter.Field.allTokensName, comparison.comparator == "CONTAINS_ALL_TOKENS" {
+                parts.append("self CONTAINS %@")
+                arguments.append(value)
+                continue
+            }
             switch comparison.comparator {
             case "NOT_IN": parts.append("NOT (%K IN %@)")
             case "LIST_CONTAINS": parts.append("%K CONTAINS %@")

@@ -1,4 +1,5 @@
 import Foundation
+internal import StratusModel
 
 /// A query over one record type: a filter and a sort (`CKQuery`).
 ///
@@ -69,6 +70,11 @@ public struct Filter: Sendable, Hashable, Codable {
         public static let recordName = Field(name: "recordName", isSystem: true)
         public static let creationDate = Field(name: "createdTimestamp", isSystem: true)
         public static let modificationDate = Field(name: "modifiedTimestamp", isSystem: true)
+        /// Every SEARCHABLE string field of the record at once, for ``containsAllTokens(of:)`` (CloudKit's
+        /// `self CONTAINS`).
+        public static let allTokens = Field(name: allTokensName, isSystem: false)
+        /// The wire name of ``allTokens``.
+        package static var allTokensName: String { FieldReference.allTokensName }
 
         func compare(_ comparator: String, _ value: FieldValue, distance: Double? = nil) -> Filter {
             Filter(conditions: [Condition(comparator: comparator, field: self, value: value, distance: distance)])

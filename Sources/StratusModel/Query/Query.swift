@@ -10,6 +10,13 @@ public enum FieldReference: Sendable, Hashable {
         case .system(let field): field.rawValue
         }
     }
+
+    /// The field name of a token filter (`CONTAINS_ALL_TOKENS`, `CONTAINS_ANY_TOKENS`) that searches every
+    /// SEARCHABLE string field of a record at once: CloudKit's `self CONTAINS` (`docs/protocol.md#queries`).
+    public static let allTokensName = "allTokens"
+
+    /// Whether this is the search of every searchable string field (``allTokensName``).
+    public var isAllTokens: Bool { self == .field(Self.allTokensName) }
 }
 
 /// One typed query filter. Filters of a query are ANDed.

@@ -45,7 +45,8 @@ public struct RecordMatcher: Sendable {
     }
 
     private func fieldHolds(_ positive: Comparator, name: String, _ filter: Filter) -> Bool {
-        let entries = entries[name] ?? []
+        // A search of every searchable field (`allTokens`) takes the tokens of every field.
+        let entries = name == FieldReference.allTokensName ? Array(entries.values.joined()) : entries[name] ?? []
         func keys(_ kind: IndexEntry.Kind) -> [IndexEntry] { entries.filter { $0.kind == kind } }
         switch positive {
         case .containsAllTokens, .containsAnyTokens:

@@ -43,12 +43,23 @@ public enum IndexPolicy {
     /// The requirements `type` does not meet yet. Fields the type does not have are left out: they hold
     /// no values, so no index can help.
     public static func missing(_ requirements: [Requirement], in type: RecordTypeSchema) -> [Requirement] {
-        requirements.filter { requirement in
+        expanded(requirements, in: type).filter { requirement in
             if requirement.field.hasPrefix("___") {
                 return !(type.systemFieldIndexes[requirement.field] ?? []).contains(requirement.index)
             }
             guard let field = type.fields[requirement.field] else { return false }
             return !field.indexes.contains(requirement.index)
+        }
+    }
+
+    /// The requirements with a search of every searchable field (`allTokens`) made concrete: met when the type
+    /// has a SEARCHABLE string field (those are searched), else it needs every string field SEARCHABLE.
+    static func expanded(_ requirements: [Requirement], in type: RecordTypeSchema) -> [Requirement] {
+        requirements.flatMap { requirement -> [Requirement] in
+            guard requirement.field == FieldReference.allTokensName else { return [requirement] }
+            let strings = type.fields.filter { [FieldType(.string), FieldType(.localizedString)].contains($0.value.type) }
+            if strings.values.contains(where: { $0.indexes.contains(.searchable) }) { return [] }
+            return strings.keys.sorted().map { Requirement(field: $0, index: .searchable) }
         }
     }
 
@@ -121,7 +132,8 @@ public enum IndexPolicy {
     /// - Throws: ``StorageError/Code/unavailable``, which clients retry.
     public static func requireBuilt(for query: Query, building: Set<String>) throws(StorageError) {
         guard !building.isEmpty else { return }
-        for requirement in requirements(of: query) where building.contains("\(query.recordType).\(requirement.field)") {
+        for requirement in requirements(of: query) where building.contains("\(query.recordType).\(requirement.field)")
+            || (requirement.field == FieldReference.allTokensName && building.contains { $0.hasPrefix("\(query.recordType).") }) {
             throw StorageError(
                 .unavailable,
                 "the \(requirement.indexName) index on \(query.recordType).\(requirement.field) is still being built over existing records; try again shortly"

@@ -45,6 +45,11 @@ public enum QueryTyper {
         if let system = SystemField(wireName: fieldName), fieldName.hasPrefix("___") {
             return (.system(system), FieldType(system.valueType))
         }
+        // Every searchable string field at once, searched as one STRING (a field of that name in the schema
+        // is not reachable by queries).
+        if fieldName == FieldReference.allTokensName {
+            return (.field(fieldName), FieldType(.string))
+        }
         // `title.en`: one language of a LOCALIZED_STRING field, compared and sorted as a STRING.
         if let dot = fieldName.firstIndex(of: ".") {
             let base = String(fieldName[..<dot])
@@ -75,6 +80,9 @@ public enum QueryTyper {
         let inferred = FieldValue.inferredType(of: fieldValue.value)
         guard let fieldType = knownType ?? inferred.map({ comparator.isListComparator ? .list($0.scalar) : FieldType($0.scalar) }) else {
             throw StorageError(.invalidArgument, "filter on '\(field.name)': cannot tell the value's type; send \"type\"")
+        }
+        if field.isAllTokens && comparator != .containsAllTokens && comparator != .containsAnyTokens {
+            throw StorageError(.invalidArgument, "'\(FieldReference.allTokensName)' (every searchable field) takes CONTAINS_ALL_TOKENS or CONTAINS_ANY_TOKENS, not \(comparator.rawValue)")
         }
         try check(comparator, on: fieldType, field: field)
         let comparandType = comparator.takesListValue ? FieldType.list(fieldType.scalar) : FieldType(fieldType.scalar)
@@ -139,6 +147,9 @@ public enum QueryTyper {
         let (field, type) = try fieldReference(
             fieldName: input.fieldName, systemFieldName: input.systemFieldName, recordType: recordType, declared: nil
         )
+        if field.isAllTokens {
+            throw StorageError(.invalidArgument, "cannot sort by '\(FieldReference.allTokensName)' (every searchable field)")
+        }
         var relative: Location?
         if let relativeLocation = input.relativeLocation {
             guard case .location(let location)? = try? FieldValue(json: relativeLocation.value, as: FieldType(.location)) else {

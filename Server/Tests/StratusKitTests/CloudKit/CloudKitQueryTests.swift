@@ -62,6 +62,36 @@ import Testing
         }
     }
 
+    @Test("self CONTAINS finds every word in any string field, with other predicates; a subscription on it reads back the same predicate")
+    func tokensOfEveryField() async throws {
+        try await KitTestServer.run { server in
+            let database = try await CloudKitRecordsTests.signedUp(server, "ann@example.com").publicCloudDatabase
+            let notes: [(String, String, String)] = [("n1", "Beach day", "sun and sand"), ("n2", "Groceries", "Milk, sand paper"), ("n3", "Trip", "beach house by the SEA")]
+            for (name, title, body) in notes {
+                let note = CKRecord(recordType: "Note", recordID: CKRecord.ID(recordName: name))
+                note["title"] = title
+                note["body"] = body
+                note["stars"] = name == "n3" ? 5 : 3
+                _ = try await database.save(note)
+            }
+            func names(_ predicate: NSPredicate) async throws -> [String] {
+                let query = CKQuery(recordType: "Note", predicate: predicate)
+                query.sortDescriptors = [NSSortDescriptor(key: "recordID", ascending: true)]
+                return try await database.records(matching: query).matchResults.map(\.0.recordName)
+            }
+            #expect(try await names(NSPredicate(format: "self CONTAINS %@", "beach")) == ["n1", "n3"])
+            #expect(try await names(NSPredicate(format: "self contains 'sand'")) == ["n1", "n2"])
+            #expect(try await names(NSPredicate(format: "self CONTAINS %@", "Beach sea")) == ["n3"])
+            #expect(try await names(NSPredicate(format: "self CONTAINS %@ AND stars > 4", "beach")) == ["n3"])
+            #expect(try await names(NSPredicate(format: "self CONTAINS %@", "snow")) == [])
+
+            let subscription = CKQuerySubscription(recordType: "Note", predicate: NSPredicate(format: "self CONTAINS %@", "beach"), subscriptionID: "beach", options: [.firesOnRecordCreation])
+            _ = try await database.save(subscription)
+            let read = try #require(try await database.subscription(for: "beach") as? CKQuerySubscription)
+            #expect(try await names(read.predicate) == ["n1", "n3"], "\(read.predicate)")
+        }
+    }
+
     @Test("CKQueryOperation pages with resultsLimit and a cursor through recordMatchedBlock and queryResultBlock, and through the older blocks")
     func queryOperations() async throws {
         try await KitTestServer.run { server in

@@ -106,13 +106,17 @@ struct QueryStatementBuilder<Dialect: SQLDialect> {
 
     /// That a record has an entry of `kind` for field `name` meeting `condition`. A walk checks each walked
     /// record through its own entries (field_index_record); lookups read the index's primary key.
+    /// A search of every searchable field (`allTokens`) names no field: a token of any field will do.
     private func lookup(_ kind: IndexEntry.Kind, name: String, _ condition: SQLFragment, membership: String) -> SQLFragment {
+        let everyField = name == FieldReference.allTokensName
         if walk != nil {
-            return "EXISTS (SELECT 1 FROM field_index f WHERE f.record_id = r.id AND f.field = \(.text(name)) AND f.kind = \(raw: "\(kind.rawValue)") AND \(condition))"
+            let field: SQLFragment = everyField ? "" : "f.field = \(.text(name)) AND "
+            return "EXISTS (SELECT 1 FROM field_index f WHERE f.record_id = r.id AND \(field)f.kind = \(raw: "\(kind.rawValue)") AND \(condition))"
         }
+        let field: SQLFragment = everyField ? "" : "AND field = \(.text(name)) "
         return """
             r.id \(raw: membership) (SELECT record_id FROM field_index WHERE \(zoneCondition("zone_id")) AND type = \(.text(recordType)) \
-            AND field = \(.text(name)) AND kind = \(raw: "\(kind.rawValue)") AND \(condition))
+            \(field)AND kind = \(raw: "\(kind.rawValue)") AND \(condition))
             """
     }
 
