@@ -13,6 +13,10 @@ final class CloudKitSyncDevice: CKSyncEngineDelegate, @unchecked Sendable {
     private var log: [String] = []
     /// Makes the zone again when a save says it is missing (as apps do); off to see the failure stay pending.
     var recreatesMissingZones = true
+    /// Holds every fetch at its start until the task running it is cancelled (to see `cancelOperations()`).
+    var holdsFetches = false
+    /// Notes written without a pending change, handed over as untracked changes.
+    private var untracked: [String] = []
     private(set) var engine: CKSyncEngine!
 
     init(_ container: CKContainer, state: CKSyncEngine.State.Serialization? = nil, automaticallySync: Bool = false) {
@@ -37,6 +41,17 @@ final class CloudKitSyncDevice: CKSyncEngineDelegate, @unchecked Sendable {
         engine.state.add(pendingRecordZoneChanges: [.saveRecord(id)])
     }
 
+    /// Writes a note here without adding a pending change: the app says it has untracked changes instead.
+    func writeUntracked(_ name: String, _ text: String) {
+        lock.withLock {
+            let record = notes[name] ?? CKRecord(recordType: "Note", recordID: CKRecord.ID(recordName: name, zoneID: Self.zoneID))
+            record["text"] = text
+            notes[name] = record
+            untracked.append(name)
+        }
+        engine.state.hasPendingUntrackedChanges = true
+    }
+
     func delete(_ name: String) {
         let id = lock.withLock { notes.removeValue(forKey: name)?.recordID } ?? CKRecord.ID(recordName: name, zoneID: Self.zoneID)
         engine.state.add(pendingRecordZoneChanges: [.deleteRecord(id)])
@@ -45,6 +60,10 @@ final class CloudKitSyncDevice: CKSyncEngineDelegate, @unchecked Sendable {
     func handleEvent(_ event: CKSyncEngine.Event, syncEngine: CKSyncEngine) async {
         lock.withLock { log.append(Self.describe(event)) }
         switch event {
+        case .willFetchChanges where holdsFetches:
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(20))
+            }
         case .stateUpdate(let update):
             lock.withLock { savedState = update.stateSerialization }
         case .fetchedRecordZoneChanges(let changes):
@@ -83,6 +102,11 @@ final class CloudKitSyncDevice: CKSyncEngineDelegate, @unchecked Sendable {
     }
 
     func nextRecordZoneChangeBatch(_ context: CKSyncEngine.SendChangesContext, syncEngine: CKSyncEngine) async -> CKSyncEngine.RecordZoneChangeBatch? {
+        let handOver: [CKRecord] = lock.withLock {
+            defer { untracked = [] }
+            return untracked.compactMap { notes[$0] }
+        }
+        if !handOver.isEmpty { return CKSyncEngine.RecordZoneChangeBatch(recordsToSave: handOver) }
         let scope = context.options.scope
         let changes = syncEngine.state.pendingRecordZoneChanges.filter { scope.contains($0) }
         return await CKSyncEngine.RecordZoneChangeBatch(pendingChanges: changes) { id in

@@ -122,4 +122,55 @@ import Testing
             #expect(a.engine.state.pendingRecordZoneChanges.isEmpty)
         }
     }
+
+    @Test("a fetch limited to one zone leaves the others for later, named in zoneIDsWithUnfetchedServerChanges; untracked changes are asked for and sent")
+    func fetchScopesAndUntrackedChanges() async throws {
+        try await KitTestServer.run { server in
+            let (phone, laptop) = try await Self.twoDevices(server)
+            let a = CloudKitSyncDevice(phone)
+            let work = CKRecordZone.ID(zoneName: "Work")
+            a.engine.state.add(pendingDatabaseChanges: [.saveZone(CKRecordZone(zoneID: CloudKitSyncDevice.zoneID)), .saveZone(CKRecordZone(zoneID: work))])
+            try await a.engine.sendChanges()
+            a.write("n1", "Milk")
+            a.write("w1", "Report", in: work)
+            try await a.engine.sendChanges()
+
+            let b = CloudKitSyncDevice(laptop)
+            try await b.engine.fetchChanges(CKSyncEngine.FetchChangesOptions(scope: .zoneIDs([CloudKitSyncDevice.zoneID])))
+            #expect(b.texts == ["n1": "Milk"])
+            #expect(b.engine.state.zoneIDsWithUnfetchedServerChanges == [work], "\(b.events)")
+            try await b.engine.fetchChanges()
+            #expect(b.texts == ["n1": "Milk", "w1": "Report"] && b.engine.state.zoneIDsWithUnfetchedServerChanges.isEmpty)
+
+            b.writeUntracked("n2", "Eggs")
+            #expect(b.engine.state.hasPendingUntrackedChanges && b.engine.state.pendingRecordZoneChanges.isEmpty)
+            try await b.engine.sendChanges()
+            #expect(b.events.contains("sent saved=[\"n2\"] failed=[] deleted=[]"), "\(b.events)")
+            #expect(!b.engine.state.hasPendingUntrackedChanges)
+            try await a.engine.fetchChanges()
+            #expect(a.texts["n2"] == "Eggs")
+        }
+    }
+
+    @Test("cancelOperations ends a fetch under way with an error; the engine fetches again afterwards")
+    func cancelOperations() async throws {
+        try await KitTestServer.run { server in
+            let (phone, laptop) = try await Self.twoDevices(server)
+            let a = CloudKitSyncDevice(phone)
+            a.engine.state.add(pendingDatabaseChanges: [.saveZone(CKRecordZone(zoneID: CloudKitSyncDevice.zoneID))])
+            a.write("n1", "Milk")
+            try await a.engine.sendChanges()
+
+            let b = CloudKitSyncDevice(laptop)
+            b.holdsFetches = true
+            let fetch = Task { try await b.engine.fetchChanges() }
+            try await OperationBlocks.waitUntil("the fetch to start", { b.events.contains("willFetchChanges") }) { "\(b.events)" }
+            await b.engine.cancelOperations()
+            await #expect(throws: (any Error).self) { try await fetch.value }
+            #expect(b.texts.isEmpty)
+            b.holdsFetches = false
+            try await b.engine.fetchChanges()
+            #expect(b.texts == ["n1": "Milk"])
+        }
+    }
 }
