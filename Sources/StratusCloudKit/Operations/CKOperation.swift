@@ -20,8 +20,13 @@ open class CKOperation: Operation, @unchecked Sendable {
     }
 
     open var configuration: Configuration! = Configuration()
+    /// The group the operation belongs to; it runs with the group's default configuration where its own names no
+    /// container.
+    open var group: CKOperationGroup?
     /// A unique ID of the operation.
     public let operationID = UUID().uuidString
+    /// Called when a long-lived operation starts (``CKContainer/allLongLivedOperationIDs()`` names it from then on).
+    open var longLivedOperationWasPersistedBlock: (() -> Void)?
 
     private let running = NSLock()
     private var task: Task<Void, Never>?
@@ -29,7 +34,9 @@ open class CKOperation: Operation, @unchecked Sendable {
     public override init() {}
 
     /// The container the operation runs in.
-    var container: CKContainer { configuration?.container ?? CKContainer.default() }
+    var container: CKContainer { configuration?.container ?? group?.defaultConfiguration?.container ?? CKContainer.default() }
+
+    private var isLongLived: Bool { configuration?.isLongLived ?? group?.defaultConfiguration?.isLongLived ?? false }
 
     /// Starts the operation; one cancelled before it starts still reports `operationCancelled` through its
     /// blocks, as CloudKit's do (an operation queue does not call `main()` for it).
@@ -52,7 +59,13 @@ open class CKOperation: Operation, @unchecked Sendable {
             guard !ran else { return false }
             ran = true
             task = Task {
+                let longLived = self.isLongLived
+                if longLived {
+                    LongLivedOperations.started(self)
+                    self.longLivedOperationWasPersistedBlock?()
+                }
                 await self.execute()
+                if longLived { LongLivedOperations.ended(self) }
                 done.signal()
             }
             return true

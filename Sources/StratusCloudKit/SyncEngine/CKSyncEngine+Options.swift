@@ -44,6 +44,8 @@ extension CKSyncEngine {
         public var scope: Scope
         /// Zones fetched before the others.
         public var prioritizedZoneIDs: [CKRecordZone.ID] = []
+        /// The group the fetch's work belongs to, as the app names it.
+        public var operationGroup = CKOperationGroup()
 
         public init(scope: Scope = .all) {
             self.scope = scope
@@ -87,6 +89,8 @@ extension CKSyncEngine {
         }
 
         public var scope: Scope
+        /// The group the send's work belongs to, as the app names it.
+        public var operationGroup = CKOperationGroup()
 
         public init(scope: Scope = .all) {
             self.scope = scope

@@ -189,4 +189,47 @@ import Testing
             #expect((partial.partialErrorsByItemID?[CKRecord.ID(recordName: "absent")] as? CKError)?.code == .unknownItem, "\(partial)")
         }
     }
+
+    @Test("an operation of a group runs in the group's container; a long-lived one is named by the container while it runs, and not after")
+    func groupsAndLongLivedOperations() async throws {
+        try await KitTestServer.run { server in
+            let container = try await CloudKitRecordsTests.signedUp(server, "di@example.com")
+            let note = CKRecord(recordType: "Note", recordID: CKRecord.ID(recordName: "kept"))
+            note["title"] = "hi"
+            _ = try await container.privateCloudDatabase.save(note)
+
+            let group = CKOperationGroup()
+            group.name = "first sync"
+            group.defaultConfiguration.container = container
+            let operation = CKFetchRecordsOperation(recordIDs: [note.recordID])
+            operation.configuration = nil
+            operation.group = group
+            let configuration = CKOperation.Configuration()
+            configuration.container = nil
+            configuration.isLongLived = true
+            operation.configuration = configuration
+            let seenWhileRunning = LockedBox<[String]?>(nil)
+            let persisted = LockedBox(false)
+            operation.longLivedOperationWasPersistedBlock = { persisted.value = true }
+            operation.perRecordResultBlock = { _, _ in
+                // The operation waits here (at most 30 s) while the container lists what runs.
+                let listed = DispatchSemaphore(value: 0)
+                container.fetchAllLongLivedOperationIDs { ids, _ in
+                    seenWhileRunning.value = ids
+                    listed.signal()
+                }
+                _ = listed.wait(timeout: .now() + 30)
+            }
+            let queue = OperationQueue()
+            let result = try await OperationBlocks.answer("the grouped fetch") { (done: @escaping @Sendable (Result<Void, any Error>) -> Void) in
+                operation.fetchRecordsResultBlock = { done($0) }
+                queue.addOperation(operation)
+            }
+            try result.get()
+            try await OperationBlocks.waitUntil("the running operation's IDs", { seenWhileRunning.value != nil })
+            #expect(persisted.value && seenWhileRunning.value == [operation.operationID])
+            try await OperationBlocks.waitUntil("the ended operation to leave the list", { try await container.allLongLivedOperationIDs().isEmpty })
+            #expect(try await container.longLivedOperation(for: operation.operationID) == nil)
+        }
+    }
 }
