@@ -117,6 +117,9 @@ import Testing
         #expect(try await !signedIn(), "a disabled user is signed out at once")
         #expect(try await Self.stratus(["users", "list", Self.container], server: server).1.contains("DISABLED"))
         #expect(try await Self.stratus(["users", "enable", Self.container, user], server: server).0 == 0)
+        // With no SMTP server, a reset waits in the queue, and the command says so.
+        let (reset, resetOutput) = try await Self.stratus(["users", "reset", Self.container, user], server: server)
+        #expect(reset == 0 && resetOutput.contains("waits in the mail queue") && !resetOutput.contains("on its way"), "\(resetOutput)")
         // A passkey, then an operator's removal of the second factors (which signs the user out).
         let again = try await server.send(
             "POST", "/auth/1/\(Self.container)/development/signin?ckAPIToken=\(token)", body: #"{"emailAddress":"ada@example.com","password":"correct horse"}"#

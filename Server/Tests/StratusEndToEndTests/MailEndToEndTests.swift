@@ -33,4 +33,24 @@ import Testing
         #expect(mail[0].text?.contains("/account/1/iCloud.com.example.Mail/development/link?token=") == true)
         #expect(!second.recentOutput.contains("secret"), "the SMTP password is never logged")
     }
+
+    @Test("with no --smtp-from, mail goes out from no-reply@[127.0.0.1], a valid sender, and the log says how to choose one")
+    func derivedSender() async throws {
+        guard let sink = try await MailSink.start([]) else { return }
+        defer { sink.stop() }
+        let folder = try TestFolder("stratus-mail-sender")
+        defer { folder.remove() }
+        let server = ServerProcess(dataFolder: folder.path, arguments: ["--smtp-url", sink.url()])
+        try await server.start()
+        defer { server.stop() }
+        let token = try await server.createContainer("iCloud.com.example.Mail")
+        let (status, answer) = try await server.send(
+            "POST", "/auth/1/iCloud.com.example.Mail/development/signup?ckAPIToken=\(token)",
+            body: #"{"emailAddress":"alice@example.com","password":"correct horse"}"#
+        )
+        #expect(status == 201, "\(answer)")
+        let mail = try await sink.waitForMessages(count: 1)
+        #expect(mail.first?.from.contains("<no-reply@[127.0.0.1]>") == true, "\(mail.first?.from ?? "no mail")")
+        #expect(server.recentOutput.contains("set --smtp-from"), "\(server.recentOutput)")
+    }
 }

@@ -122,7 +122,10 @@ import Testing
         let folder = EndToEndTests.temporaryFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // A port nothing listens on: reserved, then closed.
-        let port = try Loopback.freePort()
+        // Held (bound, never listening) for the whole test: nothing else is given the port, so nothing answers there.
+        let unanswered = try Loopback.reservePort()
+        defer { unanswered.release() }
+        let port = unanswered.port
         let server = ServerProcess(dataFolder: folder, arguments: [
             "--quiet", "--backup-bucket", "nowhere", "--backup-s3-endpoint", "http://127.0.0.1:\(port)", "--backup-s3-access-key", "a", "--backup-s3-secret-key", "b",
         ], backend: .sqlite)

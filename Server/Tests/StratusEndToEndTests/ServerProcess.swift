@@ -62,7 +62,7 @@ final class ServerProcess: @unchecked Sendable {
         let secrets = backend.name == "postgres" ? ["--secrets-key", Self.secretsKey] : []
         let arguments = ["serve", "--port", "0", "--data", dataFolder, "--admin-key", Self.adminKey, "--password-rounds", "1000", "--sign-in-pause", "120"]
             + backend.serveArguments(dataFolder) + secrets + extraArguments
-        let child = try ChildProcess(Self.executable.path, arguments, environment: environment, output: .pipe)
+        let child = try ChildProcess(Self.executable.path, arguments, environment: environment, output: .pipe, errors: .output)
         started.withLock { $0 = child }
         var buffer = ""
         let deadline = Date().addingTimeInterval(30)

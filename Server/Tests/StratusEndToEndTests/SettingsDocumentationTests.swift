@@ -50,6 +50,7 @@ import Testing
             ([], ["STRATUS_MAX_ASSET_SIZE": "lots"], "--max-asset-size (STRATUS_MAX_ASSET_SIZE) must be a size"),
             (["--nope", "1"], [:], "unknown setting --nope"),
             (["--port"], [:], "--port needs a value"),
+            (["--apple-keys-url", "http://keys.example.com/auth/keys"], [:], "--apple-keys-url must be an https URL (http only on loopback"),
         ] {
             do {
                 let values = try await SettingValues(arguments: arguments, environment: environment)
@@ -59,6 +60,8 @@ import Testing
                 #expect("\(error)".contains(message), "\(arguments) \(environment): \(error)")
             }
         }
+        let loopback = try await SettingValues(arguments: ["--apple-keys-url", "http://127.0.0.1:9000/auth/keys"], environment: [:])
+        #expect(try loopback.serverConfiguration(adminKey: "k").appleKeysURL == "http://127.0.0.1:9000/auth/keys")
         try Data(#"{"prot": 1}"#.utf8).write(to: URL(fileURLWithPath: file))
         await #expect(throws: (any Error).self) { try await SettingValues(arguments: ["--config", file], environment: [:]) }
     }

@@ -119,6 +119,22 @@ import Testing
         }
     }
 
+    @Test("every message an address gets counts toward its five an hour: after the sign-up's verification, the fifth reset is refused")
+    func signUpMailCounts() async throws {
+        try await AccountMailSupport.run { client, sink in
+            let token = try await client.createContainer()
+            _ = try await client.auth("signup", Self.signUpBody, token: token)
+            var statuses: [Int] = []
+            for _ in 0..<5 {
+                statuses.append(try await client.auth("password/reset/send", #"{"emailAddress":"alice@example.com"}"#, token: token).status)
+            }
+            #expect(statuses == [202, 202, 202, 202, 429], "the sign-up's mail and four resets make five messages: \(statuses)")
+            let mail = try await sink.waitForMessages(count: 5)
+            // With no appName set, mail names the app as people read it: the container ID's last part.
+            #expect(mail[0].subject == "Confirm your email address for Tests" && mail[0].text?.contains("enter this code in Tests") == true, "\(mail[0].subject)")
+        }
+    }
+
     @Test("a sign-in code signs in once, with the device's name in the session list")
     func signInCode() async throws {
         try await AccountMailSupport.run { client, sink in

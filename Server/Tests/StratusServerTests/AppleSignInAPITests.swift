@@ -106,6 +106,7 @@ import Testing
             try await tables.execute(["UPDATE sessions SET created_at = \(.integer(Authenticator.now() - 600_000)) WHERE id = \(.text(staleID))"])
             let old = try await client.auth("signin/apple", try Self.body(try apple.token(subject: "s-ann", rawNonce: "l0"), nonce: "l0"), token: token, session: stale)
             #expect(old.status == 421 && (old.string("reason") ?? "").contains("sign in again"), "\(old.json)")
+            #expect(!(old.string("reason") ?? "").contains("password"), "signin/apple takes no password: the refusal names only what works: \(old.json)")
             let linked = try await client.auth("signin/apple", try Self.body(try apple.token(subject: "s-ann", rawNonce: "l2"), nonce: "l2"), token: token, session: password)
             #expect(linked.status == 200, "\(linked.json)")
             let viaApple = try await client.auth("signin/apple", try Self.body(try apple.token(subject: "s-ann", rawNonce: "l3"), nonce: "l3"), token: token)

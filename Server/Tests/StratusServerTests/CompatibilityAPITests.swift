@@ -202,6 +202,27 @@ import Testing
         }
     }
 
+    @Test("CloudKit JS's ckSession=null, undefined or empty is no session: public reads are served, private ones get 421")
+    func nullSessions() async throws {
+        try await TestServer.run { client in
+            let token = try await client.createContainer()
+            let alice = try await client.signUp("alice@example.com", token: token)
+            _ = try await alice.post("public", "records/modify", #"{"operations":[{"operationType":"create","record":{"recordName":"hello","recordType":"Note","fields":{"title":{"value":"Hi"}}}}]}"#)
+            for empty in ["null", "undefined", ""] {
+                for name in ["ckSession", "ckWebAuthToken"] {
+                    let base = "/database/1/\(TestServer.container)/development"
+                    let lookup = try await client.send(.post, "\(base)/public/records/lookup?ckAPIToken=\(token)&\(name)=\(empty)", body: #"{"records":[{"recordName":"hello"}]}"#)
+                    #expect(lookup.status == 200, "\(name)=\(empty) on a public read: \(lookup.status) \(lookup.json)")
+                    let mine = try await client.send(.post, "\(base)/private/records/query?ckAPIToken=\(token)&\(name)=\(empty)", body: #"{"query":{"recordType":"Note"}}"#)
+                    #expect(mine.status == 421 && mine.errorCode == "AUTHENTICATION_REQUIRED", "\(name)=\(empty) on a private read: \(mine.status) \(mine.json)")
+                }
+            }
+            // A real session beside an empty one is used.
+            let both = try await client.send(.post, "/database/1/\(TestServer.container)/development/private/records/query?\(alice.query)&ckSession=null", body: #"{"query":{"recordType":"Note"}}"#)
+            #expect(both.status == 200, "\(both.json)")
+        }
+    }
+
     @Test("GET users/discover answers a CloudKit reply; users/lookup/id leaves out the email address")
     func userEndpoints() async throws {
         try await TestServer.run { client in

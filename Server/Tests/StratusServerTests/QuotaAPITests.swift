@@ -170,6 +170,30 @@ import Testing
         }
     }
 
+    @Test("quota sizes are taken as bytes or as written (200KB, 5MB), and the usage lists users whose private database is empty with 0")
+    func sizesAndEmptyDatabases() async throws {
+        try await TestServer.run { client in
+            let token = try await client.createContainer()
+            let ann = try await client.signUp("ann@example.com", token: token)
+            _ = try await client.signUp("bob@example.com", token: token)
+            try await Self.setQuotas(client, #"{"publicStorageBytes":"200KB","userStorageBytes":"5 MB"}"#)
+            let listed = try await client.send(.get, "/admin/1/quotas", headers: client.admin)
+            let own = listed["containers"]?.objectValue?[TestServer.container]?.objectValue
+            #expect(own?["publicStorageBytes"]?.integerValue == 200 * 1024 && own?["userStorageBytes"]?.integerValue == 5 * 1024 * 1024, "\(listed.json)")
+            let wrong = try await client.send(.put, "/admin/1/quotas", body: #"{"userStorageBytes":"lots"}"#, headers: client.admin)
+            #expect(wrong.status == 400 && (wrong.string("reason") ?? "").contains("200KB"), "\(wrong.json)")
+
+            _ = try await ann.post("private", "records/modify", #"{"operations":[{"operationType":"create","record":{"recordType":"Note","fields":{"text":{"value":"z"}}}}]}"#)
+            _ = try await client.send(.post, "/admin/1/usage/measure", headers: client.admin)
+            let usage = try await client.send(.get, "/admin/1/\(TestServer.container)/usage", headers: client.admin)
+            let rows = usage["databases"]?.arrayValue?.compactMap(\.objectValue) ?? []
+            let privateRows = rows.filter { $0["database"]?.stringValue == "private" && $0["environment"]?.stringValue == "development" }
+            let bytes = Dictionary(privateRows.compactMap { row in row["owner"]?.stringValue.map { ($0, row["totalBytes"]?.integerValue ?? -1) } }, uniquingKeysWith: { $1 })
+            #expect(bytes.count == 2 && (bytes[ann.userRecordName] ?? 0) > 0, "\(usage.json)")
+            #expect(bytes.values.filter { $0 == 0 }.count == 1, "Bob's empty private database is listed with 0: \(usage.json)")
+        }
+    }
+
     @Test("the public database's quota holds for saves and asset uploads; quotas are checked and listed")
     func publicStorageQuota() async throws {
         try await TestServer.run { client in

@@ -77,6 +77,21 @@ import Testing
         }
     }
 
+    @Test("a node restarted under the same name adds to the minute's counts: they agree with the request log")
+    func restartedNodeAddsUp() async throws {
+        try await TestServer.runNodes(2, configure: { $0.telemetryFlushInterval = 0.1 }, configureNode: { _, configuration in configuration.nodeName = "web-1" }) { nodes in
+            let token = try await nodes[0].createContainer()
+            let ann = try await nodes[0].signUp("ann@example.com", token: token)
+            for _ in 0..<5 { _ = try await ann.post("public", "records/query", #"{"query":{"recordType":"Note"}}"#) }
+            // The same node, started again: a process of its own under the same name.
+            let again = QuotaAPITests.session(ann, on: nodes[1])
+            for _ in 0..<2 { _ = try await again.post("public", "records/query", #"{"query":{"recordType":"Note"}}"#) }
+            let reply = try await Self.telemetry(nodes[0], atLeast: 8)
+            let logged = try await Self.log(nodes[0], "limit=100")
+            #expect(reply["totals"]?.objectValue?["requests"]?.integerValue == 8, "sign-up and seven queries: \(reply["totals"] ?? .null), the log has \(logged.count)")
+        }
+    }
+
     @Test("the request log finds requests by user, record type, error code and time, a page at a time; made-up containers are not kept")
     func requestLog() async throws {
         try await TestServer.run(configure: { $0.telemetryFlushInterval = 0.1 }) { client in

@@ -81,8 +81,17 @@ public struct AccountSettings: Sendable, Hashable, Codable {
         }
     }
 
-    /// The app's name in mail and on the hosted pages; the container ID when unset.
+    /// The app's name in mail and on the hosted pages; when unset, the container ID's last part
+    /// (``displayName(containerID:)``).
     public var appName: String?
+
+    /// The name people read for the app: ``appName``, else the last part of the container ID (`Notes` for
+    /// `iCloud.com.example.Notes`).
+    public func displayName(containerID: String) -> String {
+        if let appName, !appName.isEmpty { return appName }
+        let last = containerID.split(separator: ".").last.map(String.init) ?? containerID
+        return last.isEmpty ? containerID : last
+    }
     public var emailVerification: EmailVerification
     /// The address mail comes from; the server's `--smtp-from` when unset.
     public var senderAddress: String?

@@ -100,7 +100,7 @@ final class Authenticator: Sendable {
             throw APIError(.authenticationFailed, "ckAPIToken is not valid for this container")
         }
         var authentication = Authentication(container: container, environment: environment)
-        if let token = (query["ckWebAuthToken"] ?? query["ckSession"]).map(String.init), !token.isEmpty {
+        if let token = Self.sessionToken(in: query) {
             let (user, sessionID) = try await user(ofToken: token, containerID: containerID)
             authentication.userRecordName = user
             authentication.sessionID = sessionID
@@ -108,6 +108,15 @@ final class Authenticator: Sendable {
             noteUse(of: sessionID)
         }
         return authentication
+    }
+
+    /// The session a request names (`ckWebAuthToken`, or CloudKit JS's `ckSession`), if any: CloudKit JS sends
+    /// `ckSession=null` (or `undefined`) while nobody is signed in, which names none.
+    static func sessionToken(in query: FlatDictionary<Substring, Substring>) -> String? {
+        for name in ["ckWebAuthToken", "ckSession"] {
+            if let value = query[Substring(name)].map(String.init), !["", "null", "undefined"].contains(value) { return value }
+        }
+        return nil
     }
 
     /// Records, now and then, that a session was used (for the user's list of sessions): at most every few

@@ -90,7 +90,8 @@ extension AdminController {
         return try JSONResponse.make(encoding: EndSessionsResponse(ended: ended))
     }
 
-    /// `POST .../users/{user}/reset`: mails the user a password reset code and link. Answers `202 {}`.
+    /// `POST .../users/{user}/reset`: mails the user a password reset code and link. Answers `202
+    /// {smtpConfigured}`: without an SMTP server (`--smtp-url`) the message waits in the queue until there is one.
     @Sendable func sendUserReset(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
@@ -99,11 +100,18 @@ extension AdminController {
             !account.isDeveloper
         else { throw APIError(.notFound, "no such user") }
         guard let email = account.emailAddress else { throw APIError.badRequest("the user has no email address to mail a reset to") }
+        // An operator's reset is a message like the others: it counts toward the address's limit.
+        let client = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
+        try await server.mailThrottle.admit(recipient: container.id + "|" + email, client: client)
         try await server.mailer.send(
             .resetPassword, for: account, to: email, container: container, environment: environment, languages: [],
             baseURL: DatabaseCall.baseURL(of: request, server)
         )
-        return AccountsController.accepted()
+        var answer = JSONWriter()
+        answer.beginObject()
+        answer.member("smtpConfigured", server.configuration.smtp != nil)
+        answer.endObject()
+        return JSONResponse.make(answer, status: .accepted)
     }
 
     /// `POST .../users/{user}/second-factors/remove`: turns the user's authenticator app off and removes their
@@ -243,7 +251,7 @@ extension AdminController {
         )
         if let subject = body.subject ?? nil, let text = body.text {
             var values = samples
-            values["appName"] = container.accountSettings.appName ?? container.id
+            values["appName"] = container.accountSettings.displayName(containerID: container.id)
             mail.subject = MailRendering.fill(subject, values)
             mail.textBody = MailRendering.fill(text, values)
             mail.htmlBody = body.html.flatMap { $0.isEmpty ? nil : MailRendering.fill($0, values, html: true) }

@@ -106,9 +106,16 @@ extension AdminController {
         }
     }
 
-    /// A quota body: every value a whole number from 0, or `null`.
+    /// A quota body: every value a whole number from 0, or `null`; sizes also as people write them (`"200KB"`,
+    /// `"5MB"`), as the command line takes them.
     private static func quotas(from request: Request) async throws -> Quotas {
-        let quotas = try await RequestBody.decode(Quotas.self, from: request, limit: 16 * 1024)
+        let body = try await RequestBody.decode(QuotasInput.self, from: request, limit: 16 * 1024)
+        let quotas = Quotas(
+            publicStorageBytes: try body.publicStorageBytes?.bytes(named: "publicStorageBytes"),
+            userStorageBytes: try body.userStorageBytes?.bytes(named: "userStorageBytes"),
+            userRequestsPerMinute: body.userRequestsPerMinute, keyRequestsPerMinute: body.keyRequestsPerMinute,
+            addressRequestsPerMinute: body.addressRequestsPerMinute
+        )
         let values: [(String, Int64?)] = [
             ("publicStorageBytes", quotas.publicStorageBytes), ("userStorageBytes", quotas.userStorageBytes),
             ("userRequestsPerMinute", quotas.userRequestsPerMinute), ("keyRequestsPerMinute", quotas.keyRequestsPerMinute),
@@ -118,5 +125,39 @@ extension AdminController {
             if let value, value < 0 { throw APIError.badRequest("\(name) must be 0 (no limit) or more, not \(value)") }
         }
         return quotas
+    }
+
+    /// The quota body as sent: sizes as a number of bytes or as text.
+    private struct QuotasInput: Decodable {
+        var publicStorageBytes: Size?
+        var userStorageBytes: Size?
+        var userRequestsPerMinute: Int64?
+        var keyRequestsPerMinute: Int64?
+        var addressRequestsPerMinute: Int64?
+
+        enum Size: Decodable {
+            case bytes(Int64)
+            case text(String)
+
+            init(from decoder: any Decoder) throws {
+                let value = try decoder.singleValueContainer()
+                if let bytes = try? value.decode(Int64.self) {
+                    self = .bytes(bytes)
+                } else {
+                    self = .text(try value.decode(String.self))
+                }
+            }
+
+            func bytes(named name: String) throws -> Int64 {
+                switch self {
+                case .bytes(let bytes): return bytes
+                case .text(let text):
+                    guard let bytes = ByteSize.parse(text) else {
+                        throw APIError.badRequest("\(name) must be a number of bytes or a size such as 200KB, 5MB or 1GB, not '\(text)'")
+                    }
+                    return bytes
+                }
+            }
+        }
     }
 }

@@ -18,7 +18,7 @@ struct AccountLinksController {
 
     @Sendable func show(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let (container, token) = try await target(request, context, form: nil)
-        let appName = container.accountSettings.appName ?? container.id
+        let appName = container.accountSettings.displayName(containerID: container.id)
         guard let code = try await liveCode(token, container: container) else { return Self.expired(appName) }
         let hidden = HostedPage.hidden("token", token)
         switch code.purpose {
@@ -46,7 +46,7 @@ struct AccountLinksController {
     @Sendable func submit(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let form = try await HostedPage.form(request)
         let (container, token) = try await target(request, context, form: form)
-        let appName = container.accountSettings.appName ?? container.id
+        let appName = container.accountSettings.displayName(containerID: container.id)
         guard let code = try await liveCode(token, container: container) else { return Self.expired(appName) }
         if let account = try await server.store.account(containerID: container.id, userRecordName: code.userRecordName), account.isDisabled {
             return HostedPage.render(title: "This account is disabled", appName: appName, body: "", status: .forbidden)

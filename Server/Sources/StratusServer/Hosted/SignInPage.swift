@@ -123,7 +123,7 @@ struct SignInPage {
         var environment: StratusModel.Environment
         var redirect: String?
 
-        var appName: String { container.accountSettings.appName ?? container.id }
+        var appName: String { container.accountSettings.displayName(containerID: container.id) }
 
         /// Where the page's script asks for passkey options.
         var passkeyOptionsPath: String { "/account/1/\(container.id)/\(environment.rawValue)/signin/passkey/options" }

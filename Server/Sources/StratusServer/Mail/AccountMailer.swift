@@ -54,7 +54,7 @@ struct AccountMailer: Sendable {
         let language = settings.language(for: languages)
         let templates = try await store.mailTemplates(containerID: container.id, environment: environment).filter { $0.kind == kind.rawValue }
         let template = templates.first { $0.language == language }
-        let appName = settings.appName ?? container.id
+        let appName = settings.displayName(containerID: container.id)
         var filled = values
         filled["appName"] = appName
         let subject = MailRendering.fill(template?.subject ?? kind.builtIn.subject, filled)
@@ -63,8 +63,19 @@ struct AccountMailer: Sendable {
         let host = URLComponents(string: baseURL)?.host ?? "localhost"
         return OutgoingMail(
             containerID: container.id, environment: environment, kind: kind.rawValue, language: template?.language ?? "en",
-            recipient: recipient, senderAddress: settings.senderAddress ?? configuration.mailFrom ?? "no-reply@\(host)",
+            recipient: recipient, senderAddress: settings.senderAddress ?? configuration.mailFrom ?? Self.derivedSender(host: host),
             senderName: settings.senderName ?? appName, subject: subject, textBody: text, htmlBody: html
         )
+    }
+
+    /// The sender when none is set (`--smtp-from`, the container's sender address): `no-reply@` the host the
+    /// request came to, an IP address written as RFC 5321's address literal (`no-reply@[127.0.0.1]`,
+    /// `no-reply@[IPv6:::1]`), which mail servers accept where a bare address is not a domain.
+    static func derivedSender(host: String) -> String {
+        let bare = host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))
+        if bare.contains(":") { return "no-reply@[IPv6:\(bare)]" }
+        let parts = bare.split(separator: ".", omittingEmptySubsequences: false)
+        if parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) { return "no-reply@[\(bare)]" }
+        return "no-reply@\(bare)"
     }
 }

@@ -57,9 +57,7 @@ enum AccountSettingsRules {
             guard names.insert(provider.name).inserted else { throw APIError.badRequest("two OpenID providers are named \(provider.name)") }
         }
         if let source = settings.cloudKitSource {
-            guard let url = URLComponents(string: source.url), let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil,
-                url.scheme == "https" || (url.scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))
-            else {
+            guard SecureEndpoint.isAllowed(source.url) else {
                 throw APIError.badRequest("cloudKitSource.url '\(source.url)' must be an https URL (http only on loopback), such as https://api.apple-cloudkit.com")
             }
             guard !source.containerID.isEmpty, ["development", "production"].contains(source.environment), !source.apiToken.isEmpty,
@@ -85,9 +83,7 @@ enum AccountSettingsRules {
         else {
             throw APIError.badRequest("OpenID provider name '\(provider.name)' must be 1 to 32 lowercase letters, digits and dashes, and not \(reservedProviderNames.sorted().joined(separator: ", "))")
         }
-        guard let url = URLComponents(string: provider.issuer), let host = url.host, !host.isEmpty, url.query == nil, url.fragment == nil,
-            url.scheme == "https" || (url.scheme == "http" && ["127.0.0.1", "localhost", "::1"].contains(host))
-        else {
+        guard SecureEndpoint.isAllowed(provider.issuer) else {
             throw APIError.badRequest("OpenID provider \(provider.name): issuer '\(provider.issuer)' must be an https URL (http only on loopback)")
         }
         guard !provider.clientIDs.isEmpty, provider.clientIDs.allSatisfy({ !$0.isEmpty && $0.count <= 255 }) else {

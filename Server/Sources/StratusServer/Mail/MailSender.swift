@@ -31,6 +31,9 @@ final class MailSender: Service, Sendable {
         retryDelays = configuration.mailRetryDelays
         let nodeName = configuration.nodeName
         self.logger = logger
+        if client != nil, configuration.mailFrom == nil {
+            logger.warning("mail goes out from no-reply@ the host each request came to (no-reply@[127.0.0.1] for an address) unless a container names its sender; set --smtp-from to choose one")
+        }
         lease = Lease(name: "mail-delivery", holder: Lease.holder(onNode: nodeName), duration: 60_000)
         wakeUps = StoreWakeUps(store: store, on: .mailQueued)
     }

@@ -49,15 +49,13 @@ final class RequestRates: Service, Sendable {
         if tallies.withLock({ $0[key]?.window != window }) {
             try await load(key, window: window)
         }
-        let fraction = Double(time % 60_000) / 60_000
         return tallies.withLock { tallies -> Int? in
             var tally = tallies[key] ?? Tally(window: window, stored: 0, unsent: 0, previous: 0)
             Self.roll(&tally, key: key, to: window, leftovers: leftovers)
             let current = tally.stored + tally.unsent
-            let estimate = Double(tally.previous) * (1 - fraction) + Double(current)
-            if estimate + 1 > Double(limit) {
+            if Self.estimate(previous: tally.previous, current: current, millisecond: time % 60_000) + 1 > Double(limit) {
                 tallies[key] = tally
-                return Self.wait(previous: tally.previous, current: current, limit: limit, fraction: fraction)
+                return Self.wait(previous: tally.previous, current: current, limit: limit, time: time)
             }
             tally.unsent += 1
             tallies[key] = tally
@@ -65,16 +63,25 @@ final class RequestRates: Service, Sendable {
         }
     }
 
-    /// Seconds until one more request fits in the sliding minute, at least 1.
-    static func wait(previous: Int64, current: Int64, limit: Int64, fraction: Double) -> Int {
-        let room = Double(limit - current - 1)
-        guard room >= 0, previous > 0 else {
-            // The current minute alone is full: the next one starts with the previous weighing almost all of it.
-            return max(1, Int((1 - fraction) * 60 + 0.999))
+    /// A key's count over the sliding minute that ends `millisecond` into the current minute.
+    static func estimate(previous: Int64, current: Int64, millisecond: Int64) -> Double {
+        Double(previous) * (1 - Double(millisecond) / 60_000) + Double(current)
+    }
+
+    /// The first whole number of seconds after `time` at which one more request fits in the sliding minute (the
+    /// previous minute's share, then this one's, weighing less as time goes on), by the estimate ``admit(_:limit:)``
+    /// makes: a client that waits them is served, unless others used the room meanwhile.
+    static func wait(previous: Int64, current: Int64, limit: Int64, time: Int64) -> Int {
+        func fits(after seconds: Int64) -> Bool {
+            let later = time % 60_000 + seconds * 1_000
+            let count = later < 60_000
+                ? estimate(previous: previous, current: current, millisecond: later)
+                : later < 120_000 ? estimate(previous: current, current: 0, millisecond: later - 60_000) : 0
+            return count + 1 <= Double(limit)
         }
-        // previous × (1 − f′) ≤ room  ⇔  f′ ≥ 1 − room / previous
-        let needed = 1 - room / Double(previous)
-        return max(1, Int(((needed - fraction) * 60).rounded(.up)))
+        var seconds: Int64 = 1
+        while !fits(after: seconds) && seconds < 120 { seconds += 1 }
+        return Int(seconds)
     }
 
     /// Moves a tally into `window`: the minute it held becomes the previous one when adjacent; its unsent count is

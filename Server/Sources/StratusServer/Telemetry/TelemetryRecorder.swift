@@ -8,7 +8,9 @@ import Synchronization
 /// notifications, the users active each day) and keeps the request log, writing both to the store every
 /// ``ServerConfiguration/telemetryFlushInterval``, so that the console charts every node's traffic.
 ///
-/// Each node writes rows of its own (replaced while their minute lasts), so nodes never contend for a row.
+/// Each process writes rows of its own (replaced while their minute lasts), so nodes never contend for a row: a row
+/// is the node's name and the process's own mark, so that a node restarted within a minute adds to that minute
+/// instead of replacing what it counted before.
 /// Figures of containers that do not exist (a mistyped or made-up ID in a path) are dropped when written.
 final class TelemetryRecorder: Service, Sendable {
     private struct MinuteKey: Hashable {
@@ -43,12 +45,15 @@ final class TelemetryRecorder: Service, Sendable {
     private let containerExists: @Sendable (String) async -> Bool
     private let logger: Logger
     private let state = Mutex(State())
+    /// The name of this process's minute rows: the node's name and a mark of this process.
+    private let writer: String
 
     init(store: any Store, configuration: ServerConfiguration, logger: Logger, containerExists: @escaping @Sendable (String) async -> Bool) {
         self.store = store
         self.configuration = configuration
         self.logger = logger
         self.containerExists = containerExists
+        writer = configuration.nodeName + "#" + Authenticator.randomHex(bytes: 4)
     }
 
     /// Counts an answered request to a container environment, and logs it.
@@ -61,7 +66,7 @@ final class TelemetryRecorder: Service, Sendable {
         state.withLock { state in
             if state.minutes[key] == nil {
                 guard state.minutes.count < Self.keysBetweenWrites else { return }
-                state.minutes[key] = TelemetryMinute(containerID: containerID, environment: environment, minute: key.minute, node: configuration.nodeName)
+                state.minutes[key] = TelemetryMinute(containerID: containerID, environment: environment, minute: key.minute, node: writer)
             }
             state.minutes[key]?.requests += 1
             state.minutes[key]?.latency.add(microseconds: microseconds)
@@ -90,7 +95,7 @@ final class TelemetryRecorder: Service, Sendable {
         let key = MinuteKey(containerID: containerID, environment: environment, minute: time / 60_000)
         state.withLock { state in
             if state.minutes[key] == nil {
-                state.minutes[key] = TelemetryMinute(containerID: containerID, environment: environment, minute: key.minute, node: configuration.nodeName)
+                state.minutes[key] = TelemetryMinute(containerID: containerID, environment: environment, minute: key.minute, node: writer)
             }
             state.minutes[key]?.notifications += Int64(count)
         }

@@ -111,7 +111,8 @@ public protocol UsageStore: Sendable {
     func measureStorage(now: Int64) async throws -> Int
     /// The last measurement of one database, or `nil` when it held nothing then.
     func storageUsage(of database: DatabaseRef) async throws -> StorageUsage?
-    /// A container's measured databases, largest first, at most `limit` of them (the public ones always).
+    /// A container's databases as last measured, largest first, at most `limit` of them (the public ones always);
+    /// users whose private database holds nothing come last, with nothing in it.
     func storageUsage(containerID: String, limit: Int) async throws -> [StorageUsage]
     /// Adds requests to their counts and returns the totals, for every node.
     func addRequestCounts(_ counts: [RequestCount]) async throws -> [RequestCount]

@@ -118,7 +118,23 @@ extension UsageStore where Self: SQLTables {
     public func storageUsage(containerID: String, limit: Int) async throws -> [StorageUsage] {
         let container: SQLFragment = "container_id = \(.text(containerID))"
         let publicOnes = try await usage(where: "\(container) AND scope = \(.text(DatabaseScope.public.rawValue))", limit: 2)
-        let users = try await usage(where: "\(container) AND scope = \(.text(DatabaseScope.private.rawValue))", limit: limit)
+        var users = try await usage(where: "\(container) AND scope = \(.text(DatabaseScope.private.rawValue))", limit: limit)
+        // Users whose private database holds nothing (never measured, or empty) come after, with nothing in them.
+        if users.count < limit {
+            let measured = Set(users.map { "\($0.database.environment.rawValue)|\($0.database.ownerRecordName)" })
+            let owners = try await rows("""
+                SELECT user_record_name FROM accounts WHERE \(container) AND (email IS NULL OR email <> '') ORDER BY user_record_name \
+                LIMIT \(.integer(Int64(limit)))
+                """).map { try $0.text("user_record_name") }
+            for environment in [Environment.development, .production] {
+                for owner in owners where users.count < limit && !measured.contains("\(environment.rawValue)|\(owner)") {
+                    users.append(StorageUsage(
+                        database: DatabaseRef(containerID: containerID, environment: environment, scope: .private, ownerRecordName: owner),
+                        records: 0, recordBytes: 0, assetBytes: 0, measuredAt: 0
+                    ))
+                }
+            }
+        }
         return publicOnes + users
     }
 

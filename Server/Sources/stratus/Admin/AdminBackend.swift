@@ -25,8 +25,8 @@ protocol AdminBackend: Sendable {
     func removeSecondFactors(user: String, container: String) async throws
     /// Deletes a user and their data.
     func deleteUser(_ user: String, container: String) async throws
-    /// Mails a user a password reset.
-    func sendReset(user: String, container: String) async throws
+    /// Mails a user a password reset; whether the server has an SMTP server to send it now (else it waits queued).
+    func sendReset(user: String, container: String) async throws -> Bool
 
     func createKey(publicKeyPEM: String, role: String?, container: String) async throws -> String
     func keys(container: String) async throws -> [(id: String, role: String?)]

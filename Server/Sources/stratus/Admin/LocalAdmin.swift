@@ -66,7 +66,7 @@ struct LocalAdmin: AdminBackend {
         try await AdminOperations.deleteUser(user, containerID: container, store: store)
     }
 
-    func sendReset(user: String, container: String) async throws {
+    func sendReset(user: String, container: String) async throws -> Bool {
         throw ValidationError("a reset is mailed by a running server (with --smtp-url): start `stratus serve` and run this again")
     }
 

@@ -79,8 +79,8 @@ struct RemoteAdmin: AdminBackend {
         _ = try await request("DELETE", userPath(user, container), body: nil)
     }
 
-    func sendReset(user: String, container: String) async throws {
-        _ = try await request("POST", userPath(user, container) + "/reset", body: Data("{}".utf8))
+    func sendReset(user: String, container: String) async throws -> Bool {
+        try JSONReply(try await request("POST", userPath(user, container) + "/reset", body: Data("{}".utf8))).flag("smtpConfigured") ?? true
     }
 
     private func userPath(_ user: String, _ container: String) -> String {
@@ -228,6 +228,11 @@ private struct JSONReply {
     func string(_ key: String) throws -> String {
         guard let value = object[key] as? String else { throw APIError(.internalError, "the server's answer has no \(key)") }
         return value
+    }
+
+    /// A Boolean member; `nil` when the answer has none.
+    func flag(_ key: String) -> Bool? {
+        object[key] as? Bool
     }
 
     func objects(_ key: String) throws -> [JSONReply] {

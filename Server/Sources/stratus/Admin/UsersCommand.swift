@@ -76,8 +76,11 @@ struct UsersCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                try await target.connect().sendReset(user: user, container: target.container)
-                print("a reset is on its way to \(user)")
+                if try await target.connect().sendReset(user: user, container: target.container) {
+                    print("a reset is on its way to \(user)")
+                } else {
+                    print("a reset for \(user) waits in the mail queue: the server has no SMTP server (--smtp-url); it goes out once one is set")
+                }
             }
         }
     }

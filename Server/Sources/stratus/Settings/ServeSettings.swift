@@ -74,9 +74,13 @@ enum ServeSettings {
         "smtp-url", .text, secret: true,
         "the SMTP server account mail goes through: `smtp://USER:PASSWORD@HOST:PORT` (STARTTLS when offered; `?tls=starttls` requires it) or `smtps://...` (implicit TLS); `?ca=FILE` trusts a private authority; mail waits in the queue until set"
     )
-    static let smtpFrom = Setting("smtp-from", .text, otherwise: "`no-reply@` the public host", "the address mail comes from when a container sets none")
+    static let smtpFrom = Setting(
+        "smtp-from", .text, otherwise: "`no-reply@` the request's host (`no-reply@[127.0.0.1]` for an address)",
+        "the address mail comes from when a container sets none"
+    )
     static let appleKeysURL = Setting(
-        "apple-keys-url", .text, default: server.appleKeysURL, "where Sign in with Apple's signing keys are fetched from (a JSON Web Key Set)"
+        "apple-keys-url", .text, default: server.appleKeysURL,
+        "where Sign in with Apple's signing keys are fetched from (a JSON Web Key Set; `https`, or `http` on loopback)"
     )
     static let secretsKey = Setting(
         "secrets-key", .text, otherwise: "generated and kept in the data folder (SQLite); none with --database", secret: true,

@@ -1,4 +1,5 @@
 import Foundation
+import StratusStore
 
 /// One setting of `stratus serve`, written once: its name (the flag `--name`, the variable `STRATUS_NAME`, the key
 /// `name` of a configuration file), the kind of value it takes, its default and what it does. ``ServeSettings``
@@ -53,19 +54,12 @@ struct Setting: Sendable, Hashable {
 extension Setting {
     /// `bytes` as a size setting writes it: `50MB`, `1GB`, `512KB`, or a plain number of bytes.
     static func sizeText(_ bytes: Int64) -> String {
-        for (suffix, factor) in [("GB", Int64(1) << 30), ("MB", Int64(1) << 20), ("KB", Int64(1) << 10)] where bytes % factor == 0 && bytes >= factor {
-            return "\(bytes / factor)\(suffix)"
-        }
-        return "\(bytes)"
+        ByteSize.text(bytes)
     }
 
     /// A size as a size setting takes it: `50MB`, `512KB`, `2GB` or a plain number of bytes; units are powers of 1024.
     static func parseSize(_ text: String) -> Int64? {
-        let upper = text.uppercased().trimmingCharacters(in: .whitespaces)
-        for (suffix, factor) in [("GB", Int64(1) << 30), ("MB", Int64(1) << 20), ("KB", Int64(1) << 10), ("B", Int64(1))] where upper.hasSuffix(suffix) {
-            return Int64(upper.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)).map { $0 * factor }
-        }
-        return Int64(upper)
+        ByteSize.parse(text)
     }
 
     /// A number of seconds as a number setting writes it: `20`, or `0.5`.

@@ -36,8 +36,9 @@ extension SettingValues {
             configuration.mailFrom = from
         }
         if let url = text(ServeSettings.appleKeysURL) {
-            guard let parsed = URL(string: url), ["http", "https"].contains(parsed.scheme ?? "") else {
-                throw ValidationError("--apple-keys-url must be an http or https URL")
+            // Its siblings …/auth/token and …/auth/revoke carry client secrets and refresh tokens.
+            guard SecureEndpoint.isAllowed(url) else {
+                throw ValidationError("--apple-keys-url must be an https URL (http only on loopback, such as http://127.0.0.1:9000/auth/keys)")
             }
             configuration.appleKeysURL = url
         }

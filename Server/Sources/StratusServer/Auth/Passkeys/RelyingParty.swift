@@ -21,7 +21,7 @@ struct RelyingParty {
     init(settings: AccountSettings, containerID: String, baseURL: String) {
         let server = URLComponents(string: baseURL)
         id = settings.passkeyRelyingPartyID ?? server?.host ?? "localhost"
-        name = settings.appName ?? containerID
+        name = settings.displayName(containerID: containerID)
         var origins = settings.passkeyOrigins
         if let server, let scheme = server.scheme, let host = server.host {
             origins.append("\(scheme)://\(host)" + (server.port.map { ":\($0)" } ?? ""))

@@ -48,6 +48,7 @@ extension AccountsController {
         }
         let email = try Self.normalizedEmail(body.emailAddress)
         let password = try Self.validPassword(body.password)
+        try await admitMail(to: email, containerID: account.containerID, request, context)
         let changed: Account
         do {
             changed = try await server.store.changeAccount(

@@ -101,7 +101,8 @@ extension AccountsController {
         }
         if let caller = authentication.userRecordName {
             let signedIn = try await signedInAccount(authentication)
-            try await confirmRecentSignIn(password: nil, of: signedIn, authentication, request, context, to: "link \(provider)")
+            // The provider's sign-in carries no password: only a recent sign-in confirms the link.
+            try await confirmRecentSignIn(password: nil, of: signedIn, authentication, request, context, to: "link \(provider)", takesPassword: false)
             let identity = AccountIdentity(
                 containerID: container.id, provider: provider, subject: verified.subject, userRecordName: caller, emailAddress: verified.emailAddress,
                 isEmailVerified: verified.isEmailVerified, isPrivateEmail: verified.isPrivateEmail, createdAt: now, lastUsedAt: now

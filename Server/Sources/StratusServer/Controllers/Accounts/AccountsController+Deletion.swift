@@ -20,8 +20,7 @@ extension AccountsController {
             throw APIError.badRequest("this account has no email address: confirm the deletion by signing in again, or at once if it is anonymous")
         }
         let body = try? await RequestBody.decode(MailCodeRequest.self, from: request, limit: 64 * 1024)
-        let client = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
-        try await server.mailThrottle.admit(recipient: account.containerID + "|" + email, client: client)
+        try await admitMail(to: email, containerID: account.containerID, request, context)
         try await server.mailer.send(
             .deleteAccount, for: account, to: email, container: authentication.container, environment: authentication.environment,
             languages: Self.languages(body?.language, request), baseURL: DatabaseCall.baseURL(of: request, server)

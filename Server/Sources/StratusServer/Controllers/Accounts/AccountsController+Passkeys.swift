@@ -146,6 +146,7 @@ extension AccountsController {
         else { throw Self.wrongChallenge }
         let passkey = try verifiedPasskey(body, clientData: clientData, userRecordName: user, authentication, request)
         let container = authentication.container
+        try await admitMail(to: details.emailAddress, containerID: container.id, request, context)
         let account = Account(
             containerID: container.id, userRecordName: user, emailAddress: details.emailAddress, passwordHash: "",
             givenName: details.givenName, familyName: details.familyName, passkeyCount: 1, createdAt: Authenticator.now()
@@ -326,10 +327,11 @@ extension AccountsController {
     }
 
     /// Checks that the signed-in user is who they say, for a step that changes how the account signs in: the
-    /// password when given (and the account has one), else a session started within 5 minutes.
+    /// password when given (and the account has one), else a session started within 5 minutes. A refusal names only
+    /// what the step takes: the password where the request can carry one (`takesPassword`).
     func confirmRecentSignIn(
         password: String?, of account: Account, _ authentication: Authentication, _ request: Request, _ context: StratusRequestContext,
-        to action: String
+        to action: String, takesPassword: Bool = true
     ) async throws {
         // An anonymous account's session is its only way in: holding it is all the proof there is.
         if account.isAnonymous { return }
@@ -340,7 +342,8 @@ extension AccountsController {
         guard try await signedInRecently(authentication) else {
             throw APIError(
                 .authenticationRequired,
-                account.hasPassword ? "to \(action), give the password or sign in again" : "to \(action), sign in again (within 5 minutes)"
+                account.hasPassword && takesPassword
+                    ? "to \(action), give the password or sign in again" : "to \(action), sign in again (within 5 minutes)"
             )
         }
     }

@@ -59,8 +59,7 @@ extension AccountsController {
         } else {
             email = try Self.normalizedEmail(body.emailAddress)
         }
-        let client = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
-        try await server.mailThrottle.admit(recipient: containerID + "|" + email, client: client)
+        try await admitMail(to: email, containerID: containerID, request, context)
         mailLater(
             purpose, to: email, containerID: containerID, environment: authentication.environment, languages: Self.languages(body.language, request),
             baseURL: DatabaseCall.baseURL(of: request, server), wanted: wanted
@@ -99,8 +98,7 @@ extension AccountsController {
         let body = try await RequestBody.decode(ChangeEmailRequest.self, from: request, limit: 64 * 1024)
         let newEmail = try Self.normalizedEmail(body.newEmailAddress)
         try await confirmIdentity(password: body.password, of: account, authentication, request, context, to: "change the address")
-        let client = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
-        try await server.mailThrottle.admit(recipient: account.containerID + "|" + newEmail, client: client)
+        try await admitMail(to: newEmail, containerID: account.containerID, request, context)
         try await server.mailer.send(
             .changeEmail, for: account, to: newEmail, container: authentication.container, environment: authentication.environment,
             languages: Self.languages(body.language, request), baseURL: DatabaseCall.baseURL(of: request, server)

@@ -85,7 +85,7 @@ extension AccountsController {
         try await server.store.changeAccount(
             containerID: account.containerID, userRecordName: account.userRecordName, change: .pendingTOTP(sealedSecret: try server.secondFactors.seal(secret))
         )
-        let issuer = authentication.container.accountSettings.appName ?? authentication.container.id
+        let issuer = authentication.container.accountSettings.displayName(containerID: authentication.container.id)
         return try JSONResponse.make(encoding: TOTPSetupResponse(
             secret: Base32.encode(secret), otpauthURI: TOTP.uri(secret: secret, issuer: issuer, account: account.emailAddress ?? account.userRecordName)
         ))

@@ -50,6 +50,14 @@ struct AccountsController {
         return JSONResponse.make(DiscoverabilityResponse(discoverable: account?.isDiscoverable ?? false, userRecordName: user))
     }
 
+    /// Counts a message to `email` against the mail limits (per address and per client, ``MailThrottle``), or
+    /// refuses it: every message an address gets counts, a sign-up's verification as much as a reset.
+    /// - Throws: `THROTTLED` with `retryAfter`.
+    func admitMail(to email: String, containerID: String, _ request: Request, _ context: StratusRequestContext) async throws {
+        let client = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
+        try await server.mailThrottle.admit(recipient: containerID + "|" + email, client: client)
+    }
+
     /// A phone number as accounts keep it: its digits, with a leading `+` when it had one.
     /// - Throws: `BAD_REQUEST` for something with fewer than 5 or more than 20 digits.
     static func normalizedPhoneNumber(_ text: String) throws -> String {
@@ -83,6 +91,7 @@ struct AccountsController {
         if let phoneNumber, try await server.store.account(containerID: container.id, phoneNumber: phoneNumber) != nil {
             throw APIError(.exists, "an account with this phone number exists already")
         }
+        try await admitMail(to: email, containerID: container.id, request, context)
         let account = Account(
             containerID: container.id, userRecordName: "_" + Authenticator.randomHex(bytes: 16), emailAddress: email,
             passwordHash: try server.passwordHasher.hash(password),
