@@ -23,10 +23,20 @@ public struct FunctionFailure: Error, Sendable {
     }
 }
 
+/// How soon a call runs when every thread is busy.
+public enum CallPriority: Sendable {
+    /// A call a write waits on (`beforeSave`): it goes before the others waiting.
+    case writePath
+    case normal
+}
+
 /// Runs calls of modules, each in a fresh instance (nothing a call leaves in memory reaches the next) on one of the
 /// runner's threads (never on Swift's cooperative threads), bounded by its limits. At most ``concurrentCalls`` run at
-/// once; more wait their turn.
+/// once; more wait their turn (calls in a write's path first), and a call's time limit counts from when it starts.
 public final class FunctionRunner: Sendable {
+    /// The longest a call waits for a thread before it is refused as the server being busy.
+    public static let longestWait: Duration = .seconds(60)
+
     public let concurrentCalls: Int
     private let workers: Workers
     /// One engine for every call: it holds no call's state. Memory accesses are checked in software, so that an
@@ -45,15 +55,30 @@ public final class FunctionRunner: Sendable {
     /// - Throws: ``FunctionFailure``.
     public func run(
         _ module: FunctionModule, entry: String, input: [UInt8], limits: FunctionLimits, grants: Set<FunctionGrant> = [],
-        host: (any FunctionHost)? = nil
+        host: (any FunctionHost)? = nil, priority: CallPriority = .normal
     ) async throws(FunctionFailure) -> FunctionResult {
         let state = CallState(input: input, limits: limits, grants: grants, host: host)
         let outcome = Mutex<Result<FunctionResult, FunctionFailure>?>(nil)
+        let started = AsyncFlag()
         let finished = AsyncFlag()
-        workers.submit { [engine] in
+        let turn = CallTurn()
+        workers.submit(first: priority == .writePath) { [engine] in
+            // A call whose caller gave up (gone, or tired of waiting) is not run.
+            guard turn.start() else { return }
+            started.raise()
             let result = Self.execute(module, entry: entry, state: state, engine: engine)
             outcome.withLock { $0 = result }
             finished.raise()
+        }
+        let began = await withTaskCancellationHandler {
+            await started.wait(upTo: Self.longestWait)
+        } onCancel: {
+            started.giveUp()
+        }
+        if !began, turn.abandon() {
+            throw FunctionFailure(
+                error: FunctionError(.timeLimit, "the function did not get a thread within \(Self.longestWait): the server is busy"), logs: []
+            )
         }
         let inTime = await finished.wait(upTo: .milliseconds(Int64(limits.seconds * 1000)))
         guard inTime, let result = outcome.withLock({ $0 }) else {
@@ -120,10 +145,37 @@ public final class FunctionRunner: Sendable {
     }
 }
 
+/// Whether a submitted call runs: it starts on a thread, or its caller abandons it first, never both.
+private final class CallTurn: Sendable {
+    private enum Step { case waiting, started, abandoned }
+    private let step = Mutex(Step.waiting)
+
+    /// On the thread: whether the call is still wanted (and is now started).
+    func start() -> Bool {
+        step.withLock { step in
+            guard step == .waiting else { return false }
+            step = .started
+            return true
+        }
+    }
+
+    /// For the caller: whether the call was abandoned before it started.
+    func abandon() -> Bool {
+        step.withLock { step in
+            guard step == .waiting else { return false }
+            step = .abandoned
+            return true
+        }
+    }
+}
+
 /// The runner's threads: started as calls come, up to a maximum, each ending after a while without work. A call
-/// waits in line when every thread is busy.
+/// waits in line when every thread is busy; a new thread starts whenever calls wait beyond the idle threads, so that
+/// no slot stays unused while calls wait.
 private final class Workers: Sendable {
     private struct State {
+        /// Calls in a write's path, served first.
+        var firstJobs: [@Sendable () -> Void] = []
         var jobs: [@Sendable () -> Void] = []
         var threads = 0
         var idle = 0
@@ -137,10 +189,11 @@ private final class Workers: Sendable {
         self.maximum = maximum
     }
 
-    func submit(_ job: @escaping @Sendable () -> Void) {
+    func submit(first: Bool = false, _ job: @escaping @Sendable () -> Void) {
         let start = state.withLock { state -> Bool in
-            state.jobs.append(job)
-            guard state.idle == 0, state.threads < maximum else { return false }
+            if first { state.firstJobs.append(job) } else { state.jobs.append(job) }
+            // Idle threads each take one waiting call; start another when more wait than they can take.
+            guard state.firstJobs.count + state.jobs.count > state.idle, state.threads < maximum else { return false }
             state.threads += 1
             return true
         }
@@ -158,6 +211,7 @@ private final class Workers: Sendable {
             let woken = waiting.wait(timeout: .now() + .seconds(10))
             let job = state.withLock { state -> (@Sendable () -> Void)? in
                 state.idle -= 1
+                if !state.firstJobs.isEmpty { return state.firstJobs.removeFirst() }
                 if !state.jobs.isEmpty { return state.jobs.removeFirst() }
                 if woken == .timedOut { state.threads -= 1 }
                 return nil
@@ -175,6 +229,8 @@ private final class Workers: Sendable {
 private final class AsyncFlag: Sendable {
     private struct State {
         var raised = false
+        /// Set when the waiting task was cancelled: a wait not begun yet ends at once.
+        var gaveUp = false
         var waiter: CheckedContinuation<Bool, Never>?
     }
 
@@ -197,12 +253,13 @@ private final class AsyncFlag: Sendable {
         }
         defer { timer.cancel() }
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let raised = state.withLock { state -> Bool in
+            let answer = state.withLock { state -> Bool? in
                 if state.raised { return true }
+                if state.gaveUp { return false }
                 state.waiter = continuation
-                return false
+                return nil
             }
-            if raised { continuation.resume(returning: true) }
+            if let answer { continuation.resume(returning: answer) }
         }
     }
 
@@ -212,5 +269,11 @@ private final class AsyncFlag: Sendable {
             return state.waiter
         }
         waiter?.resume(returning: false)
+    }
+
+    /// Ends a wait at once, as unraised (its task was cancelled).
+    func giveUp() {
+        state.withLock { $0.gaveUp = true }
+        timeOut()
     }
 }

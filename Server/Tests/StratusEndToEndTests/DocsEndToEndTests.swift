@@ -12,7 +12,7 @@ import Testing
         return text.components(separatedBy: "```sh\n").dropFirst().compactMap { $0.components(separatedBy: "```").first }
     }
 
-    @Test("the README's tour, the server-to-server signing example and the sharing walkthrough run as written")
+    @Test("the README's tour, the server-to-server signing example, the sharing walkthrough and the first webhook run as written")
     func walkthroughs() async throws {
         let folder = EndToEndTests.temporaryFolder()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -21,7 +21,8 @@ import Testing
         let data = folder + "/stratus-data"
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         try Data((ServerProcess.adminKey + "\n").utf8).write(to: URL(fileURLWithPath: data + "/admin.key"))
-        let server = ServerProcess(dataFolder: data, arguments: ["--quiet"])
+        // As docs/hooks.md says to, for its receiver on this machine.
+        let server = ServerProcess(dataFolder: data, arguments: ["--quiet", "--webhooks-allow-private"])
         try await server.start()
         defer { server.stop() }
 
@@ -33,6 +34,9 @@ import Testing
         var script = "set -e\n" + tour.replacingOccurrences(of: "S=http://127.0.0.1:8080", with: "S=\(server.baseURL)")
         script += "\necho '=== keys'\n" + security.dropFirst().joined(separator: "\n").replacingOccurrences(of: "swift run --package-path Server stratus", with: stratus)
         script += "\necho '=== sharing'\n" + sharing
+        let hooks = try #require(try Self.shellBlocks("docs/hooks.md").first, "hooks.md has an endpoint example")
+        // The receiver the example starts ends with the script, however the script ends.
+        script += "\necho '=== hooks'\ntrap 'kill $RECEIVER 2>/dev/null' EXIT\n" + hooks
 
         let (status, text) = try await ChildProcess.run("/bin/bash", ["-c", script], directory: folder)
         #expect(status == 0, "\(text.suffix(2_000))")
@@ -45,5 +49,7 @@ import Testing
         #expect(shared.contains(#""phoneNumber":{"type":"STRING","value":"+1 555 0100"}"#), "Bob read the shared record")
         #expect(shared.contains(#""serverErrorCode":"ACCESS_DENIED""#), "Carol was refused")
         #expect(shared.contains(#""serverErrorCode":"ZONE_NOT_FOUND""#), "Bob was refused once removed")
+        let hooked = parts.first { $0.hasPrefix("hooks") } ?? ""
+        #expect(hooked.contains("whsec_") && hooked.contains("record.created n2"), "the receiver got the new note: \(hooked.suffix(800))")
     }
 }

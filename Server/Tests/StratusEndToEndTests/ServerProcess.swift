@@ -16,6 +16,7 @@ final class ServerProcess: @unchecked Sendable {
     static let secretsKey = "ZTJlLXNlY3JldHMta2V5LW9mLXRoaXJ0eS10d28tYnk="
     private let started = Mutex<ChildProcess?>(nil)
     private let recent = Mutex("")
+    private let recentLogText = Mutex("")
     let dataFolder: String
     private(set) var baseURL = ""
 
@@ -62,7 +63,9 @@ final class ServerProcess: @unchecked Sendable {
         let secrets = backend.name == "postgres" ? ["--secrets-key", Self.secretsKey] : []
         let arguments = ["serve", "--port", "0", "--data", dataFolder, "--admin-key", Self.adminKey, "--password-rounds", "1000", "--sign-in-pause", "120"]
             + backend.serveArguments(dataFolder) + secrets + extraArguments
-        let child = try ChildProcess(Self.executable.path, arguments, environment: environment, output: .pipe, errors: .output)
+        let child = try ChildProcess(Self.executable.path, arguments, environment: environment, output: .pipe, errors: .pipe)
+        // The log (standard error) is read on its own, so that it never splits the "listening" line read below.
+        if let errors = child.errors { keepReadingLog(errors) }
         started.withLock { $0 = child }
         var buffer = ""
         let deadline = Date().addingTimeInterval(30)
@@ -94,8 +97,23 @@ final class ServerProcess: @unchecked Sendable {
         }
     }
 
+    /// Reads the server's log until it exits, keeping its end for ``recentLog``.
+    private func keepReadingLog(_ errors: FileHandle) {
+        Thread.detachNewThread { [self] in
+            while case let data = errors.availableData, !data.isEmpty {
+                self.recentLogText.withLock { text in
+                    text += String(decoding: data, as: UTF8.self)
+                    if text.utf8.count > 16_384 { text = String(text.suffix(8_192)) }
+                }
+            }
+        }
+    }
+
     /// The end of what the server has written so far, for a failing test's message.
     var recentOutput: String { recent.withLock { $0 } }
+
+    /// The end of the server's log (its standard error) so far.
+    var recentLog: String { recentLogText.withLock { $0 } }
 
     /// Whether the server's process has started and not exited.
     var isRunning: Bool { started.withLock { $0 }?.isRunning ?? false }

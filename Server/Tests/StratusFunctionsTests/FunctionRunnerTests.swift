@@ -134,6 +134,101 @@ import Testing
         }
     }
 
+    /// A host that holds each request until the test opens it, counting the requests it got.
+    final class GateHost: FunctionHost, @unchecked Sendable {
+        private let lock = NSLock()
+        private var open = false
+        private var waiters: [CheckedContinuation<Void, Never>] = []
+        private(set) var requests = 0
+
+        func request(_ body: [UInt8]) async -> [UInt8] {
+            await withCheckedContinuation { continuation in
+                let pass: Bool = lock.withLock {
+                    requests += 1
+                    if open { return true }
+                    waiters.append(continuation)
+                    return false
+                }
+                if pass { continuation.resume() }
+            }
+            return Array("{}".utf8)
+        }
+
+        var held: Int { lock.withLock { waiters.count } }
+
+        func openAll() {
+            let held: [CheckedContinuation<Void, Never>] = lock.withLock {
+                open = true
+                defer { waiters = [] }
+                return waiters
+            }
+            for waiter in held { waiter.resume() }
+        }
+    }
+
+    static let forwardInput = Array(#"{"request":{"path":"records/lookup"}}"#.utf8)
+
+    /// Waits for a condition, polling to a deadline.
+    static func waitUntil(_ what: String, within seconds: Double = 60, _ condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { throw FunctionRunnerTestFailure("\(what) did not happen within \(seconds) s") }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
+    @Test("calls waiting beside idle threads start at once, up to the pool's size: a quick call runs while three are held")
+    func everySlotIsUsed() async throws {
+        let module = try module("misbehave")
+        let pool = FunctionRunner(concurrentCalls: 4)
+        // Two threads that have worked and now wait for work.
+        async let first = pool.run(module, entry: "echo", input: Array("a".utf8), limits: limits)
+        async let second = pool.run(module, entry: "echo", input: Array("b".utf8), limits: limits)
+        _ = try await (first, second)
+        let gate = GateHost()
+        let held = (0..<3).map { _ in Task { try await pool.run(module, entry: "forward", input: Self.forwardInput, limits: limits, host: gate) } }
+        try await Self.waitUntil("three calls to hold their threads") { gate.held == 3 }
+        let started = ContinuousClock.now
+        let quick = try await pool.run(module, entry: "echo", input: Array("quick".utf8), limits: limits)
+        #expect(text(quick) == "quick" && ContinuousClock.now - started < .seconds(30), "a quick call waited \(ContinuousClock.now - started)")
+        gate.openAll()
+        for call in held { _ = try await call.value }
+    }
+
+    @Test("a call's time counts from when it starts, not while it waits for a thread; calls in a write's path go first; a call whose caller is gone does not run")
+    func waitingIsFair() async throws {
+        let module = try module("misbehave")
+        let pool = FunctionRunner(concurrentCalls: 1)
+        let gate = GateHost()
+        let holding = Task { try await pool.run(module, entry: "forward", input: Self.forwardInput, limits: limits, host: gate) }
+        try await Self.waitUntil("the only thread to be held") { gate.held == 1 }
+
+        var short = limits
+        short.seconds = 1
+        let order = LockedList()
+        let normal = Task {
+            let result = try await pool.run(module, entry: "echo", input: Array("normal".utf8), limits: short)
+            order.append(text(result))
+        }
+        let gone = GateHost()
+        let abandoned = Task { try await pool.run(module, entry: "forward", input: Self.forwardInput, limits: short, host: gone) }
+        let urgent = Task {
+            let result = try await pool.run(module, entry: "echo", input: Array("urgent".utf8), limits: short, priority: .writePath)
+            order.append(text(result))
+        }
+        abandoned.cancel()
+        // Longer than the waiting calls' one-second limit passes before the thread is free.
+        let submitted = ContinuousClock.now
+        try await Self.waitUntil("two seconds to pass") { ContinuousClock.now - submitted > .seconds(2) }
+        gate.openAll()
+        _ = try await holding.value
+        try await normal.value
+        try await urgent.value
+        _ = try? await abandoned.value
+        #expect(order.items == ["urgent", "normal"], "the write-path call went first, and neither ran out of time waiting: \(order.items)")
+        #expect(gone.requests == 0, "the abandoned call ran")
+    }
+
     @Test func modulesAreCheckedOnLoading() throws {
         #expect(throws: FunctionError.self) { try FunctionModule(bytes: Array("not wasm".utf8)) }
         // A valid header with a broken body.
@@ -154,4 +249,18 @@ import Testing
             #expect(error.kind == .invalidModule && error.message.contains("env.open"), "\(error)")
         }
     }
+}
+
+struct FunctionRunnerTestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Texts appended from several tasks.
+final class LockedList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [String] = []
+
+    func append(_ item: String) { lock.withLock { stored.append(item) } }
+    var items: [String] { lock.withLock { stored } }
 }

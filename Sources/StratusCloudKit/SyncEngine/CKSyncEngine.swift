@@ -61,6 +61,11 @@ public final class CKSyncEngine: @unchecked Sendable {
         }
     }
 
+    /// An engine the app lets go of stops syncing.
+    deinit {
+        Task { [engine] in await engine.stop() }
+    }
+
     /// Fetches what changed on the server in the zones `options` covers, reporting it through the delegate.
     public func fetchChanges(_ options: FetchChangesOptions = FetchChangesOptions()) async throws {
         await state.flush()

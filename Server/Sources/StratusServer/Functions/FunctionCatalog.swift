@@ -91,7 +91,9 @@ final class FunctionCatalog: Sendable {
             }
             let result = try await runner.run(
                 module, entry: binding.entry, input: input, limits: Self.limits(of: binding),
-                grants: Set(binding.grants.compactMap(FunctionGrant.init(rawValue:))), host: host
+                grants: Set(binding.grants.compactMap(FunctionGrant.init(rawValue:))), host: host,
+                // A write waits on its beforeSave: it goes before callables and jobs waiting for a thread.
+                priority: binding.trigger == .beforeSave ? .writePath : .normal
             )
             for line in result.logs { logger.info("\(line)", metadata: ["stratus.function": "\(name)"]) }
             return result

@@ -425,7 +425,7 @@ import Testing
         }
     }
 
-    @Test("an operator browses a user's private database by userRecordName")
+    @Test("an operator browses a user's private database by userRecordName: it opens on the user's own zone")
     func privateDatabase() async throws {
         try await Session.with("private") { session in
             let browser = session.browser
@@ -440,7 +440,10 @@ import Testing
             try await browser.element("#private-user").fill(alice.userRecordName)
             try await browser.element("#run-query").click()
             try await browser.waitForText("Zone", in: "form")
-            try await browser.select("#zone", "Notes")
+            // The user's database opens on their own zone, listed with the others.
+            try await browser.waitUntil("the zone list to show the user's Notes zone") {
+                try await browser.element("#zone").property("value") as? String == "Notes"
+            }
             try await browser.select("#record-type", "Note")
             try await browser.element("#run-query").click()
             try await browser.waitForText("note-1", in: "#records-table")

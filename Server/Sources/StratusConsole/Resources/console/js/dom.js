@@ -42,13 +42,13 @@ export function showError(error) {
   return notice;
 }
 
-/** Until when a notice just shown survives the page change that usually follows it. */
-let keepNoticesUntil = 0;
+/** Whether a notice just shown survives the page change that usually follows it. */
+let keepThroughNextPage = false;
 
 /** Shows a short confirmation that something worked. */
 export function showInfo(text) {
-  // The navigation that usually follows a notice (even one a busy browser handles late) leaves it shown.
-  keepNoticesUntil = Date.now() + 5000;
+  // The navigation that usually follows a notice leaves it shown, however late a busy browser handles it.
+  keepThroughNextPage = true;
   const notices = document.getElementById("notices");
   const notice = h("div", { class: "notice info" }, h("p", {}, text));
   notices.replaceChildren(notice);
@@ -56,7 +56,10 @@ export function showInfo(text) {
 }
 
 export function clearNotices() {
-  if (Date.now() < keepNoticesUntil) return;
+  if (keepThroughNextPage) {
+    keepThroughNextPage = false;
+    return;
+  }
   document.getElementById("notices").replaceChildren();
 }
 

@@ -28,6 +28,8 @@ export function targetOf(parameters, schema) {
     container: state.container, environment: state.environment, database,
     user: parameters.user ?? "",
     zoneName: parameters.zone || "_defaultZone",
+    /** Whether the URL named the zone; a user's database opened without one shows their first own zone. */
+    zoneChosen: Boolean(parameters.zone),
     get zoneID() { return { zoneName: this.zoneName }; },
     recordType: types.includes(parameters.type) ? parameters.type : types.find((t) => t !== "Users") ?? types[0],
     recordTypes: types,
@@ -61,11 +63,28 @@ async function controlsForm(target, schema) {
   const user = h("input", { id: "private-user", value: target.user, placeholder: "_userRecordName", size: 20, hidden: target.database !== "private" });
   const userLabel = h("label", { for: "private-user", hidden: target.database !== "private" }, "User", user);
   database.addEventListener("change", () => { userLabel.hidden = database.value !== "private"; user.hidden = userLabel.hidden; });
-  let zones = [{ zoneID: { zoneName: "_defaultZone" } }];
-  if (target.database === "public" || target.user) {
-    try { zones = (await cloudKit(target.container, target.environment, target.database, "zones/list", { method: "GET", user: target.user || undefined })).zones ?? zones; } catch { /* shown when querying */ }
-  }
-  const zone = h("select", { id: "zone" }, zones.filter((z) => z.zoneID).map((z) => h("option", { value: z.zoneID.zoneName, selected: z.zoneID.zoneName === target.zoneName }, z.zoneID.zoneName)));
+  const zonesOf = async (databaseName, userName) => {
+    if (databaseName === "private" && !userName) return [{ zoneID: { zoneName: "_defaultZone" } }];
+    try {
+      const listed = await cloudKit(target.container, target.environment, databaseName, "zones/list", { method: "GET", user: userName || undefined });
+      return (listed.zones ?? []).filter((z) => z.zoneID);
+    } catch { return [{ zoneID: { zoneName: "_defaultZone" } }]; /* the query shows why */ }
+  };
+  const zones = await zonesOf(target.database, target.user);
+  // A user's private database opened without a zone shows their first own zone: their records are usually there.
+  const ownZone = zones.find((z) => z.zoneID.zoneName !== "_defaultZone");
+  if (target.database === "private" && !target.zoneChosen && ownZone) target.zoneName = ownZone.zoneID.zoneName;
+  const zoneOptions = (list, selected) => list.map((z) => h("option", { value: z.zoneID.zoneName, selected: z.zoneID.zoneName === selected }, z.zoneID.zoneName));
+  const zone = h("select", { id: "zone" }, zoneOptions(zones, target.zoneName));
+  // Choosing another database or user lists that database's zones at once.
+  const relist = async () => {
+    const listed = await zonesOf(database.value, database.value === "private" ? user.value.trim() : "");
+    const first = listed.find((z) => z.zoneID.zoneName !== "_defaultZone") ?? listed[0];
+    zone.replaceChildren(...zoneOptions(listed, first?.zoneID.zoneName));
+    zone.dataset.listedFor = `${database.value}/${user.value.trim()}`;
+  };
+  database.addEventListener("change", relist);
+  user.addEventListener("change", relist);
   const type = h("select", { id: "record-type" }, target.recordTypes.map((name) => h("option", { value: name, selected: name === target.recordType }, name)));
   const fields = [...Object.keys(systemFields), ...userFields(schema.recordTypes[target.recordType] ?? {}).map(([name]) => name)];
   const filterRows = h("div", { class: "editor-list", id: "filters" });
@@ -100,7 +119,11 @@ async function controlsForm(target, schema) {
     query.sortField = sortField.value;
     query.ascending = direction.value === "asc";
     query.markers = [];
-    go("records", { db: database.value, user: database.value === "private" ? user.value.trim() : "", zone: database.value === target.database ? zone.value : "_defaultZone", type: type.value, page: "0" });
+    const chosenUser = database.value === "private" ? user.value.trim() : "";
+    const sameDatabase = database.value === target.database && chosenUser === target.user;
+    // The zone list follows the database and user chosen; a zone from another one's list is not carried over.
+    const listedHere = zone.dataset.listedFor === `${database.value}/${chosenUser}`;
+    go("records", { db: database.value, user: chosenUser, zone: sameDatabase || listedHere ? zone.value : "", type: type.value, page: "0" });
   });
   return form;
 }
