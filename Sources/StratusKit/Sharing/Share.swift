@@ -167,7 +167,8 @@ extension Share.Participant {
         if case .userRecordID(let id) = lookup { userRecordID = id }
     }
 
-    /// The owner of a share not saved yet, as CloudKit shows them: the signed-in user under a placeholder name.
+    /// The owner of a share not saved yet, as CloudKit shows them: the signed-in user under the name CloudKit gives
+    /// the current user before the server answers.
     package init(unsavedOwnerNamed name: String) {
         self.init(participantID: nil, userRecordID: Record.ID(recordName: name), lookupInfo: nil, permission: .readWrite, role: .owner, acceptanceStatus: .accepted)
     }

@@ -67,7 +67,7 @@ import Testing
         let browser = try await WebDriver()
         do {
             try await browser.open(signInURL + "?redirect=" + appPage.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)
-            _ = try await browser.waitForText("Sign in to \(Self.container)", in: "h1")
+            _ = try await browser.waitForText("Sign in to Pages", in: "h1")   // the container ID's last part: no appName is set
             try await browser.screenshot("account-sign-in")
             try await browser.element("#email").fill("ann@example.com")
             try await browser.element("#password").fill("wrong password")
@@ -106,7 +106,7 @@ import Testing
             ])
             let authenticator = try #require(added as? String, "a virtual authenticator: \(String(describing: added))")
             try await browser.open(signInPage)
-            _ = try await browser.waitForText("Sign in to \(Self.container)", in: "h1")
+            _ = try await browser.waitForText("Sign in to Pages", in: "h1")   // the container ID's last part: no appName is set
             // The app's sign-up, in the page's origin: options from the API, a passkey from the browser, the answer back.
             let made = try await browser.script(Self.signUpScript, ["/auth/1/\(Self.container)/development", token, "fay@example.com"])
             let answer = try #require(made as? [String: Any], "\(String(describing: made))")
