@@ -76,12 +76,8 @@ public final class WebhookReceiver: Sendable {
 
     /// Waits until `condition` holds for what arrived, failing with what did after `seconds`.
     public func waitUntil(_ what: String, within seconds: Double = 60, _ condition: ([Received]) -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while !condition(received) {
-            guard ContinuousClock.now < deadline else {
-                throw TestSupportError("\(what) did not happen within \(seconds) s; received \(received.count): \(received.map { $0.body.prefix(120) })")
-            }
-            try await Task.sleep(for: .milliseconds(50))
+        try await Polling.until(what, within: seconds, every: .milliseconds(50), { condition(received) }) {
+            "received \(received.count): \(received.map { $0.body.prefix(120) })"
         }
     }
 

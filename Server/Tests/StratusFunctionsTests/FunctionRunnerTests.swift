@@ -168,15 +168,6 @@ import Testing
 
     static let forwardInput = Array(#"{"request":{"path":"records/lookup"}}"#.utf8)
 
-    /// Waits for a condition, polling to a deadline.
-    static func waitUntil(_ what: String, within seconds: Double = 60, _ condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while !condition() {
-            guard ContinuousClock.now < deadline else { throw FunctionRunnerTestFailure("\(what) did not happen within \(seconds) s") }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-    }
-
     @Test("calls waiting beside idle threads start at once, up to the pool's size: a quick call runs while three are held")
     func everySlotIsUsed() async throws {
         let module = try module("misbehave")
@@ -187,7 +178,7 @@ import Testing
         _ = try await (first, second)
         let gate = GateHost()
         let held = (0..<3).map { _ in Task { try await pool.run(module, entry: "forward", input: Self.forwardInput, limits: limits, host: gate) } }
-        try await Self.waitUntil("three calls to hold their threads") { gate.held == 3 }
+        try await Polling.until("three calls to hold their threads") { gate.held == 3 }
         let started = ContinuousClock.now
         let quick = try await pool.run(module, entry: "echo", input: Array("quick".utf8), limits: limits)
         #expect(text(quick) == "quick" && ContinuousClock.now - started < .seconds(30), "a quick call waited \(ContinuousClock.now - started)")
@@ -201,7 +192,7 @@ import Testing
         let pool = FunctionRunner(concurrentCalls: 1)
         let gate = GateHost()
         let holding = Task { try await pool.run(module, entry: "forward", input: Self.forwardInput, limits: limits, host: gate) }
-        try await Self.waitUntil("the only thread to be held") { gate.held == 1 }
+        try await Polling.until("the only thread to be held") { gate.held == 1 }
 
         var short = limits
         short.seconds = 1
@@ -219,7 +210,7 @@ import Testing
         abandoned.cancel()
         // Longer than the waiting calls' one-second limit passes before the thread is free.
         let submitted = ContinuousClock.now
-        try await Self.waitUntil("two seconds to pass") { ContinuousClock.now - submitted > .seconds(2) }
+        try await Polling.until("two seconds to pass") { ContinuousClock.now - submitted > .seconds(2) }
         gate.openAll()
         _ = try await holding.value
         try await normal.value
@@ -249,11 +240,6 @@ import Testing
             #expect(error.kind == .invalidModule && error.message.contains("env.open"), "\(error)")
         }
     }
-}
-
-struct FunctionRunnerTestFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }
 
 /// Texts appended from several tasks.

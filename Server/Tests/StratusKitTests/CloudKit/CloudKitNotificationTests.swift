@@ -3,11 +3,22 @@ import Foundation
 import FoundationNetworking
 #endif
 import StratusCloudKit
+import StratusModel
+import StratusTestSupport
 import Testing
 
 /// Pushes as an app receives them: the payloads a Stratus server sends for a subscription, read with
 /// `CKNotification(fromRemoteNotificationDictionary:)` into CloudKit's subclasses.
 @Suite struct CloudKitNotificationTests {
+    /// The server's list of a user's notifications.
+    struct NotificationChanges: Decodable {
+        struct Entry: Decodable {
+            var payload: JSONValue
+        }
+
+        var notifications: [Entry]
+    }
+
     /// The payloads of the user's notifications, as the server sends them to devices, once `count` are there.
     static func payloads(_ server: KitTestServer, _ container: CKContainer, count: Int) async throws -> [[AnyHashable: Any]] {
         var components = URLComponents(url: server.url.appendingPathComponent("notifications/1/\(KitTestServer.container)/development/changes"), resolvingAgainstBaseURL: false)!
@@ -15,17 +26,17 @@ import Testing
             URLQueryItem(name: "after", value: "0"), URLQueryItem(name: "ckAPIToken", value: server.apiToken),
             URLQueryItem(name: "ckWebAuthToken", value: container.stratusContainer.webAuthToken),
         ]
-        let deadline = ContinuousClock.now + .seconds(30)
-        var seen = ""
-        while ContinuousClock.now < deadline {
+        let payloads = LockedBox<[Data]>([])
+        let seen = LockedBox("")
+        try await Polling.until("\(count) notifications to arrive", within: 30, every: .milliseconds(50), {
             let (data, _) = try await URLSession.shared.data(from: components.url!)
-            seen = String(decoding: data, as: UTF8.self)
-            let answer = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-            let notifications = (answer?["notifications"] as? [[String: Any]]) ?? []
-            if notifications.count >= count { return notifications.compactMap { $0["payload"] as? [AnyHashable: Any] } }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        throw OperationBlocks.NoAnswer(description: "\(count) notifications did not arrive within 30 s; the server answered \(seen)")
+            seen.value = String(decoding: data, as: UTF8.self)
+            let answer = try JSONDecoder().decode(NotificationChanges.self, from: data)
+            payloads.value = try answer.notifications.map { try JSONEncoder().encode($0.payload) }
+            return payloads.value.count >= count
+        }) { "the server answered \(seen.value)" }
+        // CloudKit hands an app a push as a dictionary: each payload is read as one, as it arrives on a device.
+        return try payloads.value.compactMap { try JSONSerialization.jsonObject(with: $0) as? [AnyHashable: Any] }
     }
 
     @Test("a query subscription's push reads as a CKQueryNotification with its reason, record ID, fields and scope; a zone's as a CKRecordZoneNotification")

@@ -1,5 +1,6 @@
 import Foundation
 import StratusCloudKit
+import StratusTestSupport
 import Testing
 
 /// CKQuery with NSPredicate's format language (supplied on Linux), sort descriptors and cursors, and the record
@@ -226,9 +227,9 @@ import Testing
                 queue.addOperation(operation)
             }
             try result.get()
-            try await OperationBlocks.waitUntil("the running operation's IDs", { seenWhileRunning.value != nil })
+            try await Polling.until("the running operation's IDs", { seenWhileRunning.value != nil })
             #expect(persisted.value && seenWhileRunning.value == [operation.operationID])
-            try await OperationBlocks.waitUntil("the ended operation to leave the list", { try await container.allLongLivedOperationIDs().isEmpty })
+            try await Polling.until("the ended operation to leave the list", { try await container.allLongLivedOperationIDs().isEmpty })
             #expect(try await container.longLivedOperation(for: operation.operationID) == nil)
         }
     }

@@ -61,9 +61,10 @@ final class CloudKitSyncDevice: CKSyncEngineDelegate, @unchecked Sendable {
         lock.withLock { log.append(Self.describe(event)) }
         switch event {
         case .willFetchChanges where holdsFetches:
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(20))
-            }
+            // A stream nothing yields to ends when the task waiting on it is cancelled.
+            let (held, release) = AsyncStream<Void>.makeStream()
+            for await _ in held {}
+            release.finish()
         case .stateUpdate(let update):
             lock.withLock { savedState = update.stateSerialization }
         case .fetchedRecordZoneChanges(let changes):

@@ -1,6 +1,7 @@
 import Foundation
 import StratusCloudKit
 import StratusKit
+import StratusTestSupport
 import Testing
 
 /// CKSyncEngine as Apple documents it, on two devices of one user against a live server: the events and their
@@ -116,9 +117,9 @@ import Testing
             let b = CloudKitSyncDevice(laptop, automaticallySync: true)
             a.engine.state.add(pendingDatabaseChanges: [.saveZone(CKRecordZone(zoneID: CloudKitSyncDevice.zoneID))])
             a.write("n1", "Milk")
-            try await OperationBlocks.waitUntil("the note reaching the laptop", { b.texts == ["n1": "Milk"] }) { "phone \(a.events), laptop \(b.events)" }
+            try await Polling.until("the note reaching the laptop", { b.texts == ["n1": "Milk"] }) { "phone \(a.events), laptop \(b.events)" }
             a.delete("n1")
-            try await OperationBlocks.waitUntil("the deletion reaching the laptop", { b.texts.isEmpty }) { "phone \(a.events), laptop \(b.events)" }
+            try await Polling.until("the deletion reaching the laptop", { b.texts.isEmpty }) { "phone \(a.events), laptop \(b.events)" }
             #expect(a.engine.state.pendingRecordZoneChanges.isEmpty)
         }
     }
@@ -164,7 +165,7 @@ import Testing
             let b = CloudKitSyncDevice(laptop)
             b.holdsFetches = true
             let fetch = Task { try await b.engine.fetchChanges() }
-            try await OperationBlocks.waitUntil("the fetch to start", { b.events.contains("willFetchChanges") }) { "\(b.events)" }
+            try await Polling.until("the fetch to start", { b.events.contains("willFetchChanges") }) { "\(b.events)" }
             await b.engine.cancelOperations()
             await #expect(throws: (any Error).self) { try await fetch.value }
             #expect(b.texts.isEmpty)
