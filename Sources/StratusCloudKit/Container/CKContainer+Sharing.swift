@@ -165,11 +165,7 @@ extension CKContainer {
 
     /// What several links open, by link.
     public func shareMetadatas(for urls: [URL]) async throws -> [URL: Result<CKShare.Metadata, any Error>] {
-        var results: [URL: Result<CKShare.Metadata, any Error>] = [:]
-        for url in urls {
-            do { results[url] = .success(try await shareMetadata(for: url)) } catch { results[url] = .failure(error) }
-        }
-        return results
+        await resultsByItem(urls) { try await shareMetadata(for: $0) }
     }
 
     public func fetchShareMetadata(with url: URL, completionHandler: @escaping @Sendable (CKShare.Metadata?, (any Error)?) -> Void) {
@@ -186,11 +182,7 @@ extension CKContainer {
 
     /// Accepts several shares, each with its own result.
     public func accept(_ metadatas: [CKShare.Metadata]) async throws -> [CKShare.Metadata: Result<CKShare, any Error>] {
-        var results: [CKShare.Metadata: Result<CKShare, any Error>] = [:]
-        for metadata in metadatas {
-            do { results[metadata] = .success(try await accept(metadata)) } catch { results[metadata] = .failure(error) }
-        }
-        return results
+        await resultsByItem(metadatas) { try await accept($0) }
     }
 
     public func accept(_ metadata: CKShare.Metadata, completionHandler: @escaping @Sendable (CKShare?, (any Error)?) -> Void) {

@@ -123,6 +123,19 @@ extension CKContainer {
     }
 }
 
+/// Each item's result of `body`, one item after the other, until `stop` holds (the items not reached then have no
+/// result); errors as CloudKit reports them.
+func resultsByItem<ID: Hashable, Value>(
+    _ ids: [ID], stopping stop: () -> Bool = { false }, _ body: (ID) async throws -> Value
+) async -> [ID: Result<Value, any Error>] {
+    var results: [ID: Result<Value, any Error>] = [:]
+    for id in ids {
+        guard !stop() else { break }
+        do { results[id] = .success(try await body(id)) } catch { results[id] = .failure(CKError.from(error)) }
+    }
+    return results
+}
+
 /// The per-item results of an operation, in the order the items were asked for: each is handed to `report` (the
 /// operation's per-item blocks), then kept as a success or as a failure by ID (for `partialFailure`).
 struct ItemResults<ID: Hashable, Value> {

@@ -24,15 +24,7 @@ open class CKFetchShareMetadataOperation: CKOperation, @unchecked Sendable {
 
     override func execute() async {
         let urls = shareURLs ?? []
-        var results: [URL: Result<CKShare.Metadata, any Error>] = [:]
-        for url in urls {
-            guard !isCancelled else { break }
-            do {
-                results[url] = .success(try await container.shareMetadata(for: url, shouldFetchRootRecord: shouldFetchRootRecord))
-            } catch {
-                results[url] = .failure(reported(error))
-            }
-        }
+        let results = await resultsByItem(urls, stopping: { isCancelled }) { url in try await container.shareMetadata(for: url, shouldFetchRootRecord: shouldFetchRootRecord) }
         guard !isCancelled else { return finish(reported(CancellationError())) }
         let fetched = ItemResults(urls, results) { url, result in
             perShareMetadataResultBlock?(url, result)
@@ -69,15 +61,7 @@ open class CKAcceptSharesOperation: CKOperation, @unchecked Sendable {
 
     override func execute() async {
         let metadatas = shareMetadatas ?? []
-        var results: [CKShare.Metadata: Result<CKShare, any Error>] = [:]
-        for metadata in metadatas {
-            guard !isCancelled else { break }
-            do {
-                results[metadata] = .success(try await container.accept(metadata))
-            } catch {
-                results[metadata] = .failure(reported(error))
-            }
-        }
+        let results = await resultsByItem(metadatas, stopping: { isCancelled }) { metadata in try await container.accept(metadata) }
         guard !isCancelled else { return finish(reported(CancellationError())) }
         let accepted = ItemResults(metadatas, results) { metadata, result in
             perShareResultBlock?(metadata, result)
@@ -114,15 +98,7 @@ open class CKFetchShareParticipantsOperation: CKOperation, @unchecked Sendable {
 
     override func execute() async {
         let lookups = userIdentityLookupInfos ?? []
-        var results: [CKUserIdentity.LookupInfo: Result<CKShare.Participant, any Error>] = [:]
-        for lookup in lookups {
-            guard !isCancelled else { break }
-            do {
-                results[lookup] = .success(try await container.shareParticipant(for: lookup))
-            } catch {
-                results[lookup] = .failure(reported(error))
-            }
-        }
+        let results = await resultsByItem(lookups, stopping: { isCancelled }) { lookup in try await container.shareParticipant(for: lookup) }
         guard !isCancelled else { return finish(reported(CancellationError())) }
         let fetched = ItemResults(lookups, results) { lookup, result in
             perShareParticipantResultBlock?(lookup, result)

@@ -35,7 +35,7 @@ open class CKRecord: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable {
     /// The record as StratusKit keeps it.
     final var stored: Record { lock.withLock { storage } }
 
-    /// The record as it is to be saved (a share adds its participants).
+    /// The record as it is to be saved and archived (a share adds its participants); reads use ``stored``.
     var stratus: Record { stored }
 
     /// Changes the record as StratusKit keeps it.
@@ -45,20 +45,20 @@ open class CKRecord: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable {
 
     // MARK: - System fields
 
-    public var recordType: RecordType { stratus.recordType }
-    public var recordID: ID { ID(stratus.recordID) }
+    public var recordType: RecordType { stored.recordType }
+    public var recordID: ID { ID(stored.recordID) }
     /// Changes on every save; `nil` until the server has the record.
-    public var recordChangeTag: String? { stratus.recordChangeTag }
-    public var creationDate: Date? { stratus.creationDate }
-    public var modificationDate: Date? { stratus.modificationDate }
-    public var creatorUserRecordID: ID? { stratus.creatorUserRecordID.map(ID.init) }
-    public var lastModifiedUserRecordID: ID? { stratus.lastModifiedUserRecordID.map(ID.init) }
+    public var recordChangeTag: String? { stored.recordChangeTag }
+    public var creationDate: Date? { stored.creationDate }
+    public var modificationDate: Date? { stored.modificationDate }
+    public var creatorUserRecordID: ID? { stored.creatorUserRecordID.map(ID.init) }
+    public var lastModifiedUserRecordID: ID? { stored.lastModifiedUserRecordID.map(ID.init) }
     /// The share that shares this record, when it is a share's root.
-    public var share: Reference? { stratus.share.map(Reference.init) }
+    public var share: Reference? { stored.share.map(Reference.init) }
 
     /// The record above this one in a share's hierarchy (in the same zone).
     public var parent: Reference? {
-        get { stratus.parent.map(Reference.init) }
+        get { stored.parent.map(Reference.init) }
         set { lock.withLock { storage.parent = newValue?.stratus } }
     }
 
@@ -73,7 +73,7 @@ open class CKRecord: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable {
     // MARK: - Fields
 
     public func object(forKey key: FieldKey) -> (any CKRecordValue)? {
-        stratus.values[key].flatMap(RecordValues.object)
+        stored.values[key].flatMap(RecordValues.object)
     }
 
     /// Sets a field; `nil` removes it. A value of a type no field holds stops the app, as CloudKit does.
@@ -99,14 +99,14 @@ open class CKRecord: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable {
     }
 
     /// Every field name with a value.
-    public func allKeys() -> [FieldKey] { stratus.allKeys }
+    public func allKeys() -> [FieldKey] { stored.allKeys }
 
     /// The fields set or removed since the record was fetched or made.
-    public func changedKeys() -> [FieldKey] { stratus.changedKeys.sorted() }
+    public func changedKeys() -> [FieldKey] { stored.changedKeys.sorted() }
 
     /// The words of the record's string fields, as CloudKit tokenizes them for `self CONTAINS` queries.
     public func allTokens() -> [String] {
-        stratus.values.values.flatMap { value -> [String] in
+        stored.values.values.flatMap { value -> [String] in
             guard case .string(let text) = value else { return [] }
             return text.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber }).map(String.init)
         }
@@ -123,7 +123,7 @@ open class CKRecord: NSObject, NSSecureCoding, NSCopying, @unchecked Sendable {
     /// Keeps the system fields alone; `CKRecord(coder:)` makes from them a record that saves as an edit of this
     /// version (apps keep them beside their own copy of the fields).
     public func encodeSystemFields(with coder: NSCoder) {
-        coder.encode(stratus.systemFieldsOnly().storageData() as NSData, forKey: "record")
+        coder.encode(stored.systemFieldsOnly().storageData() as NSData, forKey: "record")
     }
 
     public func encode(with coder: NSCoder) {

@@ -50,6 +50,12 @@ extension CKSyncEngine {
         public init(scope: Scope = .all) {
             self.scope = scope
         }
+
+        /// The zones StratusKit's engine fetches, and those first.
+        var zoneFilter: (included: @Sendable (Zone.ID) -> Bool, prioritized: [Zone.ID]) {
+            let scope = scope
+            return ({ scope.contains(CKRecordZone.ID($0)) }, prioritizedZoneIDs.map(\.stratus))
+        }
     }
 
     /// Which pending changes a send covers.

@@ -70,10 +70,9 @@ public final class CKSyncEngine: @unchecked Sendable {
     public func fetchChanges(_ options: FetchChangesOptions = FetchChangesOptions()) async throws {
         await state.flush()
         bridge.fetchContext = FetchChangesContext(reason: .manual, options: options)
-        let scope = options.scope
-        let prioritized = options.prioritizedZoneIDs.map(\.stratus)
+        let zones = options.zoneFilter
         try await tracked { [engine] in
-            try await engine.fetchChanges(inZones: { scope.contains(CKRecordZone.ID($0)) }, prioritized: prioritized)
+            try await engine.fetchChanges(inZones: zones.included, prioritized: zones.prioritized)
         }
     }
 
@@ -210,7 +209,6 @@ final class EventBridge: SyncEngineDelegate, @unchecked Sendable {
         guard let delegate, let owner else { return ({ _ in true }, []) }
         let options = await delegate.nextFetchChangesOptions(CKSyncEngine.FetchChangesContext(reason: .scheduled, options: .init()), syncEngine: owner)
         fetchContext = CKSyncEngine.FetchChangesContext(reason: .scheduled, options: options)
-        let scope = options.scope
-        return ({ scope.contains(CKRecordZone.ID($0)) }, options.prioritizedZoneIDs.map(\.stratus))
+        return options.zoneFilter
     }
 }
