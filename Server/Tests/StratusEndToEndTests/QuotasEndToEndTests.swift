@@ -41,7 +41,8 @@ import Testing
         let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline {
             usage = try await stratus(["quotas", "usage", Self.container])
-            if usage.contains("private \(ann.userRecordName)") { break }
+            // The user is listed from the start (an empty database reads 0): wait for the measurement of the record.
+            if usage.contains("development/private \(ann.userRecordName)") && usage.contains("(1 records") { break }
             try await Task.sleep(for: .milliseconds(250))
         }
         #expect(usage.contains("development/private \(ann.userRecordName)") && usage.contains("of 2 KB  (1 records"), "\(usage)")
