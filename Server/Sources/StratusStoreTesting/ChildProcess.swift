@@ -106,6 +106,20 @@ public final class ChildProcess: Sendable {
         }) ?? (-1, "")
     }
 
+    /// The first line the child writes to its ``output`` pipe (a peer's "ready …"), or what it wrote before its
+    /// output ended, read on a thread of its own.
+    public func firstLine() async throws -> String {
+        try await Self.offload { [self] in
+            var data = Data()
+            while let handle = output, !data.contains(UInt8(ascii: "\n")) {
+                let chunk = handle.availableData
+                if chunk.isEmpty { break }
+                data.append(chunk)
+            }
+            return String(decoding: data, as: UTF8.self)
+        }
+    }
+
     /// Waits for the child to exit on a thread of its own, and returns its exit status.
     @discardableResult
     public func exit() async -> Int32 {

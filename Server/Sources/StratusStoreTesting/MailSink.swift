@@ -64,15 +64,7 @@ public final class MailSink: Sendable {
             output: .pipe, errors: .output
         )
         // The first line is "ready PORT", or what went wrong.
-        let firstLine = try await ChildProcess.offload { () -> String in
-            var data = Data()
-            while let handle = process.output, !data.contains(UInt8(ascii: "\n")) {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                data.append(chunk)
-            }
-            return String(decoding: data, as: UTF8.self)
-        }
+        let firstLine = try await process.firstLine()
         guard firstLine.hasPrefix("ready "), let port = Int(firstLine.dropFirst(6).prefix { $0.isNumber }) else {
             process.killNow()
             throw ChildProcessError("the SMTP test server did not start: \(firstLine)")

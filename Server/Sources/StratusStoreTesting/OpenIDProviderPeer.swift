@@ -49,15 +49,7 @@ public final class OpenIDProviderPeer: Sendable {
             output: .pipe, errors: .output
         )
         // The first line is "ready {json}", or what went wrong.
-        let firstLine = try await ChildProcess.offload { () -> String in
-            var data = Data()
-            while let handle = process.output, !data.contains(UInt8(ascii: "\n")) {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                data.append(chunk)
-            }
-            return String(decoding: data, as: UTF8.self)
-        }
+        let firstLine = try await process.firstLine()
         guard firstLine.hasPrefix("ready "), let details = try? JSONDecoder().decode(Details.self, from: Data(firstLine.dropFirst(6).utf8)) else {
             process.terminate()
             throw ChildProcessError("the OpenID provider did not start: \(firstLine)")

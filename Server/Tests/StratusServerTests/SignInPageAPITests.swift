@@ -47,6 +47,36 @@ import Testing
         }
     }
 
+    @Test("opened without ?redirect= (CloudKit JS's popup), the page signs in and posts the session to the allowed origins only")
+    func popup() async throws {
+        try await TestServer.run { client in
+            let token = try await client.createContainer()
+            _ = try await client.auth("signup", #"{"emailAddress":"ann@example.com","password":"correct horse"}"#, token: token)
+            let path = "/account/1/\(TestServer.container)/development/signin"
+            let nowhere = try await client.send(.get, path)
+            #expect(nowhere.status == 400 && Self.page(nowhere).contains("open it from"), "no origin is allowed yet: \(Self.page(nowhere))")
+
+            let allowed = #"{"redirectURLs":["https://app.example.com/signed-in","https://App.example.com/other","http://127.0.0.1:8080/"]}"#
+            _ = try await client.send(.put, "/admin/1/\(TestServer.container)/accounts/settings", body: allowed, headers: client.admin)
+            let shown = try await client.send(.get, path)
+            let page = Self.page(shown)
+            #expect(shown.status == 200 && page.contains("id=\"popup-only\" hidden") && !page.contains("name=\"redirect\""), "\(page)")
+            #expect(shown.headers[.contentSecurityPolicy]?.contains("form-action 'self';") == true, "\(shown.headers)")
+
+            let wrong = try await client.send(.post, path, body: "step=password&email=ann%40example.com&password=nope", headers: Self.form)
+            #expect(wrong.status == 400 && Self.page(wrong).contains("The email address or password is wrong") && !Self.page(wrong).contains("name=\"redirect\""))
+            let right = try await client.send(.post, path, body: "step=password&email=ann%40example.com&password=correct+horse", headers: Self.form)
+            let done = Self.page(right)
+            #expect(right.status == 200 && done.contains("id=\"signed-in\""), "\(right.status) \(done)")
+            #expect(done.contains("data-origins=\"https://app.example.com http://127.0.0.1:8080\""), "\(done)")
+            #expect(right.headers[.contentSecurityPolicy]?.contains("script-src 'self'") == true && right.headers[.cacheControl] == "no-store")
+            let session = try #require(done.components(separatedBy: "data-session=\"").dropFirst().first?.prefix { $0 != "\"" })
+            #expect(try await client.isSignedIn(String(session), token: token))
+            let script = try await client.send(.get, "/account/1/passkeys.js")
+            #expect((script.json.stringValue ?? "").contains("window.opener.postMessage({ ckSession: session, ckWebAuthToken: session }, origin)"))
+        }
+    }
+
     @Test("the authenticator app's code follows a right password or a mailed code, then the page returns to the app")
     func secondFactorAndCode() async throws {
         try await AccountMailSupport.run { client, sink in

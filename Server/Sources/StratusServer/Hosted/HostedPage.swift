@@ -3,12 +3,12 @@ import Hummingbird
 import HTTPTypes
 
 /// The server's own small pages for what happens outside an app (the links in account mail): plain HTML with
-/// inline style, no script but the sign-in page's passkey button (``PasskeyScript``), not framed, not cached, and no referrer (their addresses hold tokens).
+/// inline style, no script but the sign-in page's (``HostedScript``), not framed, not cached, and no referrer (their addresses hold tokens).
 enum HostedPage {
     /// A page with a title, the app's name above it, and `body` (HTML the caller escaped).
     /// - Parameters:
     ///   - formTargets: origins besides this server's that its forms may lead to (a sign-in's redirect).
-    ///   - script: whether the page runs ``PasskeyScript`` (which then may call this server).
+    ///   - script: whether the page runs ``HostedScript`` (which then may call this server).
     static func render(
         title: String, appName: String, body: String, status: HTTPResponse.Status = .ok, formTargets: [String] = [], script: Bool = false
     ) -> Response {
@@ -28,7 +28,7 @@ enum HostedPage {
             </style></head>
             <body><main><p class="app">\(escape(appName))</p><h1>\(escape(title))</h1>
             \(body)
-            </main>\(script ? "<script src=\"\(PasskeyScript.path)\" defer></script>" : "")</body></html>
+            </main>\(script ? "<script src=\"\(HostedScript.path)\" defer></script>" : "")</body></html>
             """
         var headers = HTTPFields()
         headers[.contentType] = "text/html; charset=utf-8"

@@ -24,10 +24,11 @@ struct ProviderSignIn {
         "\(base)/account/1/\(containerID)/\(environment)/signin/provider/\(provider)/callback"
     }
 
-    /// `GET …/signin/provider/{name}?redirect=`: to the provider's authorization endpoint, with a binding cookie.
+    /// `GET …/signin/provider/{name}[?redirect=]`: to the provider's authorization endpoint, with a binding cookie.
     @Sendable func start(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        let target = try await page.target(request, context, redirect: request.uri.queryParameters["redirect"].map(String.init))
-        guard let redirect = target.redirect else { return target.refusal() }
+        let redirect = request.uri.queryParameters["redirect"].map(String.init)
+        let target = try await page.target(request, context, redirect: redirect)
+        guard let destination = target.destination else { return target.refusal() }
         do {
             let provider = try self.provider(context, target)
             let discovered = try await server.openID.configuration(of: provider.issuer)
@@ -57,7 +58,7 @@ struct ProviderSignIn {
             headers[.setCookie] = "\(WebFlowStates.cookie)=\(binding); Path=/account/1/; Max-Age=600; HttpOnly; SameSite=Lax\(secure)"
             return Response(status: .found, headers: headers)
         } catch let error as APIError {
-            return target.page(SignInPage.passwordForm(redirect: redirect, email: "", error: Self.sentence(error), target: target), status: .badRequest)
+            return target.page(SignInPage.passwordForm(destination, email: "", error: Self.sentence(error), target: target), status: .badRequest)
         }
     }
 
@@ -69,7 +70,7 @@ struct ProviderSignIn {
             return target.refusal()
         }
         let target = try await page.target(request, context, redirect: state.redirect)
-        guard let redirect = target.redirect else { return target.refusal() }
+        guard let destination = target.destination else { return target.refusal() }
         do {
             let provider = try self.provider(context, target)
             guard state.provider == provider.name, state.containerID == target.container.id, state.environment == target.environment.rawValue else {
@@ -107,9 +108,9 @@ struct ProviderSignIn {
                 provider: provider.name, verified, givenName: nil, familyName: nil, authentication, request, context
             )
             if account.isDisabled { throw AccountsController.disabled }
-            return try await page.signedIn(account, target: target, redirect: redirect)
+            return try await page.signedIn(account, target: target, destination: destination)
         } catch let error as APIError {
-            return target.page(SignInPage.passwordForm(redirect: redirect, email: "", error: Self.sentence(error), target: target), status: .badRequest)
+            return target.page(SignInPage.passwordForm(destination, email: "", error: Self.sentence(error), target: target), status: .badRequest)
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import StratusStoreTesting
+import StratusTestSupport
 
 /// A headless Chromium driven through `chromedriver` with the W3C WebDriver protocol (the protocol Selenium
 /// speaks), for the console's browser tests.
@@ -77,13 +78,13 @@ final class WebDriver: @unchecked Sendable {
 
     /// The first element matching `css`, waiting up to `timeout` seconds for it to appear and be shown.
     func element(_ css: String, timeout: Double = 10) async throws -> Element {
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            // The page may replace the element between finding and asking; that is a retry, not a failure.
-            if let found = try await elements(css).first, (try? await found.isDisplayed()) == true { return found }
-            guard Date() < deadline else { throw E2EFailure("no visible element matches \(css)") }
-            try await Task.sleep(for: .milliseconds(100))
+        var found: Element?
+        // The page may replace the element between finding and asking; that is a retry, not a failure.
+        try await Polling.until("an element matching \(css) is shown", within: timeout, every: .milliseconds(100)) {
+            found = try await elements(css).first
+            return try await found?.isDisplayed() == true
         }
+        return found!
     }
 
     func elements(_ css: String) async throws -> [Element] {
@@ -95,26 +96,19 @@ final class WebDriver: @unchecked Sendable {
     /// browser, the server and PostgreSQL share two cores with other tests, and a save can take seconds.
     @discardableResult
     func waitForText(_ text: String, in css: String = "body", timeout: Double = 30) async throws -> String {
-        let deadline = Date().addingTimeInterval(timeout)
         var last = ""
-        while Date() < deadline {
-            if let found = try await elements(css).first, let read = try? await found.text() {
-                last = read
-                if last.contains(text) { return last }
-            }
-            try await Task.sleep(for: .milliseconds(100))
+        try await Polling.until("'\(text)' appears in \(css)", within: timeout, every: .milliseconds(100)) {
+            if let found = try await elements(css).first, let read = try? await found.text() { last = read }
+            return last.contains(text)
+        } describe: {
+            "it reads: \(last.prefix(600))"
         }
-        throw E2EFailure("'\(text)' did not appear in \(css); it reads: \(last.prefix(600))")
+        return last
     }
 
     /// Waits until `condition` holds (errors count as not yet).
     func waitUntil(_ what: String, timeout: Double = 30, _ condition: () async throws -> Bool) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            if (try? await condition()) == true { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        throw E2EFailure("timed out waiting until \(what)")
+        try await Polling.until(what, within: timeout, every: .milliseconds(100)) { (try? await condition()) == true }
     }
 
     /// Waits for a dialog (`confirm`), answers its text and accepts it, as a user clicking OK.
@@ -141,6 +135,31 @@ final class WebDriver: @unchecked Sendable {
             "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('change', {bubbles: true}));",
             [select.reference, value]
         )
+    }
+
+    /// The handle of the window commands go to.
+    func currentWindow() async throws -> String {
+        try await session("GET", "/window") as? String ?? ""
+    }
+
+    /// The handles of the browser's open windows.
+    func windows() async throws -> [String] {
+        try await session("GET", "/window/handles") as? [String] ?? []
+    }
+
+    /// Waits for a window besides `handle` (a popup the page opened), and answers its handle.
+    func otherWindow(than handle: String) async throws -> String {
+        var other: String?
+        try await waitUntil("a popup opens") {
+            other = try await windows().first { $0 != handle }
+            return other != nil
+        }
+        return other!
+    }
+
+    /// Sends the next commands to the window `handle`.
+    func switchToWindow(_ handle: String) async throws {
+        _ = try await session("POST", "/window", ["handle": handle])
     }
 
     /// Resizes the window (a phone is 390 × 844).

@@ -12,8 +12,8 @@ struct WebFlowState: Codable, Sendable {
     var nonce: String
     /// PKCE's `code_verifier` (RFC 7636), whose SHA-256 went out as the `code_challenge`.
     var verifier: String
-    /// Where the app wants the user back.
-    var redirect: String
+    /// Where the app wants the user back; `nil` for a popup, whose opener receives the session.
+    var redirect: String?
     /// The SHA-256, in hexadecimal, of the browser's binding cookie.
     var binding: String
     /// Milliseconds since 1970.

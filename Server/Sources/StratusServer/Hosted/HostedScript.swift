@@ -1,14 +1,37 @@
 import Hummingbird
 
-/// The one script of the hosted pages: the sign-in page's passkey button. It asks this server for options, lets
-/// the browser's authenticator answer, and posts the answer with the button's form; the server checks it as the
-/// API's `signin/passkey` does. Without WebAuthn in the browser the button stays hidden.
-enum PasskeyScript {
+/// The one script of the hosted pages, for the sign-in page:
+/// - **The passkey button.** It asks this server for options, lets the browser's authenticator answer, and posts the
+///   answer with the button's form; the server checks it as the API's `signin/passkey` does. Without WebAuthn in the
+///   browser the button stays hidden.
+/// - **CloudKit JS's popup.** Opened without `?redirect=`, the page is a popup whose opener waits for a message: once
+///   signed in, the page posts `{ckSession, ckWebAuthToken}` to its opener, addressed to each origin the container's
+///   `redirectURLs` allow (a window of another origin receives nothing), and closes. Opened by no window, it says so.
+enum HostedScript {
     static let path = "/account/1/passkeys.js"
 
     static let source = """
         "use strict";
         (function () {
+          const done = document.getElementById("signed-in");
+          if (done) {
+            if (!window.opener) {
+              done.textContent = "You are signed in, but no app is waiting for this window: sign in from the app.";
+              return;
+            }
+            const session = done.dataset.session;
+            for (const origin of done.dataset.origins.split(" ")) {
+              try { window.opener.postMessage({ ckSession: session, ckWebAuthToken: session }, origin); } catch (error) {}
+            }
+            window.close();
+            return;
+          }
+          const popup = document.getElementById("popup-only");
+          if (popup && !window.opener) {
+            for (const element of document.querySelectorAll("form, a.button")) element.style.display = "none";
+            popup.hidden = false;
+            return;
+          }
           const button = document.getElementById("passkey");
           if (!button || !window.PublicKeyCredential) return;
           button.hidden = false;
