@@ -115,6 +115,11 @@ private func buildRouterAndState(
     let telemetry = TelemetryRecorder(store: store, configuration: configuration, logger: Logger(label: "stratus.telemetry")) { containerID in
         (try? await authenticator.container(containerID)) != nil
     }
+    let adminKeys = AdminKeys(
+        store: store, startedWith: configuration.adminKey, keyFile: configuration.adminKeyFile, sealer: configuration.secretsKeys,
+        logger: Logger(label: "stratus.admin")
+    )
+    await adminKeys.followInKeyFile()
     let notifier = SubscriptionNotifier(store: store, pushSender: pushSender, metrics: metrics, telemetry: telemetry)
     let state = ServerState(
         configuration: configuration, store: store,
@@ -123,7 +128,7 @@ private func buildRouterAndState(
         passwordHasher: hasher, signInThrottle: SignInThrottle(store: store, firstPause: Int64(max(1, configuration.signInPause)) * 1000),
         blobs: blobs, notifier: notifier, assetURLs: AssetURLs(key: assetURLKey),
         consoleSessions: ConsoleSessions(
-            store: store, adminKey: configuration.adminKey, csrfKey: signingKey,
+            store: store, adminKeys: adminKeys, csrfKey: signingKey,
             secureCookies: configuration.publicURL?.hasPrefix("https://") ?? false
         ),
         activity: ActivityLog(),

@@ -8,8 +8,12 @@ public struct ServerConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// The port to listen on; 0 picks a free one.
     public var port = 8080
-    /// The key of the admin API (`Authorization: Bearer <key>`).
+    /// The key of the admin API (`Authorization: Bearer <key>`) the node starts with; once an operator rotates it or
+    /// turns it off, the stored one is obeyed instead (``AdminKeys``). An empty key admits no one.
     public var adminKey: String
+    /// The file the node keeps `adminKey` in (`stratus serve`'s data folder's `admin.key`), which a rotation
+    /// rewrites; `nil` when the key was given otherwise.
+    public var adminKeyFile: String?
     /// The largest request body accepted, in bytes.
     public var maximumRequestBytes = 16 * 1024 * 1024
     /// PBKDF2 rounds for new password hashes.

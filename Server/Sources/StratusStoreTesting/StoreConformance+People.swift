@@ -35,6 +35,18 @@ extension StoreConformance {
                 await #expect { try await store.deleteOperator(id: "op_ann") } throws: { error in (error as? StorageError)?.code == .notFound }
                 await #expect { try await store.saveOperator(ann) } throws: { error in (error as? StorageError)?.code == .notFound }
             },
+            ConformanceCase("the admin key's state is kept, replaced and announced to every process") { store in
+                #expect(try await store.adminKeyState() == nil)
+                let recorder = EventRecorder(store)
+                let rotated = AdminKeyState(keyHash: "ab12", sealedKey: "sealed", changedAt: Fixture.now, changedBy: "admin key")
+                try await store.setAdminKeyState(rotated)
+                #expect(try await store.adminKeyState() == rotated)
+                let off = AdminKeyState(keyHash: nil, sealedKey: nil, changedAt: Fixture.now + 1, changedBy: "ann@example.com")
+                try await store.setAdminKeyState(off)
+                #expect(try await store.adminKeyState() == off && off.isEnabled == false)
+                try await store.catchUpEvents()
+                #expect(recorder.events == [.adminKeyChanged, .adminKeyChanged])
+            },
             ConformanceCase("the audit log lists actions newest first, by container and actor, a page at a time") { store in
                 for (index, actor) in ["admin key", "ann@example.com", "bob@example.com", "ann@example.com"].enumerated() {
                     try await store.appendAudit(AuditEntry(

@@ -40,16 +40,25 @@ struct Serve: AsyncParsableCommand {
             throw ValidationError("--sync must be 'process' or 'full', not '\(syncName)'")
         }
         let store = try await openStore(values, folder: folder, durability: durability, logger: logger)
-        var key = values.text(ServeSettings.adminKey)
-        if key == nil {
+        // Once rotated or turned off through the admin API, the stored key rules (the data folder's copy follows it).
+        let rotated = try await store.adminKeyState()
+        if let key = values.text(ServeSettings.adminKey) {
+            configuration.adminKey = key
+            if let rotated {
+                logger.warning("the admin key was changed through the admin API (\(rotated.isEnabled ? "rotated" : "turned off") by \(rotated.changedBy)): --admin-key is not used")
+            }
+        } else if rotated != nil {
+            configuration.adminKey = folder.storedAdminKey() ?? ""
+            configuration.adminKeyFile = folder.adminKeyPath
+        } else {
             let stored = try folder.adminKey()
-            key = stored.key
+            configuration.adminKey = stored.key
+            configuration.adminKeyFile = folder.adminKeyPath
             if stored.generated {
                 // Written unbuffered, so it shows at once when output goes to a file or a pipe.
                 FileHandle.standardOutput.write(Data("Generated an admin key (kept in \(folder.adminKeyPath)); it is shown only this once:\n  \(stored.key)\n".utf8))
             }
         }
-        configuration.adminKey = key!
         // SQLite keeps its secrets key beside its file; PostgreSQL's nodes must all be given the same one.
         configuration.secretsKeys = try values.secretsKeys(generateIn: store is PostgresStore ? nil : folder)
         configuration.nodeName = values.text(ServeSettings.nodeName)

@@ -7,7 +7,7 @@ struct Stratus: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "stratus",
         abstract: "A self-hosted server that speaks CloudKit Web Services.",
-        subcommands: [Serve.self, ContainerCommand.self, SchemaCommand.self, UsersCommand.self, KeysCommand.self, SecretsCommand.self, FunctionsCommand.self, JobsCommand.self, QuotasCommand.self, Migrate.self, Export.self, ImportCommand.self, Backup.self, Restore.self, Bench.self]
+        subcommands: [Serve.self, ContainerCommand.self, SchemaCommand.self, UsersCommand.self, KeysCommand.self, AdminKeyCommand.self, SecretsCommand.self, FunctionsCommand.self, JobsCommand.self, QuotasCommand.self, Migrate.self, Export.self, ImportCommand.self, Backup.self, Restore.self, Bench.self]
     )
 
     static func main() async {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import StratusStoreTesting
+import StratusTestSupport
 import Synchronization
 import Testing
 
@@ -171,6 +172,38 @@ import Testing
         #expect(said == 0, "\(output)")
         #expect(await listener.waitFor("ann: hello, pipe", seconds: 30), "\(listener.output)")
     }
+
+    @Test("stratus admin-key rotate: the old key is refused at once, the folder's admin.key follows, and a restart keeps the new key")
+    func adminKeyRotation() async throws {
+        let folder = EndToEndTests.temporaryFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let arguments = ["serve", "--port", "0", "--data", folder, "--quiet", "--password-rounds", "1000"]
+        var serve = LiveProcess(ServerProcess.executable, arguments)
+        defer { serve.stop() }
+        #expect(await serve.waitFor("listening on", seconds: 60), "\(serve.output)")
+        let generated = try String(contentsOfFile: folder + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let (created, createOutput) = try await EndToEndTests.run(["container", "create", Self.container, "--data", folder])
+        #expect(created == 0, "\(createOutput)")
+
+        let (rotated, rotateOutput) = try await EndToEndTests.run(["admin-key", "rotate", "--data", folder])
+        #expect(rotated == 0, "\(rotateOutput)")
+        let key = try String(contentsOfFile: folder + "/admin.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(key != generated && rotateOutput.contains(key), "the folder's admin.key holds the key the command printed: \(rotateOutput)")
+        let (listed, listOutput) = try await EndToEndTests.run(["container", "list", "--data", folder])
+        #expect(listed == 0 && listOutput.contains(Self.container), "commands that read admin.key keep working: \(listOutput)")
+        let (refused, refusedOutput) = try await EndToEndTests.run(["container", "list", "--data", folder], environment: ["STRATUS_ADMIN_KEY": generated])
+        #expect(refused != 0 && refusedOutput.contains("not this server's admin key"), "\(refusedOutput)")
+        let (shown, showOutput) = try await EndToEndTests.run(["admin-key", "show", "--data", folder])
+        #expect(shown == 0 && showOutput.contains("rotated at") && showOutput.contains("by admin key") && !showOutput.contains(key), "\(showOutput)")
+
+        serve.stop()
+        #expect(await serve.exited(within: 30))
+        serve = LiveProcess(ServerProcess.executable, arguments)
+        #expect(await serve.waitFor("listening on", seconds: 60), "\(serve.output)")
+        #expect(!serve.output.contains("Generated an admin key"), "\(serve.output)")
+        let (again, againOutput) = try await EndToEndTests.run(["container", "list", "--data", folder])
+        #expect(again == 0 && againOutput.contains(Self.container), "\(againOutput)")
+    }
 }
 
 /// A child process whose output is collected while it runs, for tests that wait for a line.
@@ -194,15 +227,16 @@ final class LiveProcess: @unchecked Sendable {
 
     /// Whether `text` appears in the output within `seconds`.
     func waitFor(_ text: String, seconds: Double) async -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if output.contains(text) { return true }
-            try? await Task.sleep(for: .milliseconds(100))
-        }
-        return output.contains(text)
+        (try? await Polling.until("'\(text)' is written", within: seconds, every: .milliseconds(100)) { output.contains(text) }) != nil
     }
 
     func stop() {
         child?.terminate()
+    }
+
+    /// Whether the process exited within `seconds`.
+    func exited(within seconds: Double) async -> Bool {
+        guard let child else { return true }
+        return (try? await Polling.until("the process exits", within: seconds, every: .milliseconds(50)) { !child.isRunning }) != nil
     }
 }

@@ -50,7 +50,8 @@ import Testing
         } throws: { error in
             (error as? StorageError)?.code == .unavailable
         }
-        #expect(ContinuousClock.now - start < .seconds(90))
+        // Generous: a machine building beside the suite has stretched this past 100 s; a wait that never ends fails.
+        #expect(ContinuousClock.now - start < .seconds(300))
     }
 }
 

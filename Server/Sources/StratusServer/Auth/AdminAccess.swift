@@ -13,9 +13,11 @@ enum AdminAccess: Sendable, Equatable {
     case role(OperatorRole, containerID: String)
 
     /// The first path segments under `/admin/1/` that are not containers.
-    static let serverWide: Set<Substring> = ["containers", "activity", "quotas", "usage", "secrets", "operators", "audit", "session", "backups"]
+    static let serverWide: Set<Substring> = [
+        "containers", "activity", "quotas", "usage", "secrets", "operators", "audit", "session", "backups", "admin-key",
+    ]
     /// Server-wide paths that only administrators read too.
-    static let administratorsOnly: Set<Substring> = ["operators", "backups"]
+    static let administratorsOnly: Set<Substring> = ["operators", "backups", "admin-key"]
 
     static func needed(method: HTTPRequest.Method, path: String) -> AdminAccess {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true).dropFirst(2)

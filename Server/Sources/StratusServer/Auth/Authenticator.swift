@@ -68,10 +68,10 @@ final class Authenticator: Sendable {
         }
     }
 
-    /// Whether the request carries the server's admin key (`Authorization: Bearer <key>`).
-    static func carriesAdminKey(_ request: Request, adminKey: String) -> Bool {
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return false }
-        return constantTimeEquals(String(header.dropFirst(7)), adminKey)
+    /// The token of an `Authorization: Bearer <token>` header (the admin key, for admin calls).
+    static func bearerToken(of request: Request) -> String? {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else { return nil }
+        return String(header.dropFirst(7))
     }
 
     /// The container, from memory or storage.

@@ -19,7 +19,8 @@ struct ConsoleSessions: Sendable {
     static let lifetimeSeconds: Int64 = 12 * 3600
 
     let store: any Store
-    let adminKey: String
+    /// The server's admin key, which starts sessions too.
+    let adminKeys: AdminKeys
     /// Derives CSRF tokens from session IDs.
     let csrfKey: Data
     let secureCookies: Bool
@@ -29,17 +30,26 @@ struct ConsoleSessions: Sendable {
         "operator:" + id
     }
 
-    /// The stored session's user name of an admin key's session: a fingerprint of the key it was started with.
-    private var operatorName: String {
-        "console:" + SHA256.hash(data: Data(adminKey.utf8)).prefix(8).map { String(format: "%02x", $0) }.joined()
+    /// The stored session's user name of an admin key's session: a fingerprint of the key it was started with, so
+    /// that rotating the key ends them; `nil` while the key is turned off.
+    private func keySessionName() async throws -> String? {
+        guard case .key(let hash) = try await adminKeys.current() else { return nil }
+        return "console:" + hash.prefix(16)
     }
 
     /// Starts a session (for an operator, or else for the admin key) and returns the `Set-Cookie` value and the CSRF token.
     func start(operatorID: String? = nil) async throws -> (cookie: String, csrfToken: String, expiresAt: Int64) {
+        let name: String
+        if let operatorID {
+            name = Self.sessionUser(ofOperator: operatorID)
+        } else {
+            guard let keyName = try await keySessionName() else { throw AdminKeys.turnedOffError }
+            name = keyName
+        }
         let now = Authenticator.now()
         let session = Session(
             id: Authenticator.randomHex(bytes: 32), containerID: Self.sessionContainerID,
-            userRecordName: operatorID.map(Self.sessionUser(ofOperator:)) ?? operatorName,
+            userRecordName: name,
             createdAt: now, expiresAt: now + Self.lifetimeSeconds * 1000
         )
         try await store.createSession(session)
@@ -51,8 +61,9 @@ struct ConsoleSessions: Sendable {
     /// - Throws: `AUTHENTICATION_FAILED` for an unknown, expired or ended session, or a missing or wrong CSRF token.
     func session(of request: Request, requireCSRF: Bool = true) async throws -> Session? {
         guard let id = Self.cookie(named: Self.cookieName, in: request) else { return nil }
+        let keySession = try await keySessionName()
         guard let session = try await store.session(id: id), session.containerID == Self.sessionContainerID,
-            session.userRecordName == operatorName || session.userRecordName.hasPrefix("operator:"), session.expiresAt > Authenticator.now()
+            session.userRecordName == keySession || session.userRecordName.hasPrefix("operator:"), session.expiresAt > Authenticator.now()
         else {
             throw APIError(.authenticationFailed, "the console session has ended; sign in again")
         }
@@ -68,7 +79,7 @@ struct ConsoleSessions: Sendable {
     /// `nil` when it carries neither.
     /// - Throws: `AUTHENTICATION_FAILED` for an ended session, a missing CSRF token, or an operator disabled or deleted.
     func actor(of request: Request, requireCSRF: Bool = true) async throws -> AdminActor? {
-        if Authenticator.carriesAdminKey(request, adminKey: adminKey) { return .adminKey }
+        if let presented = Authenticator.bearerToken(of: request), try await adminKeys.admits(presented) { return .adminKey }
         guard let session = try await session(of: request, requireCSRF: requireCSRF) else { return nil }
         guard session.userRecordName.hasPrefix("operator:") else { return .adminKey }
         let id = String(session.userRecordName.dropFirst("operator:".count))

@@ -44,7 +44,8 @@ extension AdminController {
             if let retryAfter = try await server.signInThrottle.retryAfter(account: throttleKey, address: address) {
                 throw APIError(.throttled, "too many wrong admin keys from this address; try again later", retryAfter: retryAfter)
             }
-            guard Authenticator.constantTimeEquals(body.adminKey ?? "", server.configuration.adminKey) else {
+            guard try await server.consoleSessions.adminKeys.admits(body.adminKey ?? "") else {
+                if try await server.consoleSessions.adminKeys.current() == .turnedOff { throw AdminKeys.turnedOffError }
                 try await server.signInThrottle.recordFailure(account: throttleKey, address: address)
                 throw APIError(.authenticationFailed, "that is not this server's admin key")
             }

@@ -32,6 +32,7 @@ struct AdminController {
         registerTelemetryRoutes(on: group)
         registerUserOverviewRoutes(on: group)
         registerPeopleRoutes(on: group)
+        registerAdminKeyRoutes(on: group)
         registerBackupRoutes(on: group)
     }
 
@@ -203,6 +204,9 @@ struct AdminController {
         // Admin calls read schemas and roles: they see every change committed before them, on any process.
         try await server.store.catchUpEvents()
         guard let actor = try await server.consoleSessions.actor(of: request) else {
+            if Authenticator.bearerToken(of: request) != nil {
+                throw try await server.consoleSessions.adminKeys.current() == .turnedOff ? AdminKeys.turnedOffError : APIError(.authenticationFailed, "that is not this server's admin key")
+            }
             throw APIError(.authenticationFailed, "the admin API needs the header Authorization: Bearer <admin key>, or a console session")
         }
         try AdminAccess.needed(method: request.method, path: request.uri.path).check(actor)

@@ -13,12 +13,14 @@ struct AuditMiddleware: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
         guard let containerID = Self.auditedContainer(request.method, path, request) else { return try await next(request, context) }
+        // Who acts is who was admitted when the request came: a rotated admin key no longer names its holder after.
+        let actor = try? await server.consoleSessions.actor(of: request)
         do {
             let response = try await next(request, context)
-            await audit(request, context, containerID: containerID, status: Int(response.status.code))
+            await audit(request, context, actor: actor, containerID: containerID, status: Int(response.status.code))
             return response
         } catch {
-            await audit(request, context, containerID: containerID, status: APIError(translating: error).status)
+            await audit(request, context, actor: actor, containerID: containerID, status: APIError(translating: error).status)
             throw error
         }
     }
@@ -38,8 +40,8 @@ struct AuditMiddleware: RouterMiddleware {
         return .some(place.containerID)
     }
 
-    private func audit(_ request: Request, _ context: Context, containerID: String?, status: Int) async {
-        guard let actor = try? await server.consoleSessions.actor(of: request) else { return }
+    private func audit(_ request: Request, _ context: Context, actor: AdminActor??, containerID: String?, status: Int) async {
+        guard let actor = actor ?? nil else { return }
         let now = Authenticator.now()
         let entry = AuditEntry(
             id: AuditEntry.newID(time: now), time: now, actor: actor.name, containerID: containerID,

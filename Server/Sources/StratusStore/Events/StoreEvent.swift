@@ -39,6 +39,8 @@ public enum StoreEvent: Sendable, Hashable, Codable {
     case quotasChanged
     /// Every database's storage was measured again.
     case usageMeasured
+    /// The server's admin key was rotated or turned off (``AdminKeyState``).
+    case adminKeyChanged
 
     /// The event as stored: compact JSON.
     public var encoded: String {

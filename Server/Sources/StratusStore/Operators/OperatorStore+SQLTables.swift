@@ -1,7 +1,28 @@
+import Foundation
 import StratusModel
 
 /// Operators, their roles and the audit log, written once over any backend's tables (``SQLTables``).
 extension OperatorStore where Self: SQLTables {
+    /// The `meta` key the admin key's state is kept under, as JSON.
+    static var adminKeyMetaKey: String { "admin_key" }
+
+    public func adminKeyState() async throws -> AdminKeyState? {
+        guard let row = try await rows("SELECT value FROM meta WHERE key = \(.text(Self.adminKeyMetaKey))").first else { return nil }
+        do {
+            return try JSONDecoder().decode(AdminKeyState.self, from: Data(try row.bytes("value")))
+        } catch {
+            throw StorageError(.internalFailure, "the stored admin key state is unreadable: \(error)")
+        }
+    }
+
+    public func setAdminKeyState(_ state: AdminKeyState) async throws {
+        let value = Array(try JSONEncoder().encode(state))
+        try await transaction(
+            ["INSERT INTO meta (key, value) VALUES (\(.text(Self.adminKeyMetaKey)), \(.bytes(value))) ON CONFLICT (key) DO UPDATE SET value = excluded.value"],
+            emitting: [.adminKeyChanged]
+        )
+    }
+
     public func createOperator(_ account: OperatorAccount, roles: [String: OperatorRole]) async throws {
         try await transaction { transaction in
             let taken = try await transaction.rows("SELECT id FROM operators WHERE email = \(.text(account.emailAddress))")

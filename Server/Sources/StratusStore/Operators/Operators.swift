@@ -90,7 +90,36 @@ public struct AuditEntry: Sendable, Hashable {
 }
 
 /// Operators, their roles per container, and the audit log of admin actions.
+/// The server's shared admin key once an operator rotated it or turned it off through the admin API: every node then
+/// obeys this instead of the key it was started with.
+public struct AdminKeyState: Sendable, Hashable, Codable {
+    /// The SHA-256 of the key, in hexadecimal; `nil` when the key is turned off.
+    public var keyHash: String?
+    /// The key sealed with the server's secrets key, so that each node can keep its data folder's copy current;
+    /// `nil` when turned off or when the server has no secrets key.
+    public var sealedKey: String?
+    /// Milliseconds since 1970.
+    public var changedAt: Int64
+    /// Who changed it: an operator's address, or `admin key`.
+    public var changedBy: String
+
+    public init(keyHash: String?, sealedKey: String?, changedAt: Int64, changedBy: String) {
+        self.keyHash = keyHash
+        self.sealedKey = sealedKey
+        self.changedAt = changedAt
+        self.changedBy = changedBy
+    }
+
+    /// Whether a key is in use.
+    public var isEnabled: Bool { keyHash != nil }
+}
+
 public protocol OperatorStore: Sendable {
+    /// The admin key's state, or `nil` while the key a node was started with is the key.
+    func adminKeyState() async throws -> AdminKeyState?
+    /// Replaces the admin key's state; every process hears ``StoreEvent/adminKeyChanged``.
+    func setAdminKeyState(_ state: AdminKeyState) async throws
+
     /// - Throws: `alreadyExists` when the address is taken.
     func createOperator(_ account: OperatorAccount, roles: [String: OperatorRole]) async throws
     func operatorAccount(id: String) async throws -> OperatorAccount?

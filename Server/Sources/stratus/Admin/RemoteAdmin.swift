@@ -101,6 +101,16 @@ struct RemoteAdmin: AdminBackend {
         _ = try await send("DELETE", "/admin/1/\(escaped(container))/keys/\(escaped(keyID))")
     }
 
+    // MARK: - The admin key (through a running server only: every node hears of a change)
+
+    func adminKeyState() async throws -> AdminKeyStateResponse {
+        try JSONDecoder().decode(AdminKeyStateResponse.self, from: try await request("GET", "/admin/1/admin-key", body: nil))
+    }
+
+    func rotateAdminKey() async throws -> String {
+        try JSONDecoder().decode(AdminKeyRotationResponse.self, from: try await request("POST", "/admin/1/admin-key/rotate", body: nil)).adminKey
+    }
+
     // MARK: - Secrets (through a running server only: it holds the secrets key)
 
     func setSecret(_ value: String, named name: String, container: String) async throws {

@@ -51,19 +51,17 @@ import Testing
             try await browser.element("#job-form button[type=submit]").click()
             try await browser.waitForText("Job tick saved", in: "#notices")
             // The function answers an error for what is not a message: a run is listed as failed, with the reason.
-            // A run shows as running until it ends, and the page lists runs as they were when it loaded: reload
-            // until one that ended is there (a loaded machine may take a while to end the first).
-            var runs = ""
-            do {
-                try await browser.waitUntil("a run listed as failed", timeout: 90) {
-                    try await browser.session("POST", "/refresh")
-                    _ = try await browser.waitForText("Scheduled jobs")
-                    runs = try await browser.elements(".job .runs").first?.text() ?? ""
-                    return runs.contains("failed")
-                }
-            } catch {
-                throw E2EFailure("no run listed as failed in 90 s; the runs read: \(runs)")
+            // The server's state first (a loaded machine may take a while to end the first run), then the page,
+            // which lists runs as they were when it loaded.
+            var stored = ""
+            try await Polling.until("the server records a failed run of tick", within: 120, every: .milliseconds(250)) {
+                stored = "\(try await session.admin("GET", "/admin/1/\(Self.container)/development/jobs/tick/runs"))"
+                return stored.contains("failed")
+            } describe: {
+                "the runs: \(stored.prefix(600))"
             }
+            try await browser.session("POST", "/refresh")
+            try await browser.waitForText("failed", in: ".job .runs")
             try await browser.waitForText("a message needs a title", in: ".job .runs")
             try await session.screenshot("functions")
         }

@@ -49,4 +49,25 @@ import Testing
             try await session.screenshot("people")
         }
     }
+
+    @Test("the admin key is rotated from the People page: the new key is shown once, the old one is refused, and the page's session ends")
+    func adminKeyRotation() async throws {
+        try await ConsoleBrowserTests.Session.with("admin-key") { session in
+            let browser = session.browser
+            try await session.go("#/people", heading: "People")
+            try await browser.waitForText("The shared admin key is in use", in: "#admin-key-state")
+            try await browser.element("#rotate-admin-key").click()
+            #expect(try await browser.acceptDialog().contains("stops working on every node"))
+            let key = try await browser.element("#new-admin-key").text()
+            #expect(key.count == 64, "\(key)")
+            try await session.screenshot("admin-key-rotated")
+            let (old, _) = try await session.server.send("GET", "/admin/1/containers", headers: ["Authorization": "Bearer \(ServerProcess.adminKey)"])
+            #expect(old == 401)
+            let (new, _) = try await session.server.send("GET", "/admin/1/admin-key", headers: ["Authorization": "Bearer \(key)"])
+            #expect(new == 200)
+            // The page's session was started with the old key: the console asks to sign in again.
+            try await browser.session("POST", "/refresh")
+            _ = try await browser.element("input#admin-key", timeout: 30)
+        }
+    }
 }

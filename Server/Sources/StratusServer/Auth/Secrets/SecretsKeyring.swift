@@ -94,4 +94,5 @@ enum SealingContext {
         "refresh-token|\(containerID)|\(provider)|\(subject)"
     }
     static func webhookSecret(_ containerID: String, _ endpointID: String) -> String { "webhook-secret|\(containerID)|\(endpointID)" }
+    static let adminKey = "admin-key"
 }

@@ -51,8 +51,8 @@ export function showInfo(text) {
   keepThroughNextPage = true;
   const notices = document.getElementById("notices");
   const notice = h("div", { class: "notice info" }, h("p", {}, text));
+  // It stays until the next page is shown: a busy browser may take seconds before anyone reads it.
   notices.replaceChildren(notice);
-  setTimeout(() => notice.remove(), 12000);
 }
 
 export function clearNotices() {

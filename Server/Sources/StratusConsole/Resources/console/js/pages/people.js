@@ -8,6 +8,7 @@ export async function peoplePage(main, parameters) {
   const session = await admin.session();
   const me = session.actor ?? { name: "", administrator: false, roles: {} };
   const operators = me.administrator ? (await admin.operators()).operators : null;
+  const adminKey = me.administrator ? await admin.adminKey() : null;
   const auditView = h("div", { id: "audit" });
   replace(main,
     h("h1", {}, "People"),
@@ -15,6 +16,7 @@ export async function peoplePage(main, parameters) {
       "Viewers read data and telemetry; developers also change the development environment; owners deploy, manage keys and delete."),
     operators ? operatorTable(operators, me) : h("p", {}, "Only administrators manage people."),
     operators ? addForm() : null,
+    adminKey ? adminKeySection(adminKey, me) : null,
     h("h2", {}, "Audit log"), auditForm(parameters, auditView, me), auditView);
   await showAudit(auditView, parameters, me);
 }
@@ -42,6 +44,34 @@ function operatorTable(operators, me) {
           go("people");
         }) }, "Delete"),
       ]))))));
+}
+
+/** The shared admin key: whether it is in use, a rotation that shows the new key once, and turning it off. */
+function adminKeySection(key, me) {
+  const signedInWithKey = me.name === "admin key";
+  const changed = key.changedAt ? ` Last ${key.enabled ? "rotated" : "turned off"} ${formatTime(key.changedAt)} by ${key.changedBy}.` : "";
+  const rotate = h("button", { type: "button", id: "rotate-admin-key", class: "quiet" }, key.enabled ? "Rotate" : "Turn on with a new key");
+  rotate.addEventListener("click", () => run(rotate, async () => {
+    if (!confirm("Make a new admin key? The current one stops working on every node at once.")) return;
+    const { adminKey } = await admin.rotateAdminKey();
+    openDialog("The new admin key", h("div", { class: "stack" },
+      h("p", {}, "It is shown only this once. Each node's data folder admin.key is rewritten; nodes given --admin-key need it at their next start."),
+      h("code", { id: "new-admin-key" }, adminKey),
+      signedInWithKey ? h("p", { class: "muted" }, "This session was started with the old key: sign in again with the new one.") : null));
+  }));
+  const turnOff = h("button", { type: "button", id: "turn-off-admin-key", class: "quiet delete" }, "Turn off");
+  turnOff.addEventListener("click", () => run(turnOff, async () => {
+    if (!confirm("Turn the admin key off? Only people will sign in, and the audit log will name them.")) return;
+    await admin.turnOffAdminKey();
+    go("people");
+    showInfo("The admin key is turned off on every node.");
+  }));
+  return h("section", { id: "admin-key-state" },
+    h("h2", {}, "Admin key"),
+    h("p", {}, key.enabled ? "The shared admin key is in use." : "The admin key is turned off: operators sign in as themselves.", changed),
+    h("div", { class: "row" }, rotate,
+      key.enabled && !signedInWithKey ? turnOff : null,
+      key.enabled && signedInWithKey ? h("span", { class: "muted" }, "Sign in as an administrator to turn it off.") : null));
 }
 
 /** Asks for a new password for someone who lost theirs or their authenticator; they set the authenticator up again. */
