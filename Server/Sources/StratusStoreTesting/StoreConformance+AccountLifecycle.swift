@@ -136,6 +136,7 @@ extension StoreConformance {
                 let first = try await store.queueMail(Self.mail(to: "a@example.com"), now: Fixture.now)
                 let second = try await store.queueMail(Self.mail(to: "b@example.com", html: "<p>hi</p>"), now: Fixture.now + 1)
                 #expect(try await store.nextMailDue() == Fixture.now)
+                #expect(try await store.waitingMail() == [Fixture.container: 2])
                 let due = try await store.dueMail(now: Fixture.now + 1, limit: 10)
                 #expect(due.map(\.id) == [first, second])
                 #expect(due[1].mail == Self.mail(to: "b@example.com", html: "<p>hi</p>"))
@@ -149,6 +150,7 @@ extension StoreConformance {
                 #expect(retried.map(\.id) == [first] && retried[0].attempts == 1 && retried[0].lastError == "421 try later")
                 try await store.markMailFailed(id: first, error: "550 no such user", retryAt: nil)
                 #expect(try await store.nextMailDue() == nil)
+                #expect(try await store.waitingMail().isEmpty)
 
                 let recent = try await store.recentMail(containerID: Fixture.container, limit: 10)
                 #expect(recent.map(\.id) == [second, first])

@@ -14,7 +14,7 @@ enum AdminAccess: Sendable, Equatable {
 
     /// The first path segments under `/admin/1/` that are not containers.
     static let serverWide: Set<Substring> = [
-        "containers", "activity", "quotas", "usage", "secrets", "operators", "audit", "session", "backups", "admin-key",
+        "containers", "activity", "quotas", "usage", "secrets", "operators", "audit", "session", "backups", "admin-key", "overview",
     ]
     /// Server-wide paths that only administrators read too.
     static let administratorsOnly: Set<Substring> = ["operators", "backups", "admin-key"]

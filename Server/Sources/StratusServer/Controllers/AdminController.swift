@@ -33,6 +33,7 @@ struct AdminController {
         registerUserOverviewRoutes(on: group)
         registerPeopleRoutes(on: group)
         registerAdminKeyRoutes(on: group)
+        registerOverviewRoutes(on: group)
         registerBackupRoutes(on: group)
     }
 

@@ -124,6 +124,8 @@ public protocol MailStore: Sendable {
     func markMailFailed(id: Int64, error: String, retryAt: Int64?) async throws
     /// A container's latest messages, newest first, without their bodies.
     func recentMail(containerID: String, limit: Int) async throws -> [QueuedMail]
+    /// How many messages of each container wait for their first or next attempt.
+    func waitingMail() async throws -> [String: Int]
 
     /// A container environment's templates.
     func mailTemplates(containerID: String, environment: Environment) async throws -> [MailTemplate]

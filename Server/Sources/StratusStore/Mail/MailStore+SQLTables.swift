@@ -53,6 +53,14 @@ extension MailStore where Self: SQLTables {
         try await mail(where: "container_id = \(.text(containerID)) ORDER BY id DESC LIMIT \(.integer(Int64(limit)))", withBodies: false)
     }
 
+    public func waitingMail() async throws -> [String: Int] {
+        var waiting: [String: Int] = [:]
+        for row in try await rows("SELECT container_id, COUNT(*) AS waiting FROM mail_queue WHERE status = 'queued' GROUP BY container_id") {
+            waiting[try row.text("container_id")] = Int(try row.integer("waiting"))
+        }
+        return waiting
+    }
+
     private func mail(where condition: SQLFragment, withBodies: Bool) async throws -> [QueuedMail] {
         let bodies: SQLFragment = withBodies ? "text_body, html_body" : "'' AS text_body, NULL AS html_body"
         return try await rows("""

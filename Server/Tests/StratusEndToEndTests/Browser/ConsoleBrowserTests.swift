@@ -54,7 +54,7 @@ import Testing
             _ = try await browser.element("#admin-key")
             try await screenshot("sign-in")
             try await browser.focused().type(ServerProcess.adminKey + "\u{E007}")
-            try await browser.waitForText("Containers", in: "main h1")
+            try await browser.waitForText("Overview", in: "main h1")
         }
 
         func screenshot(_ name: String) async throws {
@@ -93,7 +93,10 @@ import Testing
         try await Session.with("seed", container: nil) { session in
         let browser = session.browser
 
-        // A container, created in the console.
+        // A container, created in the console: the overview says there is none yet and leads to the form.
+        try await browser.waitForText("No containers yet", in: "#overview-containers")
+        try await browser.element("#overview-containers a").click()
+        try await browser.waitForText("Containers", in: "main h1")
         try await browser.element("#new-container-id").fill(Self.container)
         try await browser.element("#new-container-id").type("\u{E007}")
         try await browser.waitForText("Container \(Self.container) created", in: "#notices", timeout: 90)

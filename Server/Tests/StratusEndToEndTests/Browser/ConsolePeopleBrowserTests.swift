@@ -44,7 +44,7 @@ import Testing
             try await browser.waitForText("Signed in as dev@example.com", in: "main")
             try await browser.waitForText("Only administrators manage people", in: "main")
             try await browser.waitForText("dev@example.com", in: "#audit-table")
-            try await browser.waitForText("/quotas", in: "#audit-table")
+            try await browser.waitForText("Changed the container's quotas", in: "#audit-table")
             try await browser.waitForText("403", in: "#audit-table")
             try await session.screenshot("people")
         }

@@ -69,6 +69,7 @@ export const admin = {
   session: () => request("GET", "/admin/1/session"),
   signOut: () => request("DELETE", "/admin/1/session"),
   containers: () => request("GET", "/admin/1/containers"),
+  overview: () => request("GET", "/admin/1/overview"),
   createContainer: (containerID) => request("POST", "/admin/1/containers", { json: { containerID } }),
   rotateToken: (container) => request("POST", `/admin/1/${enc(container)}/token`, { json: {} }),
   keys: (container) => request("GET", `/admin/1/${enc(container)}/keys`),

@@ -16,9 +16,10 @@ import { backupsPage } from "./pages/backups.js";
 import { telemetryPage } from "./pages/telemetry.js";
 import { peoplePage } from "./pages/people.js";
 import { userPage } from "./pages/user.js";
+import { overviewPage } from "./pages/overview.js";
 
 const sections = {
-  containers: containersPage, schema: schemaPage, records: recordsPage,
+  overview: overviewPage, containers: containersPage, schema: schemaPage, records: recordsPage,
   users: usersPage, accounts: accountsPage, subscriptions: subscriptionsPage, transfers: transfersPage, webhooks: webhooksPage, functions: functionsPage, quotas: quotasPage, telemetry: telemetryPage, user: userPage, people: peoplePage, backups: backupsPage, activity: activityPage,
 };
 
@@ -60,7 +61,7 @@ export function go(section, parameters = {}) {
 
 function route() {
   const [path, query] = location.hash.replace(/^#\/?/, "").split("?");
-  return { section: sections[path] ? path : "containers", parameters: Object.fromEntries(new URLSearchParams(query ?? "")) };
+  return { section: sections[path] ? path : "overview", parameters: Object.fromEntries(new URLSearchParams(query ?? "")) };
 }
 
 async function show() {
@@ -76,7 +77,7 @@ async function show() {
   replace(main, view);
   replace(view, h("p", { class: "muted" }, "Loading…"));
   try {
-    if (section !== "containers" && section !== "activity" && section !== "people" && !state.container) {
+    if (!["overview", "containers", "activity", "people", "backups"].includes(section) && !state.container) {
       replace(view, h("h1", {}, "No container"), h("p", {}, "Create a container first, under ", h("a", { href: "#/containers" }, "Containers"), "."));
       return;
     }

@@ -4,7 +4,9 @@
 const svgNS = "http://www.w3.org/2000/svg";
 const width = 640;
 const height = 180;
-const margin = { top: 10, right: 10, bottom: 22, left: 48 };
+const margin = { top: 10, right: 10, bottom: 22 };
+/** Roughly how wide one character of an axis label is, in the chart's units (11px text). */
+const characterWidth = 7;
 
 function svg(tag, attributes = {}, ...children) {
   const element = document.createElementNS(svgNS, tag);
@@ -21,20 +23,26 @@ function niceMaximum(maximum) {
   return 10 * power;
 }
 
+/**
+ * The chart's frame: grid lines, the value axis and three time labels. The value axis is as wide as its longest
+ * label ("12.5 MB" needs more room than "40"), so no label is cut off. Answers the root and the plot's box.
+ */
 function frame(label, maximum, formatY, times, formatX) {
   const root = svg("svg", { viewBox: `0 0 ${width} ${height}`, role: "img", "aria-label": label, class: "chart" });
-  const plotHeight = height - margin.top - margin.bottom;
-  for (const fraction of [0, 0.5, 1]) {
-    const y = margin.top + plotHeight * (1 - fraction);
-    root.append(svg("line", { x1: margin.left, x2: width - margin.right, y1: y, y2: y, class: "grid" }));
-    const text = svg("text", { x: margin.left - 6, y: y + 4, "text-anchor": "end", class: "axis" });
-    text.textContent = formatY(maximum * fraction);
+  const valueLabels = [0, 0.5, 1].map((fraction) => formatY(maximum * fraction));
+  const left = Math.max(40, 12 + characterWidth * Math.max(...valueLabels.map((text) => String(text).length)));
+  const plot = { left, top: margin.top, width: width - left - margin.right, height: height - margin.top - margin.bottom };
+  [0, 0.5, 1].forEach((fraction, index) => {
+    const y = plot.top + plot.height * (1 - fraction);
+    root.append(svg("line", { x1: left, x2: width - margin.right, y1: y, y2: y, class: "grid" }));
+    const text = svg("text", { x: left - 6, y: y + 4, "text-anchor": "end", class: "axis" });
+    text.textContent = valueLabels[index];
     root.append(text);
-  }
+  });
   if (times.length) {
     const labelled = [...new Set([0, Math.floor((times.length - 1) / 2), times.length - 1])];
     for (const index of labelled) {
-      const x = margin.left + ((index + 0.5) / times.length) * (width - margin.left - margin.right);
+      const x = left + ((index + 0.5) / times.length) * plot.width;
       // The first label reads from its point, the last up to it, so neither runs off the chart.
       const anchor = labelled.length > 1 && index === 0 ? "start" : labelled.length > 1 && index === times.length - 1 ? "end" : "middle";
       const text = svg("text", { x, y: height - 6, "text-anchor": anchor, class: "axis" });
@@ -42,7 +50,7 @@ function frame(label, maximum, formatY, times, formatX) {
       root.append(text);
     }
   }
-  return root;
+  return { root, plot };
 }
 
 /**
@@ -52,10 +60,9 @@ function frame(label, maximum, formatY, times, formatX) {
 export function barChart({ label, points, series, formatX, formatY = String, legend = series.length > 1 }) {
   const totals = points.map((point) => series.reduce((sum, one) => sum + (point.values[one.name] ?? 0), 0));
   const maximum = niceMaximum(Math.max(0, ...totals));
-  const root = frame(label, maximum, formatY, points.map((point) => point.time), formatX);
-  const plotWidth = width - margin.left - margin.right;
-  const plotHeight = height - margin.top - margin.bottom;
-  const slot = plotWidth / Math.max(1, points.length);
+  const { root, plot } = frame(label, maximum, formatY, points.map((point) => point.time), formatX);
+  const plotHeight = plot.height;
+  const slot = plot.width / Math.max(1, points.length);
   points.forEach((point, index) => {
     let base = 0;
     const group = svg("g", { class: "bar" });
@@ -67,8 +74,8 @@ export function barChart({ label, points, series, formatX, formatY = String, leg
       if (value <= 0) continue;
       const barHeight = (value / maximum) * plotHeight;
       group.append(svg("rect", {
-        x: margin.left + index * slot + slot * 0.1, width: Math.max(1, slot * 0.8),
-        y: margin.top + plotHeight - ((base + value) / maximum) * plotHeight, height: Math.max(0.5, barHeight), class: one.className,
+        x: plot.left + index * slot + slot * 0.1, width: Math.max(1, slot * 0.8),
+        y: plot.top + plotHeight - ((base + value) / maximum) * plotHeight, height: Math.max(0.5, barHeight), class: one.className,
       }));
       base += value;
     }
@@ -81,18 +88,17 @@ export function barChart({ label, points, series, formatX, formatY = String, leg
 export function lineChart({ label, points, series, formatX, formatY = String, legend = series.length > 1 }) {
   const values = points.flatMap((point) => series.map((one) => point.values[one.name]).filter((value) => value !== undefined));
   const maximum = niceMaximum(Math.max(0, ...values));
-  const root = frame(label, maximum, formatY, points.map((point) => point.time), formatX);
-  const plotWidth = width - margin.left - margin.right;
-  const plotHeight = height - margin.top - margin.bottom;
-  const slot = plotWidth / Math.max(1, points.length);
+  const { root, plot } = frame(label, maximum, formatY, points.map((point) => point.time), formatX);
+  const plotHeight = plot.height;
+  const slot = plot.width / Math.max(1, points.length);
   for (const one of series) {
     let path = "";
     let drawing = false;
     points.forEach((point, index) => {
       const value = point.values[one.name];
       if (value === undefined) { drawing = false; return; }
-      const x = margin.left + (index + 0.5) * slot;
-      const y = margin.top + plotHeight - (value / maximum) * plotHeight;
+      const x = plot.left + (index + 0.5) * slot;
+      const y = plot.top + plotHeight - (value / maximum) * plotHeight;
       path += `${drawing ? "L" : "M"}${x.toFixed(1)},${y.toFixed(1)} `;
       drawing = true;
       const dot = svg("circle", { cx: x, cy: y, r: 2.5, class: one.className });

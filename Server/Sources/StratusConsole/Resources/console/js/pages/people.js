@@ -3,6 +3,7 @@
 import { admin } from "../api.js";
 import { h, replace, run, showInfo, formatTime, openDialog } from "../dom.js";
 import { state, go } from "../app.js";
+import { describeAction } from "../audit-actions.js";
 
 export async function peoplePage(main, parameters) {
   const session = await admin.session();
@@ -140,7 +141,7 @@ async function showAudit(auditView, search, me) {
   replace(auditView, entries.length === 0 ? h("p", { class: "muted" }, "No admin actions recorded.") : h("div", { class: "table-wrap" }, h("table", { id: "audit-table" },
     h("thead", {}, h("tr", {}, ["When", "Who", "What", "Container", "Status", "From"].map((name) => h("th", {}, name)))),
     h("tbody", {}, entries.map((entry) => h("tr", {},
-      h("td", {}, formatTime(entry.time)), h("td", {}, entry.actor), h("td", {}, h("code", {}, entry.action)),
+      h("td", {}, formatTime(entry.time)), h("td", {}, entry.actor), h("td", { title: entry.action }, describeAction(entry.action)),
       h("td", {}, entry.containerID ?? h("span", { class: "muted" }, "server")),
       h("td", { class: `status-${String(entry.status)[0]}` }, String(entry.status)), h("td", { class: "muted" }, entry.address)))))));
 }

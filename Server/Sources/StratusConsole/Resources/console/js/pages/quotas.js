@@ -26,7 +26,7 @@ export async function quotasPage(main) {
     h("section", { class: "panel stack" },
       h("h2", {}, `Storage of ${state.container} in ${state.environment}`),
       h("p", { class: "muted", id: "measured-at" }, measured ? `Measured ${formatTime(measured)}.` : "Not measured yet."),
-      usageTable(databases),
+      h("div", { class: "table-wrap" }, usageTable(databases)),
       h("div", { class: "row" }, h("button", { type: "button", id: "measure-now", class: "quiet", onclick: (event) => run(event.target, async () => {
         const { databases: count } = await admin.measureUsage();
         go("quotas");
