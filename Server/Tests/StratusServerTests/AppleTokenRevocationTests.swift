@@ -39,10 +39,8 @@ import Testing
 
     /// Waits until `condition` holds, failing with what `describe` says after 60 s.
     static func waitUntil(_ what: String, _ condition: () async throws -> Bool, describe: () async throws -> String) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
-        while try await !condition() {
-            guard ContinuousClock.now < deadline else { throw TestFailure("\(what) did not happen within 60 s; saw \(try await describe())") }
-            try await Task.sleep(for: .milliseconds(50))
+        try await Polling.until(what, within: 60, every: .milliseconds(50), condition) {
+            (try? await describe()) ?? "nothing readable"
         }
     }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HTTPTypes
 import StratusModel
 import StratusStore
 @testable import StratusServer
@@ -61,8 +62,12 @@ import Testing
     func rotation() async throws {
         let old = SecretsKeyring.newKeyText()
         let new = SecretsKeyring.newKeyText()
+        let folder = try TestFolder("stratus-reseal")
+        defer { folder.remove() }
+        let keyFile = folder.path + "/admin.key"
         try await TestServer.runNodes(3, configureNode: { index, configuration in
             configuration.secretsKeys = try! SecretsKeyring(parsing: index == 1 ? old : index == 2 ? "\(new),\(old)" : new)
+            if index == 3 { configuration.adminKeyFile = keyFile }
         }) { nodes in
             let (first, rotating, _) = (nodes[0], nodes[1], nodes[2])
             _ = try await first.createContainer()
@@ -76,10 +81,17 @@ import Testing
             #expect(try await both.value(named: "apple.privateKey", containerID: TestServer.container) == Self.applePEM.trimmingCharacters(in: .whitespacesAndNewlines))
             await #expect(throws: APIError.self) { _ = try await newOnly.value(named: "apple.privateKey", containerID: TestServer.container) }
 
-            let resealed = try await rotating.send(.post, "/admin/1/secrets/reseal", headers: rotating.admin)
-            #expect(resealed["resealed"] == .integer(1) && resealed["alreadyCurrent"] == .integer(0), "\(resealed.json)")
-            let again = try await rotating.send(.post, "/admin/1/secrets/reseal", headers: rotating.admin)
-            #expect(again["resealed"] == .integer(0) && again["alreadyCurrent"] == .integer(1), "\(again.json)")
+            // The admin key rotated on the first node is sealed with the old key, which the third cannot open.
+            let adminKey = try #require(try await first.send(.post, "/admin/1/admin-key/rotate", headers: first.admin).string("adminKey"))
+            let admin: HTTPFields = [.authorization: "Bearer \(adminKey)"]
+
+            let resealed = try await rotating.send(.post, "/admin/1/secrets/reseal", headers: admin)
+            #expect(resealed["resealed"] == .integer(2) && resealed["alreadyCurrent"] == .integer(0), "\(resealed.json)")
+            let again = try await rotating.send(.post, "/admin/1/secrets/reseal", headers: admin)
+            #expect(again["resealed"] == .integer(0) && again["alreadyCurrent"] == .integer(2), "\(again.json)")
+            try await Polling.until("the third node writes the resealed admin key to its file") {
+                (try? String(contentsOfFile: keyFile, encoding: .utf8)) == adminKey + "\n"
+            }
             #expect(try await newOnly.value(named: "apple.privateKey", containerID: TestServer.container) == Self.applePEM.trimmingCharacters(in: .whitespacesAndNewlines))
             let oldOnly = ContainerSecrets(store: store, keys: try SecretsKeyring(parsing: old))
             await #expect(throws: APIError.self) { _ = try await oldOnly.value(named: "apple.privateKey", containerID: TestServer.container) }

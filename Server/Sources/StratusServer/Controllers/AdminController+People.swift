@@ -213,11 +213,10 @@ extension AdminController {
         )
     }
 
-    /// A password for an operator: at least 12 characters.
+    /// A password for an operator (``PasswordPolicy/operators``).
     private static func checkedPassword(_ password: String?) throws -> String {
-        guard let password, password.count >= 12, password.count <= 1024 else {
-            throw APIError.badRequest("password must be 12 to 1024 characters")
-        }
+        let password = password ?? ""
+        if let refusal = PasswordPolicy.operators.refusal(of: password) { throw APIError.badRequest("password \(refusal)") }
         return password
     }
 

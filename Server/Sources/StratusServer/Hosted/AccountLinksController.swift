@@ -61,10 +61,10 @@ struct AccountLinksController {
             case .resetPassword:
                 let password = form["newPassword"] ?? ""
                 let hidden = HostedPage.hidden("token", token)
-                guard password.count >= 8, password.utf8.count <= 1024 else {
+                if let refusal = PasswordPolicy.user.refusal(of: password) {
                     return HostedPage.render(
                         title: "Choose a new password", appName: appName,
-                        body: Self.passwordForm(hidden: hidden, error: "The password needs at least 8 characters."), status: .badRequest
+                        body: Self.passwordForm(hidden: hidden, error: "The password \(refusal)."), status: .badRequest
                     )
                 }
                 guard password == form["confirmPassword"] else {

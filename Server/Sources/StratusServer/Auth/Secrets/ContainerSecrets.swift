@@ -74,6 +74,16 @@ struct ContainerSecrets: Sendable {
                 resealed += stale.count
             }
         }
+        // The admin key's copy, from which each node writes its data folder's admin.key.
+        if var state = try await store.adminKeyState(), let sealed = state.sealedKey {
+            if keys.isSealedWithCurrentKey(sealed) {
+                current += 1
+            } else {
+                state.sealedKey = try keys.seal(try keys.open(sealed, context: SealingContext.adminKey), context: SealingContext.adminKey)
+                try await store.setAdminKeyState(state)
+                resealed += 1
+            }
+        }
         return (resealed, current)
     }
 

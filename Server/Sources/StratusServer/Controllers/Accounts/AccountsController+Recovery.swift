@@ -279,11 +279,9 @@ extension AccountsController {
         return JSONResponse.make(writer, status: status)
     }
 
-    /// A password of 8 characters or more (and at most 1 KB).
+    /// A password a user's account may have (``PasswordPolicy/user``).
     static func validPassword(_ password: String, field: String = "password") throws -> String {
-        guard password.count >= 8, password.utf8.count <= 1024 else {
-            throw APIError.badRequest("\(field) must have at least 8 characters")
-        }
+        if let refusal = PasswordPolicy.user.refusal(of: password) { throw APIError.badRequest("\(field) \(refusal)") }
         return password
     }
 }
