@@ -43,12 +43,14 @@ import Testing
             }
         }
         // The backup begins once the load is under way: 160 writes acknowledged (however long a loaded machine takes).
-        for _ in 0..<600 where log.acknowledged.withLock({ $0.count }) < 160 {
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        try await Polling.until("160 writes are acknowledged", within: 60, every: .milliseconds(100)) { log.acknowledged.withLock { $0.count } >= 160 }
         let began = ContinuousClock.now
         let (status, output) = try await EndToEndTests.run(["backup", "--data", folder, "--out", archive])
-        try await Task.sleep(for: .milliseconds(300))
+        // Writes go on after the backup ended, so that the archive is seen to hold none of them.
+        let afterBackup = log.acknowledged.withLock { $0.count }
+        try await Polling.until("20 more writes are acknowledged", within: 60, every: .milliseconds(20)) {
+            log.acknowledged.withLock { $0.count } >= afterBackup + 20
+        }
         log.stop.store(true, ordering: .relaxed)
         for writer in writers { await writer.value }
         #expect(status == 0, "\(output)")

@@ -28,7 +28,7 @@ import Testing
         try await bob.say("welcome", in: "random", name: "seed")
         let courier = try await alice.subscribeToChannel("general")
         let stream = try EventStreamClient(port: server.port, path: "/notifications/1/\(Self.container)/development/stream?\(alice.query)")
-        try await Task.sleep(for: .milliseconds(200))
+        try await server.waitForNotificationListeners()
 
         // Once B's save is acknowledged, the event arrives within a second, and the courier has it queued.
         try await bob.say("hello", in: "general", name: "m1")

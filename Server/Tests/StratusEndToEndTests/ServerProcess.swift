@@ -156,6 +156,21 @@ final class ServerProcess: @unchecked Sendable {
         try await admin.createContainer(id)
     }
 
+    /// Waits until at least `count` long polls or event streams are held open on this node (its
+    /// `stratus_notification_listeners` gauge), so that a save made next wakes them rather than racing them.
+    func waitForNotificationListeners(_ count: Int = 1) async throws {
+        var seen = ""
+        try await Polling.until("\(count) notification listener(s) on \(baseURL)", within: 60, every: .milliseconds(20)) {
+            var request = URLRequest(url: URL(string: baseURL + "/metrics")!)
+            request.httpMethod = "GET"
+            let (data, _) = try await URLSession.shared.data(for: request)
+            seen = String(decoding: data, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("stratus_notification_listeners") }.map(String.init) ?? ""
+            return (seen.split(separator: " ").last.flatMap { Double($0) } ?? 0) >= Double(count)
+        } describe: {
+            seen.isEmpty ? "no stratus_notification_listeners in /metrics" : seen
+        }
+    }
+
     /// Sends a request and returns the status and JSON body.
     func send(_ method: String, _ path: String, body: String? = nil, headers: [String: String] = [:]) async throws -> (Int, [String: Any]) {
         var request = URLRequest(url: URL(string: baseURL + path)!)

@@ -90,7 +90,7 @@ import Testing
 
         // The long poll waits on the first process; Bob saves on the second.
         let polled = Task { try await alice.poll(courier) }
-        try await Task.sleep(for: .milliseconds(300))
+        try await first.waitForNotificationListeners()
         try await bob.say("hello", in: "general", name: "m1")
         let saved = ContinuousClock.now
         #expect(try await polled.value == "hello")
@@ -98,7 +98,7 @@ import Testing
 
         // The other way round: the poll waits on the second, the save is on the first.
         let pollOnSecond = Task { try await alice.on(second).poll(courier) }
-        try await Task.sleep(for: .milliseconds(300))
+        try await second.waitForNotificationListeners()
         try await bob.on(first).say("again", in: "general", name: "m2")
         #expect(try await pollOnSecond.value == "again")
     }

@@ -1,5 +1,6 @@
 import Foundation
 import StratusKit
+import StratusTestSupport
 import Synchronization
 import Testing
 
@@ -86,12 +87,10 @@ import Testing
             var current = try #require(Share(try await ann.privateCloudDatabase.record(for: saved.recordID)))
             current.removeParticipant(try #require(current.participants.first { $0.role == .user }))
             _ = try await ann.privateCloudDatabase.save(current)
-            let deadline = ContinuousClock.now + .seconds(15)
-            repeat {
+            try await Polling.until("the device hears that the shared zone is gone", within: 15, every: .milliseconds(200)) {
                 try await engine.fetchChanges()
-                if !device.contents.withLock({ $0.deletedZones }).isEmpty { break }
-                try await Task.sleep(for: .milliseconds(200))
-            } while ContinuousClock.now < deadline
+                return !device.contents.withLock { $0.deletedZones }.isEmpty
+            }
             #expect(device.contents.withLock { $0.deletedZones } == [sharedID.zoneID])
             #expect(device.contents.withLock { $0.records }.isEmpty)
         }

@@ -115,7 +115,7 @@ import Testing
             _ = try await alice.post("public", "subscriptions/modify", #"{"operations":[{"operationType":"create","subscription":{"subscriptionID":"all","subscriptionType":"query","query":{"recordType":"Message"}}}]}"#)
             let courier = try await Self.courier(alice)
             async let answer = client.send(.get, courier)
-            try await Task.sleep(for: .milliseconds(200))
+            try await client.waitForNotificationListeners()
             _ = try await Self.post(bob, "m1", channel: "general", text: "hi")
             let saved = ContinuousClock.now
             let reply = try await answer

@@ -51,6 +51,8 @@ import Testing
             #expect(sample("stratus_http_request_duration_seconds_bucket", [#"route="/healthz""#, #"le="+Inf""#])?.hasSuffix(" 2") == true)
             #expect(sample("stratus_database_connections_limit", [#"node="web-7""#]) != nil)
             #expect(sample("stratus_database_connections_in_use", [#"node="web-7""#]) != nil)
+            let listeners = sample("stratus_notification_listeners", [#"node="web-7""#])
+            #expect(listeners?.split(separator: " ").last.flatMap { Double($0) } == 0, "no long poll or stream is held: \(listeners ?? "none")")
             #expect(!text.contains(TestServer.container), "no series is labelled with a path's values")
         }
     }

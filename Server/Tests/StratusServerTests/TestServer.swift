@@ -92,6 +92,21 @@ extension TestServer {
     }
 }
 
+extension TestClient {
+    /// Waits until at least `count` long polls or event streams are held open on this server (its
+    /// `stratus_notification_listeners` gauge), so that a save made next wakes them rather than racing them.
+    func waitForNotificationListeners(_ count: Int = 1) async throws {
+        var seen = ""
+        try await Polling.until("\(count) notification listener(s)", within: 60, every: .milliseconds(20)) {
+            let metrics = try await send(.get, "/metrics").json.stringValue ?? ""
+            seen = metrics.split(separator: "\n").first { $0.hasPrefix("stratus_notification_listeners") }.map(String.init) ?? ""
+            return (seen.split(separator: " ").last.flatMap { Double($0) } ?? 0) >= Double(count)
+        } describe: {
+            seen.isEmpty ? "no stratus_notification_listeners in /metrics" : seen
+        }
+    }
+}
+
 /// The server's insides, for tests that check storage or run background work themselves.
 struct ServerParts: Sendable {
     let store: any Store

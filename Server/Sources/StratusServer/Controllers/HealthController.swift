@@ -19,7 +19,7 @@ struct HealthController {
         router.get("metrics") { _, _ in
             Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: server.metrics.exposition(store: server.store)))
+                body: ResponseBody(byteBuffer: ByteBuffer(string: server.metrics.exposition(store: server.store, notificationListeners: server.notifier.waiters.count)))
             )
         }
     }

@@ -61,10 +61,12 @@ final class ServerMetrics: Sendable {
             .increment(by: count)
     }
 
-    /// The text exposition, with the store's gauges read now.
-    func exposition(store: any Store) -> String {
+    /// The text exposition, with the store's gauges and the notification listeners (long polls and event streams
+    /// held open on this node) read now.
+    func exposition(store: any Store, notificationListeners: Int) -> String {
         let statistics = store.statistics()
         let node = [("node", node)]
+        Gauge(label: "stratus_notification_listeners", dimensions: node, factory: factory).record(notificationListeners)
         Gauge(label: "stratus_database_connections_in_use", dimensions: node, factory: factory).record(statistics.connectionsInUse)
         Gauge(label: "stratus_database_connections_awaited", dimensions: node, factory: factory).record(statistics.connectionsAwaited)
         Gauge(label: "stratus_database_connections_limit", dimensions: node, factory: factory).record(statistics.connectionLimit)

@@ -16,6 +16,11 @@ final class NotificationWaiters: Sendable {
 
     private let waiters = Mutex<[Key: [UUID: AsyncStream<Void>.Continuation]]>([:])
 
+    /// How many long polls and event streams wait on this node now.
+    var count: Int {
+        waiters.withLock { $0.values.reduce(0) { $0 + $1.count } }
+    }
+
     /// Yields each time notifications for `key` may have arrived, until the stream is dropped.
     func listen(_ key: Key) -> AsyncStream<Void> {
         let id = UUID()

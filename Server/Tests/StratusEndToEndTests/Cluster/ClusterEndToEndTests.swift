@@ -106,7 +106,7 @@ import Testing
 
             // Alice's stream is held by node 1; Bob saves on node 2, then on node 3.
             let stream = try EventStreamClient(port: cluster.nodes[0].port, path: streamPath)
-            try await Task.sleep(for: .milliseconds(200))
+            try await cluster.nodes[0].waitForNotificationListeners()
             try await bob.on(cluster.nodes[1]).say("hello", in: "general", name: "m1")
             let first = try #require(stream.nextIdentifiedEvent(timeout: 3))
             #expect(NotificationEndToEndTests.text(ofEvent: first.data) == "hello")
@@ -119,7 +119,7 @@ import Testing
             // A long poll held by node 3 is woken by a save on node 1 (polling again, as a client does, should a loaded
             // machine take longer than the courier's wait).
             async let woken = alice.on(cluster.nodes[2]).poll(courier)
-            try await Task.sleep(for: .milliseconds(300))
+            try await cluster.nodes[2].waitForNotificationListeners()
             try await bob.on(cluster.nodes[0]).say("wake up", in: "general", name: "m3")
             var delivered = try await woken
             for _ in 0..<3 where delivered == nil { delivered = try await alice.on(cluster.nodes[2]).poll(courier) }
