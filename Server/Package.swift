@@ -245,7 +245,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StratusFunctionsTests",
-            dependencies: ["StratusFunctions", "StratusTestSupport", "StratusBench"],
+            dependencies: ["StratusFunctions", "StratusTestSupport", "StratusStoreTesting", "StratusBench"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

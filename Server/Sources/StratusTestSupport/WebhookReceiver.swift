@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import StratusStoreTesting
 import Synchronization
 
 /// A webhook receiver on loopback for tests: keeps every request it gets (headers and body), answers `500` to the

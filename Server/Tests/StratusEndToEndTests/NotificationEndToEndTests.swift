@@ -1,4 +1,6 @@
 import Foundation
+import StratusStoreTesting
+import StratusTestSupport
 import Testing
 
 /// Notifications through a real `stratus serve` process: the chat case over the courier and a stream, and
@@ -61,9 +63,9 @@ import Testing
         try await restarted.start()
         defer { restarted.stop() }
         var delivered: String?
-        let deadline = ContinuousClock.now + .seconds(30)
-        while delivered == nil, ContinuousClock.now < deadline {
+        try await Polling.until("the courier delivers after the restart", within: 30, every: .milliseconds(1)) {
             delivered = try await alice.on(restarted).poll(courier)
+            return delivered != nil
         }
         #expect(delivered == "after the crash")
         // A stream resumed from an id gets what came after it.

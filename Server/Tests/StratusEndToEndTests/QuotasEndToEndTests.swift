@@ -38,12 +38,13 @@ import Testing
 
         // The server measures every second: wait until the usage shows the record.
         var usage = ""
-        let deadline = ContinuousClock.now + .seconds(60)
-        while ContinuousClock.now < deadline {
+        // The user is listed from the start (an empty database reads 0): wait for the measurement of the record.
+        try await Polling.until("the usage shows the record", within: 60, every: .milliseconds(250)) {
             usage = try await stratus(["quotas", "usage", Self.container])
-            // The user is listed from the start (an empty database reads 0): wait for the measurement of the record.
-            if usage.contains("development/private \(ann.userRecordName)") && usage.contains("(1 records") { break }
-            try await Task.sleep(for: .milliseconds(250))
+            let line = usage.split(separator: "\n").first { $0.contains("development/private \(ann.userRecordName)") } ?? ""
+            return line.contains("(1 records")
+        } describe: {
+            usage
         }
         #expect(usage.contains("development/private \(ann.userRecordName)") && usage.contains("of 2 KB  (1 records"), "\(usage)")
         let (refusedStatus, refused) = try await ann.send("private", "records/modify", save)

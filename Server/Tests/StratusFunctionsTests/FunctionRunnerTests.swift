@@ -1,6 +1,7 @@
 import Foundation
 import StratusBench
 import StratusFunctions
+import StratusStoreTesting
 import StratusTestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import StratusKit
 import StratusKitTesting
 import StratusLocalStore
+import StratusStoreTesting
 import Testing
 
 /// The local store against a live server: devices of one user, each with its store in a SQLite file, that edit
@@ -228,8 +229,7 @@ import Testing
             try await phone.sync()
             try await laptop.sync()
             try await laptop.edit("n6") { $0["title"] = "Laptop's"; $0["rank"] = 0 }
-            let deadline = ContinuousClock.now + .seconds(20)
-            while ContinuousClock.now < deadline, heard.value.count < 6 { try await Task.sleep(for: .milliseconds(20)) }
+            try? await Polling.until("six changes are heard", within: 20) { heard.value.count >= 6 }
             listener.cancel()
             #expect(heard.value == (1...5).map { "server saved n\($0)" } + ["local saved n6"], "\(heard.value)")
 

@@ -1,6 +1,7 @@
 import Foundation
 import StratusKit
 import StratusKitTesting
+import StratusStoreTesting
 import Testing
 
 /// What the sync engine does beyond CKSyncEngine, against a live server: batch receipts, a timeline, a scope that
@@ -113,17 +114,12 @@ import Testing
             await phone.engine.add(pendingDatabaseChanges: [.saveZone(NoteDevice.zoneID)])
             await phone.edit("t1", title: "Through a throttled network")
             // Each wait has its own minute: a loaded machine may take a while over either.
-            var deadline = ContinuousClock.now + .seconds(60)
-            func timelineHas(_ text: String) async -> Bool {
-                await phone.engine.timeline.contains { $0.description.contains(text) }
-            }
-            while ContinuousClock.now < deadline, await !timelineHas("retrying in 1 s after requestRateLimited") {
-                try await Task.sleep(for: .milliseconds(50))
+            try? await Polling.until("the engine retries after the rate limit", within: 60, every: .milliseconds(50)) {
+                await phone.engine.timeline.contains { $0.description.contains("retrying in 1 s after requestRateLimited") }
             }
             network.update { $0 = .init() }
-            deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline, await !phone.engine.state.pendingRecordZoneChanges.isEmpty {
-                try await Task.sleep(for: .milliseconds(50))
+            try? await Polling.until("the change is sent", within: 60, every: .milliseconds(50)) {
+                await phone.engine.state.pendingRecordZoneChanges.isEmpty
             }
             let lines = await phone.engine.timeline.map(\.description)
             // Which batch saved the note depends on when the throttling was lifted: an earlier one may have been

@@ -1,5 +1,6 @@
 import Foundation
 import StratusKit
+import StratusStoreTesting
 import StratusTestSupport
 import Synchronization
 import Testing

@@ -2,6 +2,7 @@ import Foundation
 import StratusKit
 import StratusKitTesting
 import Synchronization
+import StratusStoreTesting
 import Testing
 
 /// The sync engine against a live server: devices of one user that edit offline and converge, conflicts merged
@@ -222,12 +223,9 @@ import Testing
             await phone.engine.add(pendingDatabaseChanges: [.saveZone(NoteDevice.zoneID)])
             await phone.edit("live", title: "Sent by itself")
             // A loaded machine can take long to carry the change over the stream; the loop ends as soon as it arrives.
-            let deadline = ContinuousClock.now + .seconds(90)
             // The laptop may have the note before the phone has handled the server's answer to its send.
-            while ContinuousClock.now < deadline {
-                let sent = await phone.engine.state.pendingRecordZoneChanges.isEmpty
-                if sent && laptop.notes == ["live: Sent by itself []"] { break }
-                try await Task.sleep(for: .milliseconds(50))
+            try? await Polling.until("the note is sent and reaches the laptop", within: 90, every: .milliseconds(50)) {
+                await phone.engine.state.pendingRecordZoneChanges.isEmpty && laptop.notes == ["live: Sent by itself []"]
             }
             #expect(laptop.notes == ["live: Sent by itself []"])
             #expect(await phone.engine.state.pendingRecordZoneChanges.isEmpty)
@@ -245,9 +243,8 @@ import Testing
             await phone.edit("waiting", title: "Sent once the engine runs")
 
             let running = Task { await engine.run() }
-            let deadline = ContinuousClock.now + .seconds(90)
-            while ContinuousClock.now < deadline, await !engine.state.pendingRecordZoneChanges.isEmpty {
-                try await Task.sleep(for: .milliseconds(50))
+            try? await Polling.until("run() sends the pending change", within: 90, every: .milliseconds(50)) {
+                await engine.state.pendingRecordZoneChanges.isEmpty
             }
             #expect(await engine.state.pendingRecordZoneChanges.isEmpty, "run() did not send the pending change")
             #expect(try await Self.serverNotes(phone.container) == ["waiting: Sent once the engine runs []"])
@@ -266,10 +263,8 @@ import Testing
             await task.value
             finished.withLock { $0 = true }
         }
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline, !finished.withLock({ $0 }) {
-            try? await Task.sleep(for: .milliseconds(20))
-        }
+        let seconds = Double(limit.components.seconds) + Double(limit.components.attoseconds) / 1e18
+        try? await Polling.until("the task ends", within: seconds) { finished.withLock { $0 } }
         return finished.withLock { $0 }
     }
 }

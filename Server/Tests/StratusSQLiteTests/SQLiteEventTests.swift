@@ -27,9 +27,8 @@ import Testing
         defer { service.cancel() }
         try await writer.setAPIToken("t2", containerID: Self.container)
         // The poll runs every 50 ms; a generous deadline, as a loaded test machine may starve it for seconds.
-        let deadline = ContinuousClock.now + .seconds(30)
-        while recorder.events.count < 2, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(10))
+        try await Polling.until("both events are read", within: 30, every: .milliseconds(10)) { recorder.events.count >= 2 } describe: {
+            "\(recorder.events)"
         }
         #expect(recorder.events == [.serverKeyRevoked(keyID: "k1"), .containerChanged(containerID: Self.container)])
         #expect(!recorder.missed)

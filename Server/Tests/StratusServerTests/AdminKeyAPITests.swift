@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import StratusModel
+import StratusStoreTesting
 import StratusTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import StratusModel
 import StratusStore
+import StratusStoreTesting
 import StratusTestSupport
 import Testing
 
@@ -104,15 +105,15 @@ import Testing
                 nextRunAt: now - 600_000, createdAt: now, updatedAt: now
             ))
             var listed: [[String: JSONValue]] = []
-            let deadline = ContinuousClock.now + .seconds(60)
-            while ContinuousClock.now < deadline {
+            try await Polling.until("the three jobs' runs end", within: 60, every: .milliseconds(100)) {
                 let reply = try await client.send(.get, "/admin/1/\(TestServer.container)/jobs", headers: client.admin)
                 listed = (reply["jobs"]?.arrayValue ?? []).compactMap(\.objectValue)
                 let finished = listed.filter { job in
                     job["lastRuns"]?.arrayValue?.first?.objectValue?["status"].map { $0 != .string("running") } ?? false
                 }
-                if finished.count == 3 { break }
-                try await Task.sleep(for: .milliseconds(100))
+                return finished.count == 3
+            } describe: {
+                "\(listed)"
             }
             func lastRun(_ name: String) -> [String: JSONValue]? {
                 listed.first { $0["name"] == .string(name) }?["lastRuns"]?.arrayValue?.first?.objectValue

@@ -3,6 +3,7 @@ import HTTPTypes
 import StratusModel
 import StratusStore
 @testable import StratusServer
+import StratusStoreTesting
 import StratusTestSupport
 import Testing
 

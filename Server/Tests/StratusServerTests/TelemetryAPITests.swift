@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import StratusModel
 import StratusStore
+import StratusStoreTesting
 import StratusTestSupport
 import Testing
 

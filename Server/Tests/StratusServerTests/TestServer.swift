@@ -9,6 +9,7 @@ import StratusModel
 import StratusServer
 import StratusAdmin
 import StratusStore
+import StratusStoreTesting
 import StratusTestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import StratusModel
 import StratusStore
 import StratusTestSupport
+import StratusStoreTesting
 import Testing
 
 /// A user seen whole, for support: account, sessions, zones and records, subscriptions, recent and sync requests.
@@ -29,13 +30,13 @@ import Testing
             _ = try await bob.post("private", "changes/database", "{}")
 
             // Requests reach the log within a flush: wait for ann's sync request.
-            var reply: Reply
-            let deadline = ContinuousClock.now + .seconds(60)
-            repeat {
+            var reply = try await client.send(.get, "/admin/1/\(TestServer.container)/development/users/\(ann.userRecordName)/overview", headers: client.admin)
+            try await Polling.until("ann's sync request reaches the log", within: 60, every: .milliseconds(100)) {
                 reply = try await client.send(.get, "/admin/1/\(TestServer.container)/development/users/\(ann.userRecordName)/overview", headers: client.admin)
-                if reply["syncRequests"]?.arrayValue?.isEmpty == false { break }
-                try await Task.sleep(for: .milliseconds(100))
-            } while ContinuousClock.now < deadline
+                return reply["syncRequests"]?.arrayValue?.isEmpty == false
+            } describe: {
+                "\(reply.json)"
+            }
             #expect(reply.status == 200, "\(reply.json)")
             let account = reply["account"]?.objectValue ?? [:]
             #expect(account["emailAddress"] == .string("ann@example.com") && account["privateRecords"]?.integerValue == 2, "\(account)")

@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import StratusCloudKit
 import StratusModel
+import StratusStoreTesting
 import StratusTestSupport
 import Testing
 

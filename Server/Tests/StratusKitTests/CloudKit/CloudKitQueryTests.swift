@@ -1,5 +1,6 @@
 import Foundation
 import StratusCloudKit
+import StratusStoreTesting
 import StratusTestSupport
 import Testing
 

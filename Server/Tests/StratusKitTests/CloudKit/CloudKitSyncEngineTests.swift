@@ -1,6 +1,7 @@
 import Foundation
 import StratusCloudKit
 import StratusKit
+import StratusStoreTesting
 import StratusTestSupport
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import StratusStoreTesting
 import StratusTestSupport
 
 /// Waits for a CloudKit call to answer through its completion block, failing the test with `what` when no answer

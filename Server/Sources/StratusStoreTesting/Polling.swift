@@ -3,7 +3,7 @@
 /// no longer.
 public enum Polling {
     /// Waits until `condition` holds.
-    /// - Throws: ``TestSupportError`` naming `what` and what `describe` says, after `seconds`.
+    /// - Throws: ``PollingTimeout`` naming `what` and what `describe` says, after `seconds`.
     public static func until(
         _ what: String, within seconds: Double = 60, every interval: Duration = .milliseconds(20),
         _ condition: () async throws -> Bool, describe: () async -> String = { "" }
@@ -12,9 +12,14 @@ public enum Polling {
         while try await !condition() {
             guard ContinuousClock.now < deadline else {
                 let seen = await describe()
-                throw TestSupportError("\(what) did not happen within \(seconds) s" + (seen.isEmpty ? "" : ": \(seen)"))
+                throw PollingTimeout(description: "\(what) did not happen within \(seconds) s" + (seen.isEmpty ? "" : ": \(seen)"))
             }
             try await Task.sleep(for: interval)
         }
     }
+}
+
+/// A condition that did not come to hold in time, with what was seen meanwhile.
+public struct PollingTimeout: Error, CustomStringConvertible {
+    public let description: String
 }
