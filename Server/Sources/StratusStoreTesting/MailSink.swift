@@ -83,15 +83,14 @@ public final class MailSink: Sendable {
     /// Waits until at least `count` messages arrived, and returns them all.
     /// - Throws: when they did not arrive within `seconds`, saying what did.
     public func waitForMessages(count: Int, within seconds: Double = 60) async throws -> [Message] {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while true {
-            let received = try messages()
-            if received.count >= count { return received }
-            guard ContinuousClock.now < deadline else {
-                throw ChildProcessError("\(count) message(s) expected within \(seconds) s; received: \(received.map { "\($0.to): \($0.subject)" })")
-            }
-            try await Task.sleep(for: .milliseconds(50))
+        var received: [Message] = []
+        try await Polling.until("\(count) message(s) arrive", within: seconds, every: .milliseconds(50)) {
+            received = try messages()
+            return received.count >= count
+        } describe: {
+            "received: \(received.map { "\($0.to): \($0.subject)" })"
         }
+        return received
     }
 
     /// Stops the server and removes its folder.

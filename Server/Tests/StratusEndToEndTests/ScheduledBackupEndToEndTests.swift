@@ -22,17 +22,16 @@ import Testing
         let before = (try await server.admin.send("GET", "/admin/1/backups").json["latestRun"] as? [String: Any])?["startedAt"] as? Int
         let started = try await server.admin.send("POST", "/admin/1/backups")
         guard started.status == 202 else { throw E2EFailure("POST /admin/1/backups answered \(started.status): \(started.json)") }
-        let deadline = ContinuousClock.now + .seconds(180)
-        while ContinuousClock.now < deadline {
-            let listing = try await server.admin.send("GET", "/admin/1/backups").json
+        var listing: [String: Any] = [:]
+        try await Polling.until("the backup ends", within: 180, every: .milliseconds(100)) {
+            listing = try await server.admin.send("GET", "/admin/1/backups").json
             let run = listing["latestRun"] as? [String: Any]
-            if run?["startedAt"] as? Int != before, let state = run?["state"] as? String, state != "running" {
-                guard state == "finished" else { throw E2EFailure("the backup failed: \(listing)") }
-                return listing
-            }
-            try await Task.sleep(for: .milliseconds(100))
+            return run?["startedAt"] as? Int != before && (run?["state"] as? String).map { $0 != "running" } == true
+        } describe: {
+            "\(listing)"
         }
-        throw E2EFailure("the backup did not end within 180 s")
+        guard (listing["latestRun"] as? [String: Any])?["state"] as? String == "finished" else { throw E2EFailure("the backup failed: \(listing)") }
+        return listing
     }
 
     @Test("the server backs its folder up to a bucket, keeps the newest, lists them; a restore from the bucket answers record by record")
@@ -135,12 +134,12 @@ import Testing
         #expect(started.status == 202 && started.json["state"] as? String == "running", "\(started.json)")
         let again = try await server.admin.send("POST", "/admin/1/backups")
         #expect(again.status == 409 && again.json["serverErrorCode"] as? String == "EXISTS", "one at a time: \(again.json)")
-        let deadline = ContinuousClock.now + .seconds(120)
         var run: [String: Any]?
-        while ContinuousClock.now < deadline {
+        try await Polling.until("the backup fails", within: 120, every: .milliseconds(100)) {
             run = try await server.admin.send("GET", "/admin/1/backups").json["latestRun"] as? [String: Any]
-            if run?["state"] as? String == "failed" { break }
-            try await Task.sleep(for: .milliseconds(100))
+            return run?["state"] as? String == "failed"
+        } describe: {
+            "\(String(describing: run))"
         }
         #expect(run?["state"] as? String == "failed" && (run?["message"] as? String)?.contains("object store") == true, "\(String(describing: run))")
         let listing = try await server.admin.send("GET", "/admin/1/backups")

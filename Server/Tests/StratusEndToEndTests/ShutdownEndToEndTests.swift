@@ -91,19 +91,17 @@ import Testing
 
     /// Waits until the node holds each lease: a probe that asks for a lease lasting one millisecond is refused.
     static func waitUntilHeld(_ leases: [String], in store: any Store, server: ServerProcess) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
         var waiting = leases
-        while !waiting.isEmpty {
+        try await Polling.until("the node takes its leases", within: 60, every: .milliseconds(100)) {
             let now = Int64(Date().timeIntervalSince1970 * 1000)
             var stillFree: [String] = []
             for lease in waiting where try await store.acquireLease(lease, holder: "probe", now: now, duration: 1) {
                 stillFree.append(lease)
             }
             waiting = stillFree
-            guard ContinuousClock.now < deadline else {
-                throw E2EFailure("the node took no lease for \(waiting) within 60 s; its output: \(server.recentOutput.suffix(2000))")
-            }
-            if !waiting.isEmpty { try await Task.sleep(for: .milliseconds(100)) }
+            return waiting.isEmpty
+        } describe: {
+            "no lease for \(waiting); its output: \(server.recentOutput.suffix(2000))"
         }
     }
 }

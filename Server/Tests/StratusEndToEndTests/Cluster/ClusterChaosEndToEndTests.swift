@@ -74,11 +74,9 @@ import FoundationNetworking
             // Each write is notified exactly once, the dead node's share too: another node takes the matching lease
             // over when it expires (10 s).
             var notified: [String: Int] = [:]
-            let deadline = ContinuousClock.now + .seconds(40)
-            while ContinuousClock.now < deadline {
+            try? await Polling.until("every write is notified", within: 40, every: .milliseconds(500)) {
                 notified = try await Self.notifiedRecords(of: alice)
-                if acknowledged.isSubset(of: Set(notified.keys)) { break }
-                try await Task.sleep(for: .milliseconds(500))
+                return acknowledged.isSubset(of: Set(notified.keys))
             }
             #expect(acknowledged.subtracting(notified.keys).isEmpty, "\(acknowledged.subtracting(notified.keys).count) writes were never notified")
             #expect(notified.values.allSatisfy { $0 == 1 }, "notified twice: \(notified.filter { $0.value > 1 }.keys.sorted())")
