@@ -17,13 +17,9 @@ extension AdminController {
     /// `GET /admin/1/quotas`: `{"defaults": {...}, "containers": {"<id>": {...}}}`, each with only what is set.
     @Sendable func listQuotas(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
-        struct Answer: Encodable {
-            var defaults: Quotas
-            var containers: [String: Quotas]
-        }
         var stored = try await server.store.quotas()
         let defaults = stored.removeValue(forKey: Quotas.defaultsKey) ?? Quotas()
-        return try JSONResponse.make(encoding: Answer(defaults: defaults, containers: stored))
+        return try JSONResponse.make(encoding: QuotasResponse(defaults: defaults, containers: stored))
     }
 
     /// `PUT /admin/1/quotas` with the defaults (fields left out, or `null`, are not set: no limit).
@@ -59,7 +55,7 @@ extension AdminController {
         let own = stored[containerID] ?? Quotas()
         let quotas = own.filled(from: stored[Quotas.defaultsKey] ?? Quotas())
         let usage = try await server.store.storageUsage(containerID: containerID, limit: limit)
-        return try JSONResponse.make(encoding: UsageAnswer(quotas: quotas, own: own, databases: usage.map { usage in
+        return try JSONResponse.make(encoding: StorageUsageResponse(quotas: quotas, own: own, databases: usage.map { usage in
             let quota = usage.database.scope == .public ? quotas.publicStorageBytes : quotas.userStorageBytes
             return DatabaseUsage(usage, quota: Quotas.limit(quota))
         }))
@@ -76,36 +72,21 @@ extension AdminController {
         })
     }
 
-    struct UsageAnswer: Encodable {
-        var quotas: Quotas
-        var own: Quotas
-        var databases: [DatabaseUsage]
+}
+
+extension DatabaseUsage {
+    /// A measured database, as the admin API answers it.
+    init(_ usage: StorageUsage, quota: Int64?) {
+        self.init(
+            environment: usage.database.environment.rawValue, database: usage.database.scope.rawValue,
+            owner: usage.database.scope == .public ? nil : usage.database.ownerRecordName, records: usage.records,
+            recordBytes: usage.recordBytes, assetBytes: usage.assetBytes, totalBytes: usage.totalBytes, quotaBytes: quota,
+            measured: usage.measuredAt
+        )
     }
+}
 
-    struct DatabaseUsage: Encodable {
-        var environment: String
-        var database: String
-        var owner: String?
-        var records: Int64
-        var recordBytes: Int64
-        var assetBytes: Int64
-        var totalBytes: Int64
-        var quotaBytes: Int64?
-        var measured: Int64
-
-        init(_ usage: StorageUsage, quota: Int64?) {
-            environment = usage.database.environment.rawValue
-            database = usage.database.scope.rawValue
-            owner = usage.database.scope == .public ? nil : usage.database.ownerRecordName
-            records = usage.records
-            recordBytes = usage.recordBytes
-            assetBytes = usage.assetBytes
-            totalBytes = usage.totalBytes
-            quotaBytes = quota
-            measured = usage.measuredAt
-        }
-    }
-
+extension AdminController {
     /// A quota body: every value a whole number from 0, or `null`; sizes also as people write them (`"200KB"`,
     /// `"5MB"`), as the command line takes them.
     private static func quotas(from request: Request) async throws -> Quotas {

@@ -1,3 +1,4 @@
+import StratusModel
 import StratusStore
 
 /// Every container's quotas as this node knows them: read from the store once, read again after a

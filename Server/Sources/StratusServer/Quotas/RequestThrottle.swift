@@ -1,3 +1,4 @@
+import StratusModel
 import StratusStore
 
 /// Refuses requests over a container's rates (`429 THROTTLED` with `retryAfter`): per signed-in user, per

@@ -1,56 +1,5 @@
 import StratusModel
 
-/// What one container (or, as defaults, every container) may use: storage and request rates.
-///
-/// A value of `nil` is not set: a container's falls back to the defaults', and a default's means no limit.
-/// `0` means no limit, so that a container can lift a default.
-public struct Quotas: Sendable, Hashable, Codable {
-    /// Bytes of records and assets in the public database of each environment.
-    public var publicStorageBytes: Int64?
-    /// Bytes of records and assets in each user's private database (what they share with others included).
-    public var userStorageBytes: Int64?
-    /// Requests one signed-in user may send per minute.
-    public var userRequestsPerMinute: Int64?
-    /// Requests one server-to-server key may send per minute.
-    public var keyRequestsPerMinute: Int64?
-    /// Requests one client address may send per minute.
-    public var addressRequestsPerMinute: Int64?
-
-    /// The key of the row holding the defaults.
-    public static let defaultsKey = "*"
-
-    public init(
-        publicStorageBytes: Int64? = nil, userStorageBytes: Int64? = nil, userRequestsPerMinute: Int64? = nil,
-        keyRequestsPerMinute: Int64? = nil, addressRequestsPerMinute: Int64? = nil
-    ) {
-        self.publicStorageBytes = publicStorageBytes
-        self.userStorageBytes = userStorageBytes
-        self.userRequestsPerMinute = userRequestsPerMinute
-        self.keyRequestsPerMinute = keyRequestsPerMinute
-        self.addressRequestsPerMinute = addressRequestsPerMinute
-    }
-
-    /// These values, with those not set taken from `defaults`.
-    public func filled(from defaults: Quotas) -> Quotas {
-        Quotas(
-            publicStorageBytes: publicStorageBytes ?? defaults.publicStorageBytes,
-            userStorageBytes: userStorageBytes ?? defaults.userStorageBytes,
-            userRequestsPerMinute: userRequestsPerMinute ?? defaults.userRequestsPerMinute,
-            keyRequestsPerMinute: keyRequestsPerMinute ?? defaults.keyRequestsPerMinute,
-            addressRequestsPerMinute: addressRequestsPerMinute ?? defaults.addressRequestsPerMinute
-        )
-    }
-
-    /// A value as a limit: `nil` when it is not set or is `0`.
-    public static func limit(_ value: Int64?) -> Int64? {
-        guard let value, value > 0 else { return nil }
-        return value
-    }
-
-    /// Whether nothing is set.
-    public var isEmpty: Bool { self == Quotas() }
-}
-
 /// What one database holds, as last measured: live records (their fields) and the asset files they hold.
 public struct StorageUsage: Sendable, Hashable {
     public var database: DatabaseRef

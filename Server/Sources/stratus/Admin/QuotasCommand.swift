@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import StratusModel
 import StratusStore
 
 /// `stratus quotas ...`: storage quotas and request rates, for every container (the defaults) or one, and what
@@ -10,12 +11,14 @@ struct QuotasCommand: AsyncParsableCommand {
         subcommands: [Show.self, SetQuotas.self, Usage.self]
     )
 
-    /// The quota names, as the admin API and `show` write them, with the option that sets each.
-    static let names: [(key: String, label: String, isBytes: Bool)] = [
-        ("publicStorageBytes", "public storage", true), ("userStorageBytes", "user storage", true),
-        ("userRequestsPerMinute", "requests per user per minute", false), ("keyRequestsPerMinute", "requests per key per minute", false),
-        ("addressRequestsPerMinute", "requests per address per minute", false),
-    ]
+    /// The quotas, as `show` names them.
+    static var names: [(key: WritableKeyPath<Quotas, Int64?>, label: String, isBytes: Bool)] {
+        [
+            (\.publicStorageBytes, "public storage", true), (\.userStorageBytes, "user storage", true),
+            (\.userRequestsPerMinute, "requests per user per minute", false), (\.keyRequestsPerMinute, "requests per key per minute", false),
+            (\.addressRequestsPerMinute, "requests per address per minute", false),
+        ]
+    }
 
     struct Show: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Print the defaults and every container's own quotas.")
@@ -26,8 +29,8 @@ struct QuotasCommand: AsyncParsableCommand {
             try await reportingErrors {
                 let stored = try await admin.remote(for: "stratus quotas").quotas()
                 print("defaults:")
-                QuotasCommand.printValues(stored["defaults"] as? [String: Any] ?? [:], unset: "no limit")
-                for (container, values) in (stored["containers"] as? [String: [String: Any]] ?? [:]).sorted(by: { $0.key < $1.key }) {
+                QuotasCommand.printValues(stored.defaults, unset: "no limit")
+                for (container, values) in stored.containers.sorted(by: { $0.key < $1.key }) {
                     print("\(container):")
                     QuotasCommand.printValues(values, unset: "default")
                 }
@@ -67,20 +70,17 @@ struct QuotasCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let changes: [(String, String?, Bool)] = [
-                    ("publicStorageBytes", publicStorage, true), ("userStorageBytes", userStorage, true), ("userRequestsPerMinute", userRate, false),
-                    ("keyRequestsPerMinute", keyRate, false), ("addressRequestsPerMinute", addressRate, false),
+                let changes: [(WritableKeyPath<Quotas, Int64?>, String?, Bool)] = [
+                    (\.publicStorageBytes, publicStorage, true), (\.userStorageBytes, userStorage, true), (\.userRequestsPerMinute, userRate, false),
+                    (\.keyRequestsPerMinute, keyRate, false), (\.addressRequestsPerMinute, addressRate, false),
                 ]
-                var parsed: [String: Any] = [:]
-                for (key, text, isBytes) in changes {
-                    guard let text else { continue }
-                    parsed[key] = try QuotasCommand.parse(text, bytes: isBytes).map { $0 as Any } ?? NSNull()
-                }
                 let remote = try await admin.remote(for: "stratus quotas")
                 let stored = try await remote.quotas()
-                var values = container.map { (stored["containers"] as? [String: [String: Any]])?[$0] ?? [:] }
-                    ?? stored["defaults"] as? [String: Any] ?? [:]
-                values.merge(parsed) { _, new in new }
+                var values = container.map { stored.containers[$0] ?? Quotas() } ?? stored.defaults
+                for (key, text, isBytes) in changes {
+                    guard let text else { continue }
+                    values[keyPath: key] = try QuotasCommand.parse(text, bytes: isBytes)
+                }
                 let now = try await remote.setQuotas(values, container: container)
                 print(container.map { "\($0) now has:" } ?? "The defaults are now:")
                 QuotasCommand.printValues(now, unset: "no limit")
@@ -99,15 +99,13 @@ struct QuotasCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 let usage = try await target.admin.remote(for: "stratus quotas").usage(container: target.container, limit: limit)
-                let databases = usage["databases"] as? [[String: Any]] ?? []
-                if databases.isEmpty { print("Nothing measured yet: the server measures every --usage-interval.") }
-                for database in databases {
-                    let owner = database["owner"] as? String
-                    let name = "\(database["environment"] as? String ?? "")/\(owner.map { "private \($0)" } ?? "public")"
-                    let total = StorageUsage.describe(Int64(database["totalBytes"] as? Int ?? 0))
-                    let quota = (database["quotaBytes"] as? Int).map { " of \(StorageUsage.describe(Int64($0)))" } ?? ""
-                    let assets = StorageUsage.describe(Int64(database["assetBytes"] as? Int ?? 0))
-                    print("\(name)  \(total)\(quota)  (\(database["records"] as? Int ?? 0) records, assets \(assets))")
+                if usage.databases.isEmpty { print("Nothing measured yet: the server measures every --usage-interval.") }
+                for database in usage.databases {
+                    let name = "\(database.environment)/\(database.owner.map { "private \($0)" } ?? "public")"
+                    let quota = database.quotaBytes.map { " of \(StorageUsage.describe($0))" } ?? ""
+                    print(
+                        "\(name)  \(StorageUsage.describe(database.totalBytes))\(quota)  (\(database.records) records, assets \(StorageUsage.describe(database.assetBytes)))"
+                    )
                 }
             }
         }
@@ -125,9 +123,9 @@ struct QuotasCommand: AsyncParsableCommand {
         return number
     }
 
-    static func printValues(_ values: [String: Any], unset: String) {
+    static func printValues(_ values: Quotas, unset: String) {
         for (key, label, isBytes) in names {
-            let value = (values[key] as? Int).map { $0 == 0 ? "none" : isBytes ? StorageUsage.describe(Int64($0)) : "\($0)" } ?? unset
+            let value = values[keyPath: key].map { $0 == 0 ? "none" : isBytes ? StorageUsage.describe($0) : "\($0)" } ?? unset
             print("  \(label): \(value)")
         }
     }

@@ -165,19 +165,20 @@ struct RemoteAdmin: AdminBackend {
 
     // MARK: - Quotas
 
-    /// `{"defaults": {...}, "containers": {"<id>": {...}}}`, as stored.
-    func quotas() async throws -> [String: Any] {
-        try await send("GET", "/admin/1/quotas").object
+    /// The defaults and each container's own quotas, as stored.
+    func quotas() async throws -> QuotasResponse {
+        try JSONDecoder().decode(QuotasResponse.self, from: try await request("GET", "/admin/1/quotas", body: nil))
     }
 
     /// Replaces the defaults (`container` `nil`) or a container's own quotas; answers what now holds.
-    func setQuotas(_ values: [String: Any], container: String?) async throws -> [String: Any] {
-        try await send("PUT", container.map { "/admin/1/\(escaped($0))/quotas" } ?? "/admin/1/quotas", json: values).object
+    func setQuotas(_ quotas: Quotas, container: String?) async throws -> Quotas {
+        let path = container.map { "/admin/1/\(escaped($0))/quotas" } ?? "/admin/1/quotas"
+        return try JSONDecoder().decode(Quotas.self, from: try await request("PUT", path, body: try JSONEncoder().encode(quotas)))
     }
 
     /// A container's quotas and its databases' measured use.
-    func usage(container: String, limit: Int) async throws -> [String: Any] {
-        try await send("GET", "/admin/1/\(escaped(container))/usage?limit=\(limit)").object
+    func usage(container: String, limit: Int) async throws -> StorageUsageResponse {
+        try JSONDecoder().decode(StorageUsageResponse.self, from: try await request("GET", "/admin/1/\(escaped(container))/usage?limit=\(limit)", body: nil))
     }
 
     // MARK: - HTTP
