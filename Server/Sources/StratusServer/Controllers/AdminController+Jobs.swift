@@ -12,91 +12,29 @@ extension AdminController {
         group.get(":container/:environment/jobs/:job/runs", use: jobRuns)
     }
 
-    /// A job's settings as the API takes them: a schedule and either `function` or `webhook` (an endpoint's ID).
-    struct JobBody: Decodable {
-        var schedule: String
-        var timeZone: String?
-        var function: String?
-        var webhook: String?
-        var missedRuns: ScheduledJob.MissedRuns?
-        var enabled: Bool?
-    }
-
-    struct RunJSON: Encodable {
-        var scheduledFor: Int64
-        var started: Int64
-        var finished: Int64?
-        var node: String
-        var status: ScheduledJobRun.Status
-        var result: String
-        var missedRuns: Int
-
-        init(_ run: ScheduledJobRun) {
-            scheduledFor = run.scheduledFor
-            started = run.startedAt
-            finished = run.finishedAt
-            node = run.node
-            status = run.status
-            result = run.result
-            missedRuns = run.missed
-        }
-    }
-
-    struct JobJSON: Encodable {
-        var name: String
-        var environment: String
-        var schedule: String
-        var timeZone: String
-        var function: String?
-        var webhook: String?
-        var missedRuns: ScheduledJob.MissedRuns
-        var enabled: Bool
-        var nextRun: Int64
-        var lastRuns: [RunJSON]
-
-        init(_ job: ScheduledJob, runs: [ScheduledJobRun]) {
-            name = job.name
-            environment = job.environment.rawValue
-            schedule = job.schedule
-            timeZone = job.timeZone
-            switch job.target {
-            case .function(let name): function = name
-            case .webhook(let id): webhook = id
-            }
-            missedRuns = job.missedRuns
-            enabled = job.isEnabled
-            nextRun = job.nextRunAt
-            lastRuns = runs.map(RunJSON.init)
-        }
-    }
-
-    private struct JobsJSON: Encodable {
-        var jobs: [JobJSON]
-    }
-
-    private struct RunsJSON: Encodable {
-        var runs: [RunJSON]
-    }
-
     /// `GET /admin/1/{container}/jobs`: every environment's jobs, each with its five latest runs.
     @Sendable func listJobs(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
-        var jobs: [JobJSON] = []
+        var jobs: [ScheduledJobInfo] = []
         for job in try await server.store.scheduledJobs(containerID: container.id) {
             let runs = try await server.store.scheduledJobRuns(containerID: container.id, environment: job.environment, job: job.name, limit: 5)
-            jobs.append(JobJSON(job, runs: runs))
+            jobs.append(ScheduledJobInfo(job, runs: runs))
         }
-        return try JSONResponse.make(encoding: JobsJSON(jobs: jobs))
+        return try JSONResponse.make(encoding: ScheduledJobsResponse(jobs: jobs))
     }
 
-    /// `PUT /admin/1/{container}/{environment}/jobs/{name}` with ``JobBody``: its next run is the schedule's next time.
+    /// `PUT /admin/1/{container}/{environment}/jobs/{name}` with ``ScheduledJobSettings``: its next run is the schedule's next time.
     @Sendable func saveJob(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         let name = try Self.functionName(try context.parameters.require("job"), what: "job")
-        let body = try await RequestBody.decode(JobBody.self, from: request, limit: 16 * 1024)
+        let body = try await RequestBody.decode(ScheduledJobSettings.self, from: request, limit: 16 * 1024)
+        let missedRuns = try body.missedRuns.map { text in
+            guard let missed = ScheduledJob.MissedRuns(rawValue: text) else { throw APIError.badRequest("missedRuns must be skip or runOnce, not '\(text)'") }
+            return missed
+        } ?? .runOnce
         let timeZone = body.timeZone ?? "UTC"
         let schedule: CronSchedule
         do {
@@ -130,11 +68,11 @@ extension AdminController {
         let existing = try await server.store.scheduledJobs(containerID: container.id).first { $0.environment == environment && $0.name == name }
         let job = ScheduledJob(
             containerID: container.id, environment: environment, name: name, schedule: body.schedule, timeZone: timeZone, target: target,
-            missedRuns: body.missedRuns ?? .runOnce, isEnabled: body.enabled ?? true,
+            missedRuns: missedRuns, isEnabled: body.enabled ?? true,
             nextRunAt: Int64((next.timeIntervalSince1970 * 1000).rounded()), createdAt: existing?.createdAt ?? now, updatedAt: now
         )
         try await server.store.saveScheduledJob(job)
-        return try JSONResponse.make(encoding: JobJSON(job, runs: []), status: existing == nil ? .created : .ok)
+        return try JSONResponse.make(encoding: ScheduledJobInfo(job, runs: []), status: existing == nil ? .created : .ok)
     }
 
     @Sendable func deleteJob(_ request: Request, context: StratusRequestContext) async throws -> Response {
@@ -156,6 +94,33 @@ extension AdminController {
             environment: try Authenticator.environment(named: try context.parameters.require("environment")),
             job: try context.parameters.require("job"), limit: limit
         )
-        return try JSONResponse.make(encoding: RunsJSON(runs: runs.map(RunJSON.init)))
+        return try JSONResponse.make(encoding: ScheduledJobRunsResponse(runs: runs.map(ScheduledJobRunInfo.init)))
+    }
+}
+
+extension ScheduledJobInfo {
+    /// A stored job and its latest runs, as the admin API answers them.
+    init(_ job: ScheduledJob, runs: [ScheduledJobRun]) {
+        var function: String?
+        var webhook: String?
+        switch job.target {
+        case .function(let name): function = name
+        case .webhook(let id): webhook = id
+        }
+        self.init(
+            name: job.name, environment: job.environment.rawValue, schedule: job.schedule, timeZone: job.timeZone, function: function,
+            webhook: webhook, missedRuns: job.missedRuns.rawValue, enabled: job.isEnabled, nextRun: job.nextRunAt,
+            lastRuns: runs.map(ScheduledJobRunInfo.init)
+        )
+    }
+}
+
+extension ScheduledJobRunInfo {
+    /// A stored run, as the admin API answers it.
+    init(_ run: ScheduledJobRun) {
+        self.init(
+            scheduledFor: run.scheduledFor, started: run.startedAt, finished: run.finishedAt, node: run.node, status: run.status.rawValue,
+            result: run.result, missedRuns: run.missed
+        )
     }
 }

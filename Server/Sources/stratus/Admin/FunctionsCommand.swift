@@ -178,15 +178,14 @@ struct JobsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                var settings: [String: Any] = [
-                    "schedule": schedule, "timeZone": timeZone, "missedRuns": skipMissed ? "skip" : "runOnce", "enabled": !disabled,
-                ]
-                if let function { settings["function"] = function }
-                if let webhook { settings["webhook"] = webhook }
+                let settings = ScheduledJobSettings(
+                    schedule: schedule, timeZone: timeZone, function: function, webhook: webhook, missedRuns: skipMissed ? "skip" : "runOnce",
+                    enabled: !disabled
+                )
                 let saved = try await place.target.admin.remote(for: "stratus jobs")
                     .saveJob(settings, named: name, container: place.target.container, environment: place.environment)
-                let next = (saved["nextRun"] as? Int).map { Date(timeIntervalSince1970: Double($0) / 1000) }
-                print("Scheduled \(name) (\(schedule)); next run \(next.map { ISO8601DateFormatter().string(from: $0) } ?? "never").")
+                let next = Date(timeIntervalSince1970: Double(saved.nextRun) / 1000)
+                print("Scheduled \(name) (\(schedule)); next run \(ISO8601DateFormatter().string(from: next)).")
             }
         }
     }
@@ -199,11 +198,11 @@ struct JobsCommand: AsyncParsableCommand {
         func run() async throws {
             try await reportingErrors {
                 for job in try await target.admin.remote(for: "stratus jobs").jobs(container: target.container) {
-                    let what = (job["function"] as? String).map { "function \($0)" } ?? "webhook \(job["webhook"] as? String ?? "")"
-                    print("\(job["environment"] as? String ?? "")/\(job["name"] as? String ?? "")  \(job["schedule"] as? String ?? "")  → \(what)")
-                    for run in job["lastRuns"] as? [[String: Any]] ?? [] {
-                        let time = Date(timeIntervalSince1970: Double(run["scheduledFor"] as? Int ?? 0) / 1000)
-                        print("    \(ISO8601DateFormatter().string(from: time))  \(run["status"] as? String ?? "")  \(run["node"] as? String ?? "")  \(run["result"] as? String ?? "")")
+                    let what = job.function.map { "function \($0)" } ?? "webhook \(job.webhook ?? "")"
+                    print("\(job.environment)/\(job.name)  \(job.schedule)  → \(what)")
+                    for run in job.lastRuns {
+                        let time = Date(timeIntervalSince1970: Double(run.scheduledFor) / 1000)
+                        print("    \(ISO8601DateFormatter().string(from: time))  \(run.status)  \(run.node)  \(run.result)")
                     }
                 }
             }

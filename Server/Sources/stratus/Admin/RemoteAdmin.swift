@@ -151,16 +151,17 @@ struct RemoteAdmin: AdminBackend {
         return (try body.objects("modules").map(\.object), try body.objects("functions").map(\.object))
     }
 
-    func saveJob(_ settings: [String: Any], named name: String, container: String, environment: Environment) async throws -> [String: Any] {
-        try await send("PUT", "/admin/1/\(escaped(container))/\(environment.rawValue)/jobs/\(escaped(name))", json: settings).object
+    func saveJob(_ settings: ScheduledJobSettings, named name: String, container: String, environment: Environment) async throws -> ScheduledJobInfo {
+        let path = "/admin/1/\(escaped(container))/\(environment.rawValue)/jobs/\(escaped(name))"
+        return try JSONDecoder().decode(ScheduledJobInfo.self, from: try await request("PUT", path, body: try JSONEncoder().encode(settings)))
     }
 
     func deleteJob(named name: String, container: String, environment: Environment) async throws {
         _ = try await send("DELETE", "/admin/1/\(escaped(container))/\(environment.rawValue)/jobs/\(escaped(name))")
     }
 
-    func jobs(container: String) async throws -> [[String: Any]] {
-        try await send("GET", "/admin/1/\(escaped(container))/jobs").objects("jobs").map(\.object)
+    func jobs(container: String) async throws -> [ScheduledJobInfo] {
+        try JSONDecoder().decode(ScheduledJobsResponse.self, from: try await request("GET", "/admin/1/\(escaped(container))/jobs", body: nil)).jobs
     }
 
     // MARK: - Quotas
