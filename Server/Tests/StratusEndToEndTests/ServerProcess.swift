@@ -164,8 +164,9 @@ final class ServerProcess: @unchecked Sendable {
             var request = URLRequest(url: URL(string: baseURL + "/metrics")!)
             request.httpMethod = "GET"
             let (data, _) = try await URLSession.shared.data(for: request)
-            seen = String(decoding: data, as: UTF8.self).split(separator: "\n").first { $0.hasPrefix("stratus_notification_listeners") }.map(String.init) ?? ""
-            return (seen.split(separator: " ").last.flatMap { Double($0) } ?? 0) >= Double(count)
+            let metrics = String(decoding: data, as: UTF8.self)
+            seen = MetricsText.line(of: "stratus_notification_listeners", in: metrics) ?? ""
+            return (MetricsText.value(of: "stratus_notification_listeners", in: metrics) ?? 0) >= Double(count)
         } describe: {
             seen.isEmpty ? "no stratus_notification_listeners in /metrics" : seen
         }

@@ -100,8 +100,8 @@ extension TestClient {
         var seen = ""
         try await Polling.until("\(count) notification listener(s)", within: 60, every: .milliseconds(20)) {
             let metrics = try await send(.get, "/metrics").json.stringValue ?? ""
-            seen = metrics.split(separator: "\n").first { $0.hasPrefix("stratus_notification_listeners") }.map(String.init) ?? ""
-            return (seen.split(separator: " ").last.flatMap { Double($0) } ?? 0) >= Double(count)
+            seen = MetricsText.line(of: "stratus_notification_listeners", in: metrics) ?? ""
+            return (MetricsText.value(of: "stratus_notification_listeners", in: metrics) ?? 0) >= Double(count)
         } describe: {
             seen.isEmpty ? "no stratus_notification_listeners in /metrics" : seen
         }

@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Logging
 import StratusStore
@@ -54,10 +53,6 @@ final class AdminKeys: Sendable {
 
     static let turnedOffError = APIError(.authenticationFailed, "the admin key is turned off on this server: sign in as an operator")
 
-    static func hash(_ key: String) -> String {
-        SHA256.hash(data: Data(key.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
-
     /// The key in force, read from the store when it may have changed.
     func current() async throws -> Current {
         // A change made on another node holds here from the next request on.
@@ -71,7 +66,7 @@ final class AdminKeys: Sendable {
             known = read
         }
         switch known {
-        case .startedWith: return startedWith.isEmpty ? .turnedOff : .key(hash: Self.hash(startedWith))
+        case .startedWith: return startedWith.isEmpty ? .turnedOff : .key(hash: Authenticator.sha256Hex(startedWith))
         case .stored(let state): return state.keyHash.map { .key(hash: $0) } ?? .turnedOff
         }
     }
@@ -79,7 +74,7 @@ final class AdminKeys: Sendable {
     /// Whether `presented` is the key in force (never an empty one).
     func admits(_ presented: String) async throws -> Bool {
         guard !presented.isEmpty, case .key(let hash) = try await current() else { return false }
-        return Authenticator.constantTimeEquals(Self.hash(presented), hash)
+        return Authenticator.constantTimeEquals(Authenticator.sha256Hex(presented), hash)
     }
 
     /// The state as the admin API shows it: never the key.
@@ -89,9 +84,9 @@ final class AdminKeys: Sendable {
 
     /// Makes a new key, stores it for every node and answers it (the only time it is shown).
     func rotate(by actor: String) async throws -> String {
-        let key = (0..<32).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        let key = Authenticator.randomHex(bytes: 32)
         let sealed = sealer.isEmpty ? nil : try sealer.seal(key, context: SealingContext.adminKey)
-        try await store.setAdminKeyState(AdminKeyState(keyHash: Self.hash(key), sealedKey: sealed, changedAt: Authenticator.now(), changedBy: actor))
+        try await store.setAdminKeyState(AdminKeyState(keyHash: Authenticator.sha256Hex(key), sealedKey: sealed, changedAt: Authenticator.now(), changedBy: actor))
         try await store.catchUpEvents()
         writeKeyFile(key)
         return key

@@ -213,6 +213,11 @@ final class Authenticator: Sendable {
         return WebAuthTokens.base64URL((0..<bytes).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 
+    /// The SHA-256 of `text` in lowercase hexadecimal.
+    static func sha256Hex(_ text: String) -> String {
+        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
     static func randomHex(bytes: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()

@@ -61,12 +61,11 @@ struct ConsoleSessions: Sendable {
     /// - Throws: `AUTHENTICATION_FAILED` for an unknown, expired or ended session, or a missing or wrong CSRF token.
     func session(of request: Request, requireCSRF: Bool = true) async throws -> Session? {
         guard let id = Self.cookie(named: Self.cookieName, in: request) else { return nil }
-        let keySession = try await keySessionName()
-        guard let session = try await store.session(id: id), session.containerID == Self.sessionContainerID,
-            session.userRecordName == keySession || session.userRecordName.hasPrefix("operator:"), session.expiresAt > Authenticator.now()
-        else {
-            throw APIError(.authenticationFailed, "the console session has ended; sign in again")
-        }
+        let ended = APIError(.authenticationFailed, "the console session has ended; sign in again")
+        guard let session = try await store.session(id: id), session.containerID == Self.sessionContainerID, session.expiresAt > Authenticator.now()
+        else { throw ended }
+        // A key's session lasts while that key is in force; an operator's, while the session does.
+        if !session.userRecordName.hasPrefix("operator:"), try await keySessionName() != session.userRecordName { throw ended }
         if requireCSRF {
             guard let presented = request.headers[.stratusCSRF], Authenticator.constantTimeEquals(presented, csrfToken(for: id)) else {
                 throw APIError(.authenticationFailed, "this request needs the console's CSRF token in X-Stratus-CSRF")

@@ -19,6 +19,8 @@ extension AdminController {
         let now = Authenticator.now()
         let day = now / 86_400_000
         let minute = now / 60_000
+        // The latest sample falls within two measurement intervals (at least an hour back, for a server just started).
+        let samplesFrom = now - max(3_600_000, Int64(2 * server.configuration.usageInterval * 1000))
         let containers = try await server.store.containers().filter { actor.role(in: $0.id) != nil }.map(\.id).sorted()
         let waiting = try await server.store.waitingMail()
         var figures: [ServerOverview.ContainerFigures] = []
@@ -38,7 +40,7 @@ extension AdminController {
                     containerID: containerID, environment: environment, from: day, to: day + 1
                 )[day] ?? 0
                 if let latest = try await server.store.storageHistory(
-                    containerID: containerID, environment: environment, from: now - 7 * 86_400_000, to: now + 1
+                    containerID: containerID, environment: environment, from: samplesFrom, to: now + 1
                 ).last {
                     publicBytes += latest.publicBytes
                     privateBytes += latest.privateBytes

@@ -38,7 +38,7 @@ struct ProviderSignIn {
             let binding = WebFlowStates.random()
             let state = WebFlowState(
                 provider: provider.name, containerID: target.container.id, environment: target.environment.rawValue, nonce: WebFlowStates.random(),
-                verifier: WebFlowStates.random(), redirect: redirect, binding: WebFlowStates.sha256Hex(binding),
+                verifier: WebFlowStates.random(), redirect: redirect, binding: Authenticator.sha256Hex(binding),
                 expiresAt: Authenticator.now() + WebFlowStates.lifetime
             )
             let callback = Self.callbackURL(
@@ -77,7 +77,7 @@ struct ProviderSignIn {
                 throw APIError(.authenticationFailed, "this sign-in was started for another provider or container")
             }
             guard state.expiresAt > Authenticator.now() else { throw APIError(.authenticationFailed, "this sign-in took too long; start it again") }
-            guard let binding = Self.cookie(WebFlowStates.cookie, in: request), WebFlowStates.sha256Hex(binding) == state.binding else {
+            guard let binding = Self.cookie(WebFlowStates.cookie, in: request), Authenticator.sha256Hex(binding) == state.binding else {
                 throw APIError(.authenticationFailed, "this sign-in was started in another browser; start it again here")
             }
             if let error = query["error"] {
@@ -85,7 +85,7 @@ struct ProviderSignIn {
             }
             guard let code = query["code"].map(String.init), !code.isEmpty else { throw APIError(.authenticationFailed, "\(provider.name) sent no code") }
             guard try await server.store.markSignatureSeen(
-                "oidc-state|" + WebFlowStates.sha256Hex(String(query["state"] ?? "")), expiresAt: state.expiresAt, now: Authenticator.now()
+                "oidc-state|" + Authenticator.sha256Hex(String(query["state"] ?? "")), expiresAt: state.expiresAt, now: Authenticator.now()
             ) else {
                 throw APIError(.authenticationFailed, "this sign-in was used already; start it again")
             }

@@ -104,11 +104,12 @@ struct RemoteAdmin: AdminBackend {
     // MARK: - The admin key (through a running server only: every node hears of a change)
 
     func adminKeyState() async throws -> AdminKeyStateResponse {
-        try JSONDecoder().decode(AdminKeyStateResponse.self, from: try await request("GET", "/admin/1/admin-key", body: nil))
+        try await exchange("GET", "/admin/1/admin-key")
     }
 
     func rotateAdminKey() async throws -> String {
-        try JSONDecoder().decode(AdminKeyRotationResponse.self, from: try await request("POST", "/admin/1/admin-key/rotate", body: nil)).adminKey
+        let rotated: AdminKeyRotationResponse = try await exchange("POST", "/admin/1/admin-key/rotate")
+        return rotated.adminKey
     }
 
     // MARK: - Secrets (through a running server only: it holds the secrets key)
@@ -153,7 +154,7 @@ struct RemoteAdmin: AdminBackend {
 
     func saveJob(_ settings: ScheduledJobSettings, named name: String, container: String, environment: Environment) async throws -> ScheduledJobInfo {
         let path = "/admin/1/\(escaped(container))/\(environment.rawValue)/jobs/\(escaped(name))"
-        return try JSONDecoder().decode(ScheduledJobInfo.self, from: try await request("PUT", path, body: try JSONEncoder().encode(settings)))
+        return try await exchange("PUT", path, sending: settings)
     }
 
     func deleteJob(named name: String, container: String, environment: Environment) async throws {
@@ -161,25 +162,26 @@ struct RemoteAdmin: AdminBackend {
     }
 
     func jobs(container: String) async throws -> [ScheduledJobInfo] {
-        try JSONDecoder().decode(ScheduledJobsResponse.self, from: try await request("GET", "/admin/1/\(escaped(container))/jobs", body: nil)).jobs
+        let listed: ScheduledJobsResponse = try await exchange("GET", "/admin/1/\(escaped(container))/jobs")
+        return listed.jobs
     }
 
     // MARK: - Quotas
 
     /// The defaults and each container's own quotas, as stored.
     func quotas() async throws -> QuotasResponse {
-        try JSONDecoder().decode(QuotasResponse.self, from: try await request("GET", "/admin/1/quotas", body: nil))
+        try await exchange("GET", "/admin/1/quotas")
     }
 
     /// Replaces the defaults (`container` `nil`) or a container's own quotas; answers what now holds.
     func setQuotas(_ quotas: Quotas, container: String?) async throws -> Quotas {
         let path = container.map { "/admin/1/\(escaped($0))/quotas" } ?? "/admin/1/quotas"
-        return try JSONDecoder().decode(Quotas.self, from: try await request("PUT", path, body: try JSONEncoder().encode(quotas)))
+        return try await exchange("PUT", path, sending: quotas)
     }
 
     /// A container's quotas and its databases' measured use.
     func usage(container: String, limit: Int) async throws -> StorageUsageResponse {
-        try JSONDecoder().decode(StorageUsageResponse.self, from: try await request("GET", "/admin/1/\(escaped(container))/usage?limit=\(limit)", body: nil))
+        try await exchange("GET", "/admin/1/\(escaped(container))/usage?limit=\(limit)")
     }
 
     // MARK: - HTTP
@@ -194,6 +196,16 @@ struct RemoteAdmin: AdminBackend {
 
     private static func changes(in body: JSONReply) throws -> [SchemaChangeLine] {
         try body.objects("changes").map { SchemaChangeLine(description: try $0.string("description"), isAdditive: $0.object["additive"] as? Bool ?? false) }
+    }
+
+    /// Sends `body` as JSON (nothing when `nil`) and decodes the answer as a typed value of the admin API.
+    private func exchange<Answer: Decodable>(_ method: String, _ path: String, sending body: (some Encodable)? = String?.none) async throws -> Answer {
+        let bytes = try body.map { try JSONEncoder().encode($0) }
+        do {
+            return try JSONDecoder().decode(Answer.self, from: try await request(method, path, body: bytes))
+        } catch let error as DecodingError {
+            throw APIError(.internalError, "the server's answer to \(method) \(path) is not what this command reads: \(error)")
+        }
     }
 
     private func send(_ method: String, _ path: String, json: [String: Any]? = nil) async throws -> JSONReply {

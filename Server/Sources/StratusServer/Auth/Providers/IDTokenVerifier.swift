@@ -41,8 +41,7 @@ struct IDTokenVerifier: Sendable {
         let jwt = try await verifiedToken(token, expected, now: now)
         guard let subject = jwt.string("sub"), !subject.isEmpty else { throw APIError(.authenticationFailed, "the identity token names no user (sub)") }
         if let raw = expected.rawNonce {
-            let hashed = SHA256.hash(data: Data(raw.utf8)).map { String(format: "%02x", $0) }.joined()
-            guard jwt.string("nonce") == hashed else {
+            guard jwt.string("nonce") == Authenticator.sha256Hex(raw) else {
                 throw APIError(.authenticationFailed, "the identity token's nonce is not the SHA-256 of the nonce given")
             }
         }

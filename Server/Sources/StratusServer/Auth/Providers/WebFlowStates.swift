@@ -45,10 +45,6 @@ struct WebFlowStates: Sendable {
         WebAuthTokens.base64URL((0..<32).map { _ in UInt8.random(in: 0...255) })
     }
 
-    static func sha256Hex(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
-
     /// PKCE's `S256` challenge for `verifier`.
     static func challenge(for verifier: String) -> String {
         WebAuthTokens.base64URL(Array(SHA256.hash(data: Data(verifier.utf8))))
