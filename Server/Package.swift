@@ -130,11 +130,32 @@ let package = Package(
             resources: [.copy("Resources/console")],
             swiftSettings: swiftSettings
         ),
+        // The features under the HTTP layer (accounts, quotas, webhooks, notifications, telemetry, jobs, secrets):
+        // no HTTP server in it; each feature in its own folder, throwing ServiceError.
+        .target(
+            name: "StratusServices",
+            dependencies: [
+                "StratusStore", model, "StratusMail", "StratusFunctions",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                tracing,
+                .product(name: "OTel", package: "swift-otel"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         // The HTTP API as a library.
         .target(
             name: "StratusServer",
             dependencies: [
-                "StratusStore", model, "StratusConsole", "StratusMail", "StratusTransfer", "StratusFunctions",
+                "StratusStore", "StratusServices", model, "StratusConsole", "StratusMail", "StratusTransfer", "StratusFunctions",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -169,7 +190,7 @@ let package = Package(
         .target(
             name: "StratusTestSupport",
             dependencies: [
-                "StratusServer", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", "StratusStoreTesting", adminClient,
+                "StratusServer", "StratusServices", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", "StratusStoreTesting", adminClient,
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -198,7 +219,7 @@ let package = Package(
         .executableTarget(
             name: "stratus",
             dependencies: [
-                "StratusServer", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", model, "StratusBench", adminClient, "StratusTransfer", "StratusMail",
+                "StratusServer", "StratusServices", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", model, "StratusBench", adminClient, "StratusTransfer", "StratusMail",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -261,7 +282,7 @@ let package = Package(
         .testTarget(
             name: "StratusServerTests",
             dependencies: [
-                "StratusServer", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusMail", "StratusTransfer", model, "StratusStoreTesting",
+                "StratusServer", "StratusServices", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusMail", "StratusTransfer", model, "StratusStoreTesting",
                 "StratusTestSupport", adminClient,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -279,7 +300,7 @@ let package = Package(
         .testTarget(
             name: "StratusKitTests",
             dependencies: [
-                kit, messagesKit, flagsKit, kitTesting, localStore, "StratusServer", "StratusStore", "StratusMail", model,
+                kit, messagesKit, flagsKit, kitTesting, localStore, "StratusServer", "StratusServices", "StratusStore", "StratusMail", model,
                 "StratusTestSupport", "StratusStoreTesting", adminClient,
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),

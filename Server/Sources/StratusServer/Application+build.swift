@@ -8,6 +8,7 @@ import Logging
 import StratusConsole
 import StratusModel
 import ServiceLifecycle
+import StratusServices
 import StratusStore
 
 /// Builds the Stratus HTTP application over a store.
@@ -133,7 +134,7 @@ private func buildRouterAndState(
         ),
         activity: ActivityLog(),
         metrics: metrics,
-        decoyPasswordHash: try hasher.hash(Authenticator.randomHex(bytes: 16)),
+        decoyPasswordHash: try hasher.hash(Tokens.randomHex(bytes: 16)),
         mailer: AccountMailer(store: store, configuration: configuration, key: accountCodeKey),
         mailThrottle: MailThrottle(store: store),
         secondFactors: SecondFactors(key: secondFactorKey),

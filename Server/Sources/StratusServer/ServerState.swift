@@ -1,4 +1,5 @@
 import Crypto
+import StratusServices
 import StratusStore
 
 /// What every route shares: configuration, storage and the authentication state.

@@ -1,3 +1,4 @@
+import StratusServices
 import StratusServer
 
 extension ServerConfiguration {

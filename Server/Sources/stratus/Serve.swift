@@ -1,3 +1,4 @@
+import StratusServices
 import ArgumentParser
 import Foundation
 import Hummingbird

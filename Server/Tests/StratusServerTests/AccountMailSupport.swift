@@ -3,6 +3,7 @@ import HTTPTypes
 import StratusMail
 import StratusModel
 import StratusServer
+import StratusServices
 import StratusStoreTesting
 
 /// A test server that sends its mail to a real SMTP server, and helpers to read the codes and links it mailed.

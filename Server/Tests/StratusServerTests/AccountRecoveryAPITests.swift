@@ -1,3 +1,4 @@
+import StratusServices
 import Foundation
 import StratusModel
 import StratusStoreTesting

@@ -1,3 +1,4 @@
+import StratusServices
 import Foundation
 import Logging
 import StratusModel
@@ -79,9 +80,9 @@ import Testing
             _ = try await client.auth("account/attach/password", #"{"emailAddress":"kept@example.com","password":"correct horse"}"#, token: token, session: kept)
 
             let deleter = AccountDeleter(store: client.parts.store, configuration: .forTests(), logger: Logger(label: "test"))
-            try await deleter.expireAnonymousAccounts(now: Authenticator.now() + 86_400_000)
+            try await deleter.expireAnonymousAccounts(now: ServerClock.now() + 86_400_000)
             #expect(try await client.isSignedIn(unused, token: token), "a day is within the period")
-            try await deleter.expireAnonymousAccounts(now: Authenticator.now() + 3 * 86_400_000)
+            try await deleter.expireAnonymousAccounts(now: ServerClock.now() + 3 * 86_400_000)
             #expect(try await !client.isSignedIn(unused, token: token), "an unused anonymous account is gone after the period")
             #expect(try await client.isSignedIn(kept, token: token), "an account with an address stays")
 

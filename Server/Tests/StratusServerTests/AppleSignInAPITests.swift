@@ -1,3 +1,4 @@
+import StratusServices
 import Foundation
 import StratusModel
 import StratusStore
@@ -103,7 +104,7 @@ import Testing
             let sessions = try await client.authGet("sessions", token: token, session: stale)
             let staleID = try #require(sessions["sessions"]?.arrayValue?.compactMap(\.objectValue).first { $0["current"] == .bool(true) }?["sessionID"]?.stringValue)
             let tables = try #require(client.parts.store as? any SQLTables)
-            try await tables.execute(["UPDATE sessions SET created_at = \(.integer(Authenticator.now() - 600_000)) WHERE id = \(.text(staleID))"])
+            try await tables.execute(["UPDATE sessions SET created_at = \(.integer(ServerClock.now() - 600_000)) WHERE id = \(.text(staleID))"])
             let old = try await client.auth("signin/apple", try Self.body(try apple.token(subject: "s-ann", rawNonce: "l0"), nonce: "l0"), token: token, session: stale)
             #expect(old.status == 421 && (old.string("reason") ?? "").contains("sign in again"), "\(old.json)")
             #expect(!(old.string("reason") ?? "").contains("password"), "signin/apple takes no password: the refusal names only what works: \(old.json)")

@@ -2,6 +2,7 @@ import Foundation
 import StratusModel
 import StratusStore
 @testable import StratusServer
+import StratusServices
 import StratusTestSupport
 import Testing
 #if canImport(FoundationNetworking)

@@ -1,3 +1,4 @@
+import StratusServices
 import Crypto
 import Foundation
 import HTTPTypes
@@ -80,7 +81,7 @@ import Testing
             let newOnly = ContainerSecrets(store: store, keys: try SecretsKeyring(parsing: new))
             let both = ContainerSecrets(store: store, keys: try SecretsKeyring(parsing: "\(new),\(old)"))
             #expect(try await both.value(named: "apple.privateKey", containerID: TestServer.container) == Self.applePEM.trimmingCharacters(in: .whitespacesAndNewlines))
-            await #expect(throws: APIError.self) { _ = try await newOnly.value(named: "apple.privateKey", containerID: TestServer.container) }
+            await #expect(throws: ServiceError.self) { _ = try await newOnly.value(named: "apple.privateKey", containerID: TestServer.container) }
 
             // The admin key rotated on the first node is sealed with the old key, which the third cannot open.
             let adminKey = try #require(try await first.send(.post, "/admin/1/admin-key/rotate", headers: first.admin).string("adminKey"))
@@ -95,12 +96,12 @@ import Testing
             }
             #expect(try await newOnly.value(named: "apple.privateKey", containerID: TestServer.container) == Self.applePEM.trimmingCharacters(in: .whitespacesAndNewlines))
             let oldOnly = ContainerSecrets(store: store, keys: try SecretsKeyring(parsing: old))
-            await #expect(throws: APIError.self) { _ = try await oldOnly.value(named: "apple.privateKey", containerID: TestServer.container) }
+            await #expect(throws: ServiceError.self) { _ = try await oldOnly.value(named: "apple.privateKey", containerID: TestServer.container) }
 
             // A sealed value copied to another container's row does not open there.
             let sealed = try #require(try await store.containerSecret(containerID: TestServer.container, name: "apple.privateKey"))
             try await store.setContainerSecret(ContainerSecret(containerID: "iCloud.other", name: "apple.privateKey", sealedValue: sealed.sealedValue, updatedAt: 1))
-            await #expect(throws: APIError.self) { _ = try await newOnly.value(named: "apple.privateKey", containerID: "iCloud.other") }
+            await #expect(throws: ServiceError.self) { _ = try await newOnly.value(named: "apple.privateKey", containerID: "iCloud.other") }
         }
     }
 }

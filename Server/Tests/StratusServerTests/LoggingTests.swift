@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Testing
 @testable import StratusServer
+import StratusServices
 
 @Suite struct LoggingTests {
     @Test("durations are written as milliseconds with three decimals", arguments: [

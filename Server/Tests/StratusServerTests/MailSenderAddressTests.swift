@@ -1,4 +1,5 @@
 @testable import StratusServer
+import StratusServices
 import Testing
 
 /// The sender of mail when none is set.

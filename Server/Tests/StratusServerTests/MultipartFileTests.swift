@@ -1,4 +1,5 @@
 @testable import StratusServer
+import StratusServices
 import Testing
 
 /// The multipart reader, fed the same bodies cut into chunks of every size, as the network may deliver them.

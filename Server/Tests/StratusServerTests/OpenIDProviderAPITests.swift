@@ -1,6 +1,7 @@
 import Foundation
 import StratusModel
 @testable import StratusServer
+import StratusServices
 import StratusStoreTesting
 import StratusTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 import StratusServer
+import StratusServices
 import Testing
 
 /// What load balancers and monitoring ask a node: `/healthz`, `/readyz`, `/metrics`.

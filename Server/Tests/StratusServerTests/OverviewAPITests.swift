@@ -1,3 +1,4 @@
+import StratusServices
 import Foundation
 import HTTPTypes
 import StratusModel
@@ -31,7 +32,7 @@ import Testing
             let hook = try await client.send(.post, "/admin/1/\(TestServer.container)/development/webhooks", body: #"{"url":"http://127.0.0.1:9/in"}"#, headers: client.admin)
             let hookID = try #require(hook.string("id"), "\(hook.json)")
             var endpoint = try #require(try await client.parts.store.webhookEndpoint(id: hookID, containerID: TestServer.container))
-            endpoint.failingSince = Authenticator.now() - 60_000
+            endpoint.failingSince = ServerClock.now() - 60_000
             try await client.parts.store.updateWebhookEndpoint(endpoint)
 
             var overview = try await Self.overview(client, headers: client.admin)
@@ -48,7 +49,7 @@ import Testing
             #expect(overview.containers.map(\.containerID) == ["iCloud.com.example.Other", TestServer.container])
             let ours = try #require(overview.containers.last)
             #expect(ours.requestsToday == overview.requestsToday && ours.mailWaiting == 1 && ours.activeUsersToday == 1)
-            #expect(overview.day == Authenticator.now() / 86_400_000 * 86_400_000)
+            #expect(overview.day == ServerClock.now() / 86_400_000 * 86_400_000)
 
             // An operator sees the containers they hold a role in, and nothing of the others.
             let viewer = try await PeopleAPITests.operatorSession(client, "viewer@example.com", roles: #"{"iCloud.com.example.Other":"viewer"}"#)

@@ -1,4 +1,5 @@
 @testable import StratusServer
+import StratusServices
 import Logging
 import StratusStore
 import StratusTestSupport

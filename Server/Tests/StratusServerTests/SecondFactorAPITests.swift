@@ -1,3 +1,4 @@
+import StratusServices
 import Crypto
 import Foundation
 import StratusModel

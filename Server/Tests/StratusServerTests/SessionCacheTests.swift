@@ -1,5 +1,6 @@
 import Testing
 @testable import StratusServer
+import StratusServices
 
 @Suite struct SessionCacheTests {
     @Test("a cached token answers until its session is forgotten, and only that session's tokens go")

@@ -1,4 +1,5 @@
 @testable import StratusServer
+import StratusServices
 import StratusStore
 import StratusTestSupport
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 @testable import StratusServer
+import StratusServices
 import StratusModel
 import StratusStore
 import Testing

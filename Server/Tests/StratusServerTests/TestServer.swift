@@ -7,6 +7,7 @@ import ServiceLifecycle
 import StratusBlobs
 import StratusModel
 import StratusServer
+import StratusServices
 import StratusAdmin
 import StratusStore
 import StratusStoreTesting

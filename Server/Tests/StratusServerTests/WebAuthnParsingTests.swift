@@ -1,5 +1,6 @@
 import Foundation
 @testable import StratusServer
+import StratusServices
 import StratusStoreTesting
 import Testing
 
@@ -36,9 +37,9 @@ import Testing
         #expect(data.userPresent && data.userVerified && data.signCount == 0)
         #expect(data.attestedCredential?.credentialID == made.credentialID)
         _ = try PasskeyPublicKey(cose: try #require(data.attestedCredential?.publicKey))
-        #expect(throws: APIError.self) { try AuthenticatorData(Array(bytes.dropLast())) }
-        #expect(throws: APIError.self) { try AuthenticatorData(bytes + [0]) }
-        #expect(throws: APIError.self) { try AuthenticatorData(Array(bytes.prefix(36))) }
+        #expect(throws: ServiceError.self) { try AuthenticatorData(Array(bytes.dropLast())) }
+        #expect(throws: ServiceError.self) { try AuthenticatorData(bytes + [0]) }
+        #expect(throws: ServiceError.self) { try AuthenticatorData(Array(bytes.prefix(36))) }
 
         var generator = SeededGenerator(seed: 32)
         for length in 0..<400 {

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// The transfers behind the signed URLs: `POST /assets/1/upload/<token>` streams a file into the blob
@@ -23,7 +24,7 @@ struct AssetTransfer {
 
     /// A new receipt: 32 random bytes, base64url.
     static func newReceipt() -> String {
-        Authenticator.randomBase64URL(bytes: 32)
+        Tokens.randomBase64URL(bytes: 32)
     }
 
     // MARK: - Upload
@@ -34,7 +35,7 @@ struct AssetTransfer {
             throw APIError(.accessDenied, "the upload URL is not valid")
         }
         let lifetime = Int64(server.configuration.assetUploadLifetime) * 1000
-        guard claims.expiresAt > Authenticator.now() else {
+        guard claims.expiresAt > ServerClock.now() else {
             throw APIError(.accessDenied, "the upload URL has expired; ask assets/upload for a new one")
         }
         let limit = server.configuration.maximumAssetBytes
@@ -48,9 +49,9 @@ struct AssetTransfer {
         let held = Self.writeSize + min(server.blobs.memoryPerUpload, declared.map { 2 * $0 } ?? .max)
         try RequestBody.budget.reserve(held)
         defer { RequestBody.budget.release(held) }
-        let id = Authenticator.randomHex(bytes: 16)
+        let id = Tokens.randomHex(bytes: 16)
         // Registered first, so an upload cut short by a crash is found and collected later.
-        try await server.store.beginAssetUpload(id: id, database: claims.database, holdUntil: Authenticator.now() + 2 * lifetime)
+        try await server.store.beginAssetUpload(id: id, database: claims.database, holdUntil: ServerClock.now() + 2 * lifetime)
         let asset: StoredAsset
         do {
             asset = try await receive(request, id: id, database: claims.database, limit: limit)
@@ -60,7 +61,7 @@ struct AssetTransfer {
             try? await server.store.abandonAssetUpload(id: id)
             throw error
         }
-        let receipt = AssetReceipt(receipt: Self.newReceipt(), assetID: id, fieldName: claims.fieldName, expiresAt: Authenticator.now() + lifetime)
+        let receipt = AssetReceipt(receipt: Self.newReceipt(), assetID: id, fieldName: claims.fieldName, expiresAt: ServerClock.now() + lifetime)
         do {
             try await server.store.completeAssetUpload(asset, receipt: receipt)
         } catch {
@@ -139,7 +140,7 @@ struct AssetTransfer {
         guard let claims = server.assetURLs.download(from: try context.parameters.require("token")) else {
             throw APIError(.accessDenied, "the download URL is not valid")
         }
-        guard claims.expiresAt > Authenticator.now() else {
+        guard claims.expiresAt > ServerClock.now() else {
             throw APIError(.accessDenied, "the download URL has expired; fetch the record again for a new one")
         }
         guard let asset = try await server.store.asset(id: claims.assetID), asset.database == claims.database,
@@ -151,7 +152,7 @@ struct AssetTransfer {
         headers[.contentType] = asset.contentType
         headers[.acceptRanges] = "bytes"
         headers[.eTag] = "\"\(asset.fileChecksum)\""
-        headers[.cacheControl] = "private, max-age=\(max(0, (claims.expiresAt - Authenticator.now()) / 1000))"
+        headers[.cacheControl] = "private, max-age=\(max(0, (claims.expiresAt - ServerClock.now()) / 1000))"
         if let name = context.parameters.get("filename").map(Self.safeFileName), !name.isEmpty {
             headers[.contentDisposition] = "inline; filename=\"\(name)\""
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// `assets/upload` and `assets/rereference` (`docs/protocol.md#assets`): what lets a record take a file.
@@ -26,7 +27,7 @@ struct AssetsController {
         let zone = target.zone
         try await server.storageQuotas.checkRoom(for: 0, in: zone.database)
         let schema = try await server.store.schema(containerID: call.authentication.container.id, environment: call.authentication.environment)
-        let expiresAt = Authenticator.now() + Int64(server.configuration.assetUploadLifetime) * 1000
+        let expiresAt = ServerClock.now() + Int64(server.configuration.assetUploadLifetime) * 1000
         var tokens: [AssetUploadResponse.Token] = []
         for (index, token) in body.tokens.enumerated() {
             try checkUpload(token, at: index, call: call, schema: schema)
@@ -90,7 +91,7 @@ struct AssetsController {
         let visible = try await target.visible(Array(records.keys), store: server.store)
         records = records.filter { visible.contains($0.key) }
         let access = try await call.reader(store: server.store)
-        let expiresAt = Authenticator.now() + Int64(server.configuration.assetUploadLifetime) * 1000
+        let expiresAt = ServerClock.now() + Int64(server.configuration.assetUploadLifetime) * 1000
 
         var outcomes: [Result<FieldValue, APIError>] = []
         var receipts: [AssetReceipt] = []

@@ -1,3 +1,4 @@
+import StratusServices
 import Foundation
 
 /// A `Range: bytes=...` request header (RFC 9110 §14.1.2), resolved against a file's size.

@@ -1,4 +1,5 @@
 import HTTPTypes
+import StratusServices
 import StratusStore
 
 /// What an admin API request needs of its actor, read from its method and path:

@@ -1,3 +1,4 @@
+import StratusServices
 import StratusStore
 
 /// Who acts through the admin API or the console: the holder of the admin key, or a person with an operator

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import StratusServices
 import StratusStore
 import Synchronization
 
@@ -66,7 +67,7 @@ final class AdminKeys: Sendable {
             known = read
         }
         switch known {
-        case .startedWith: return startedWith.isEmpty ? .turnedOff : .key(hash: Authenticator.sha256Hex(startedWith))
+        case .startedWith: return startedWith.isEmpty ? .turnedOff : .key(hash: Tokens.sha256Hex(startedWith))
         case .stored(let state): return state.keyHash.map { .key(hash: $0) } ?? .turnedOff
         }
     }
@@ -74,7 +75,7 @@ final class AdminKeys: Sendable {
     /// Whether `presented` is the key in force (never an empty one).
     func admits(_ presented: String) async throws -> Bool {
         guard !presented.isEmpty, case .key(let hash) = try await current() else { return false }
-        return Authenticator.constantTimeEquals(Authenticator.sha256Hex(presented), hash)
+        return Tokens.constantTimeEquals(Tokens.sha256Hex(presented), hash)
     }
 
     /// The state as the admin API shows it: never the key.
@@ -84,9 +85,9 @@ final class AdminKeys: Sendable {
 
     /// Makes a new key, stores it for every node and answers it (the only time it is shown).
     func rotate(by actor: String) async throws -> String {
-        let key = Authenticator.randomHex(bytes: 32)
+        let key = Tokens.randomHex(bytes: 32)
         let sealed = sealer.isEmpty ? nil : try sealer.seal(key, context: SealingContext.adminKey)
-        try await store.setAdminKeyState(AdminKeyState(keyHash: Authenticator.sha256Hex(key), sealedKey: sealed, changedAt: Authenticator.now(), changedBy: actor))
+        try await store.setAdminKeyState(AdminKeyState(keyHash: Tokens.sha256Hex(key), sealedKey: sealed, changedAt: ServerClock.now(), changedBy: actor))
         try await store.catchUpEvents()
         writeKeyFile(key)
         return key
@@ -94,7 +95,7 @@ final class AdminKeys: Sendable {
 
     /// Turns the key off on every node.
     func turnOff(by actor: String) async throws {
-        try await store.setAdminKeyState(AdminKeyState(keyHash: nil, sealedKey: nil, changedAt: Authenticator.now(), changedBy: actor))
+        try await store.setAdminKeyState(AdminKeyState(keyHash: nil, sealedKey: nil, changedAt: ServerClock.now(), changedBy: actor))
         try await store.catchUpEvents()
         writeKeyFile(nil)
     }

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import StratusModel
+import StratusServices
 import StratusStore
 import Synchronization
 
@@ -96,7 +97,7 @@ final class Authenticator: Sendable {
         guard let apiToken = query["ckAPIToken"].map(String.init), !apiToken.isEmpty else {
             throw APIError(.authenticationFailed, "ckAPIToken is required")
         }
-        guard Self.constantTimeEquals(apiToken, container.apiToken) else {
+        guard Tokens.constantTimeEquals(apiToken, container.apiToken) else {
             throw APIError(.authenticationFailed, "ckAPIToken is not valid for this container")
         }
         var authentication = Authentication(container: container, environment: environment)
@@ -122,7 +123,7 @@ final class Authenticator: Sendable {
     /// Records, now and then, that a session was used (for the user's list of sessions): at most every few
     /// minutes per session and node, off the request's path.
     private func noteUse(of sessionID: String) {
-        let now = Self.now()
+        let now = ServerClock.now()
         let due = lastNotedUse.withLock { noted -> Bool in
             if let last = noted[sessionID], now - last < Self.useNotingInterval { return false }
             if noted.count >= 100_000 { noted.removeAll(keepingCapacity: true) }
@@ -135,7 +136,7 @@ final class Authenticator: Sendable {
     }
 
     private func user(ofToken token: String, containerID: String) async throws -> (user: String, sessionID: String) {
-        let now = Self.now()
+        let now = ServerClock.now()
         // The cache key is the whole token, whose signature covers the container: a hit is this container's.
         let cacheKey = containerID + "|" + token
         if let hit = sessions.entry(ofToken: cacheKey, now: now) { return (hit.userRecordName, hit.sessionID) }
@@ -177,10 +178,10 @@ final class Authenticator: Sendable {
     /// Starts a session for an account and returns its web auth token.
     /// - Parameter deviceName: what the user calls the device, for their list of sessions (trimmed to 100 characters).
     func startSession(for account: Account, deviceName: String? = nil) async throws -> String {
-        let now = Self.now()
+        let now = ServerClock.now()
         let device = deviceName.map { String($0.trimmingCharacters(in: .whitespacesAndNewlines).prefix(100)) }.flatMap { $0.isEmpty ? nil : $0 }
         let session = Session(
-            id: Self.randomHex(bytes: 16), containerID: account.containerID, userRecordName: account.userRecordName,
+            id: Tokens.randomHex(bytes: 16), containerID: account.containerID, userRecordName: account.userRecordName,
             createdAt: now, expiresAt: now + sessionLifetime, deviceName: device
         )
         try await store.createSession(session)
@@ -197,36 +198,9 @@ final class Authenticator: Sendable {
 
     /// Ends the session a token names.
     func endSession(token: String, containerID: String) async throws {
-        guard let claims = tokens.verify(token, containerID: containerID, now: Self.now()) else {
+        guard let claims = tokens.verify(token, containerID: containerID, now: ServerClock.now()) else {
             throw APIError(.authenticationFailed, "ckWebAuthToken is not valid or has expired")
         }
         try await store.deleteSession(id: claims.sessionID)
-    }
-
-    static func now() -> Int64 {
-        Int64(Date().timeIntervalSince1970 * 1000)
-    }
-
-    /// `bytes` random bytes as unpadded base64url: receipts and courier tokens.
-    static func randomBase64URL(bytes: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return WebAuthTokens.base64URL((0..<bytes).map { _ in UInt8.random(in: 0...255, using: &generator) })
-    }
-
-    /// The SHA-256 of `text` in lowercase hexadecimal.
-    static func sha256Hex(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
-    }
-
-    static func randomHex(bytes: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<bytes).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-    }
-
-    static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
-        let a = Array(a.utf8)
-        let b = Array(b.utf8)
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
+import StratusServices
 import StratusStore
 
 /// Operators' sessions in the web console.
@@ -46,9 +47,9 @@ struct ConsoleSessions: Sendable {
             guard let keyName = try await keySessionName() else { throw AdminKeys.turnedOffError }
             name = keyName
         }
-        let now = Authenticator.now()
+        let now = ServerClock.now()
         let session = Session(
-            id: Authenticator.randomHex(bytes: 32), containerID: Self.sessionContainerID,
+            id: Tokens.randomHex(bytes: 32), containerID: Self.sessionContainerID,
             userRecordName: name,
             createdAt: now, expiresAt: now + Self.lifetimeSeconds * 1000
         )
@@ -62,12 +63,12 @@ struct ConsoleSessions: Sendable {
     func session(of request: Request, requireCSRF: Bool = true) async throws -> Session? {
         guard let id = Self.cookie(named: Self.cookieName, in: request) else { return nil }
         let ended = APIError(.authenticationFailed, "the console session has ended; sign in again")
-        guard let session = try await store.session(id: id), session.containerID == Self.sessionContainerID, session.expiresAt > Authenticator.now()
+        guard let session = try await store.session(id: id), session.containerID == Self.sessionContainerID, session.expiresAt > ServerClock.now()
         else { throw ended }
         // A key's session lasts while that key is in force; an operator's, while the session does.
         if !session.userRecordName.hasPrefix("operator:"), try await keySessionName() != session.userRecordName { throw ended }
         if requireCSRF {
-            guard let presented = request.headers[.stratusCSRF], Authenticator.constantTimeEquals(presented, csrfToken(for: id)) else {
+            guard let presented = request.headers[.stratusCSRF], Tokens.constantTimeEquals(presented, csrfToken(for: id)) else {
                 throw APIError(.authenticationFailed, "this request needs the console's CSRF token in X-Stratus-CSRF")
             }
         }

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 import Synchronization
 
@@ -113,7 +114,7 @@ final class ServerKeyVerifier: Sendable {
         var developer = try await store.account(containerID: containerID, emailAddress: "")
         if developer == nil {
             let made = Account.developer(
-                containerID: containerID, userRecordName: "_" + Authenticator.randomHex(bytes: 16), createdAt: Authenticator.now()
+                containerID: containerID, userRecordName: "_" + Tokens.randomHex(bytes: 16), createdAt: ServerClock.now()
             )
             do {
                 try await store.createAccount(made)

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Admin endpoints for a container's accounts: their settings, the users themselves (disable, enable, end
@@ -204,7 +205,7 @@ extension AdminController {
         let template = try AccountSettingsRules.validatedTemplate(MailTemplate(
             containerID: container.id, environment: environment, kind: try context.parameters.require("kind"),
             language: try context.parameters.require("language"), subject: body.subject, textBody: body.text,
-            htmlBody: body.html.flatMap { $0.isEmpty ? nil : $0 }, updatedAt: Authenticator.now()
+            htmlBody: body.html.flatMap { $0.isEmpty ? nil : $0 }, updatedAt: ServerClock.now()
         ))
         try await server.store.saveMailTemplate(template)
         var writer = JSONWriter()

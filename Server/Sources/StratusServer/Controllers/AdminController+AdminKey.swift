@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// The server's shared admin key (``AdminKeys``), for administrators: its state, a rotation without a restart, and

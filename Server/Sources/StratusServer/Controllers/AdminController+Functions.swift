@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import StratusFunctions
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Functions in the admin API: WebAssembly modules uploaded (checked first) and deleted; functions bound to their
@@ -125,7 +126,7 @@ extension AdminController {
         }
         let stored = StoredFunctionModule(
             containerID: container.id, environment: environment, name: name, bytes: bytes, digest: FunctionCatalog.digest(bytes),
-            size: bytes.count, entries: module.entries, uploadedAt: Authenticator.now()
+            size: bytes.count, entries: module.entries, uploadedAt: ServerClock.now()
         )
         try await server.store.saveFunctionModule(stored)
         return try JSONResponse.make(encoding: ModuleJSON(stored))
@@ -175,7 +176,7 @@ extension AdminController {
         }
         try Self.checkLimits(body.limits)
         let existing = try await server.store.functionBindings(containerID: container.id).first { $0.environment == environment && $0.name == name }
-        let now = Authenticator.now()
+        let now = ServerClock.now()
         let binding = FunctionBinding(
             containerID: container.id, environment: environment, name: name, module: body.module, entry: entry, trigger: body.trigger,
             recordTypes: recordTypes, databases: body.databases ?? [], eventTypes: body.eventTypes ?? [], runAsRole: body.runAsRole,

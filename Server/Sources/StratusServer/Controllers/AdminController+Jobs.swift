@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Scheduled jobs in the admin API: made or replaced, listed with their latest runs, deleted.
@@ -42,7 +43,7 @@ extension AdminController {
         } catch {
             throw APIError.badRequest("schedule: \(error)")
         }
-        let now = Authenticator.now()
+        let now = ServerClock.now()
         guard let next = schedule.next(after: Date(timeIntervalSince1970: Double(now) / 1000)) else {
             throw APIError.badRequest("the schedule \(body.schedule) never falls due")
         }

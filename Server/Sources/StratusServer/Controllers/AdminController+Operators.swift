@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Admin endpoints for operators: API token rotation, the user directory, every user's subscriptions and
@@ -218,7 +219,7 @@ extension AdminOperations {
                 throw APIError(.exists, "another container of this server has that API token")
             }
         }
-        container.apiToken = token ?? Authenticator.randomHex(bytes: 32)
+        container.apiToken = token ?? Tokens.randomHex(bytes: 32)
         try await store.setAPIToken(container.apiToken, containerID: containerID)
         return container
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// The server at a glance, for the console's landing page: today's requests and errors, active users, storage,
@@ -16,7 +17,7 @@ extension AdminController {
     /// `GET /admin/1/overview`: ``ServerOverview``.
     @Sendable func overview(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let actor = try await requireAdmin(request)
-        let now = Authenticator.now()
+        let now = ServerClock.now()
         let day = now / 86_400_000
         let minute = now / 60_000
         // The latest sample falls within two measurement intervals (at least an hour back, for a server just started).

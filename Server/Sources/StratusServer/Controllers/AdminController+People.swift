@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// People, not one key: operator accounts (made by an administrator, each with a password and an authenticator
@@ -33,12 +34,12 @@ extension AdminController {
     @Sendable func createOperator(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
         let body = try await RequestBody.decode(OperatorBody.self, from: request, limit: 64 * 1024)
-        let email = try AccountsController.normalizedEmail(body.emailAddress ?? "")
+        let email = try EmailAddress.normalized(body.emailAddress ?? "")
         let password = try Self.checkedPassword(body.password)
         for containerID in (body.roles ?? [:]).keys { _ = try await server.authenticator.container(containerID) }
         let account = OperatorAccount(
-            id: "op_" + Authenticator.randomHex(bytes: 12), emailAddress: email, name: body.name ?? "",
-            passwordHash: try server.passwordHasher.hash(password), isAdministrator: body.administrator ?? false, createdAt: Authenticator.now()
+            id: "op_" + Tokens.randomHex(bytes: 12), emailAddress: email, name: body.name ?? "",
+            passwordHash: try server.passwordHasher.hash(password), isAdministrator: body.administrator ?? false, createdAt: ServerClock.now()
         )
         try await server.store.createOperator(account, roles: body.roles ?? [:])
         return JSONResponse.make(Self.operatorJSON(account, roles: body.roles ?? [:]), status: .created)

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Quotas and storage use in the admin API: the defaults, each container's own values, and what each
@@ -65,7 +66,7 @@ extension AdminController {
     /// answers `{"databases": N}`, how many hold data.
     @Sendable func measureUsage(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
-        let count = try await server.store.measureStorage(now: Authenticator.now())
+        let count = try await server.store.measureStorage(now: ServerClock.now())
         return JSONResponse.make(JSONWriter.object { writer in
             writer.key("databases")
             writer.integer(Int64(count))

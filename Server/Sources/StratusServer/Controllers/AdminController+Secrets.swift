@@ -1,5 +1,6 @@
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Containers' secrets in the admin API: set and removed, listed by name, never returned.

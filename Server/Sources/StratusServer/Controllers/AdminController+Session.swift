@@ -1,5 +1,6 @@
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Console sign-in: `POST /admin/1/session` trades the admin key, or an operator's password and authenticator code,
@@ -54,7 +55,7 @@ extension AdminController {
             actor = AdminActor.adminKey.name
         }
         try await server.store.appendAudit(AuditEntry(
-            id: AuditEntry.newID(time: Authenticator.now()), time: Authenticator.now(), actor: actor, containerID: nil,
+            id: AuditEntry.newID(time: ServerClock.now()), time: ServerClock.now(), actor: actor, containerID: nil,
             action: "POST /admin/1/session (signed in)", status: 200, address: address
         ))
         return Self.sessionResponse(csrfToken: session.csrfToken, expiresAt: session.expiresAt, cookie: session.cookie, actor: nil)

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Telemetry and the request log in the admin API: every node's per-minute figures of a container environment
@@ -26,7 +27,7 @@ extension AdminController {
         let environment = try Self.environment(context)
         _ = try await server.authenticator.container(containerID)
         let query = request.uri.queryParameters
-        let now = Authenticator.now()
+        let now = ServerClock.now()
         let rangeName = query["range"].map(String.init) ?? "day"
         guard let range = Self.telemetryRanges[rangeName] else {
             throw APIError.badRequest("range must be hour, day, week or month, not '\(rangeName)'")

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// What `stratus import` and `stratus export` work through: records saved with the names, stamps and short GUIDs
@@ -21,7 +22,7 @@ extension AdminController {
         status.id = try context.parameters.require("transfer")
         guard RecordNames.isValidName(status.id) else { throw APIError.badRequest("'\(status.id)' is not a valid transfer id") }
         status.containerID = container.id
-        status.updatedAt = Authenticator.now()
+        status.updatedAt = ServerClock.now()
         try await server.store.saveTransfer(status)
         return try JSONResponse.make(encoding: status)
     }
@@ -62,7 +63,7 @@ extension AdminController {
             )
         }
         let results = operations.isEmpty ? [] : try await server.store.modifyRecords(RecordBatch(
-            zone: zone, operations: operations, atomic: false, caller: caller, timestamp: Authenticator.now()
+            zone: zone, operations: operations, atomic: false, caller: caller, timestamp: ServerClock.now()
         ))
         for (record, result) in zip(body.records, results) {
             guard let share = record.share, case .saved(let saved) = result, let guid = saved.shareDetails?.shortGUID else { continue }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// One user seen whole, for support: their account, sessions, zones and records, subscriptions, and what they
@@ -25,7 +26,7 @@ extension AdminController {
         let roles = try await store.roles(containerID: containerID, environment: environment, userRecordName: user)
         let identities = try await store.identities(containerID: containerID, userRecordName: user).map(\.provider)
         let counts = try await store.recordCounts(of: [user], containerID: containerID, environment: environment)[user] ?? UserRecordCounts()
-        let sessions = try await store.sessions(containerID: containerID, userRecordName: user, now: Authenticator.now())
+        let sessions = try await store.sessions(containerID: containerID, userRecordName: user, now: ServerClock.now())
         let privateDatabase = DatabaseRef.privateDatabase(containerID, environment, owner: user)
         let zones = try await store.zoneSummaries(in: privateDatabase)
         let subscriptions = try await store.subscriptions(of: user, in: .publicDatabase(containerID, environment))

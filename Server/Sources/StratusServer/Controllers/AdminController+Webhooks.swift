@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Webhook endpoints in the admin API: made (their secret shown once), listed, changed, deleted; their secrets
@@ -36,12 +37,12 @@ extension AdminController {
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         let body = try await RequestBody.decode(WebhookBody.self, from: request, limit: 64 * 1024)
-        let id = "wh_" + Authenticator.randomHex(bytes: 12)
+        let id = "wh_" + Tokens.randomHex(bytes: 12)
         let secret = WebhookSignature.newSecret()
         var endpoint = WebhookEndpoint(
             id: id, containerID: container.id, environment: environment, url: "",
             sealedSecrets: [try server.configuration.secretsKeys.seal(secret, context: SealingContext.webhookSecret(container.id, id))],
-            createdAt: Authenticator.now()
+            createdAt: ServerClock.now()
         )
         try await apply(body, to: &endpoint, creating: true)
         try await server.store.createWebhookEndpoint(endpoint)
@@ -154,7 +155,7 @@ extension AdminController {
         try await requireAdmin(request)
         let endpoint = try await webhook(context, managed: true)
         guard let id = Int64(try context.parameters.require("delivery")) else { throw APIError.badRequest("a delivery's id is a number") }
-        try await server.store.retryWebhookDelivery(id: id, endpointID: endpoint.id, containerID: endpoint.containerID, now: Authenticator.now())
+        try await server.store.retryWebhookDelivery(id: id, endpointID: endpoint.id, containerID: endpoint.containerID, now: ServerClock.now())
         return JSONResponse.make(JSONWriter.object { _ in })
     }
 
@@ -166,7 +167,7 @@ extension AdminController {
         struct Body: Decodable { var since: Int64 }
         let body = try await RequestBody.decode(Body.self, from: request, limit: 4096)
         let count = try await server.store.replayWebhookDeliveries(
-            endpointID: endpoint.id, containerID: endpoint.containerID, since: body.since, now: Authenticator.now()
+            endpointID: endpoint.id, containerID: endpoint.containerID, since: body.since, now: ServerClock.now()
         )
         return JSONResponse.make(JSONWriter.object { writer in
             writer.key("replayed")

@@ -1,5 +1,6 @@
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// The admin API under `/admin/1`, guarded by the admin key (`Authorization: Bearer <key>`).

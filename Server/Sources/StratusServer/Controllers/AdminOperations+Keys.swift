@@ -1,5 +1,6 @@
 import Crypto
 import StratusModel
+import StratusServices
 import StratusStore
 
 extension AdminOperations {
@@ -17,7 +18,7 @@ extension AdminOperations {
         if let role, Role.builtIn.contains(role) || !RecordNames.isValidIdentifier(role) {
             throw APIError.badRequest("role must be the name of a custom role, not '\(role)'")
         }
-        let key = ServerKey(id: Authenticator.randomHex(bytes: 32), containerID: containerID, publicKeyPEM: publicKeyPEM, role: role, createdAt: Authenticator.now())
+        let key = ServerKey(id: Tokens.randomHex(bytes: 32), containerID: containerID, publicKeyPEM: publicKeyPEM, role: role, createdAt: ServerClock.now())
         try await store.createServerKey(key)
         return key
     }

@@ -1,4 +1,5 @@
 import StratusModel
+import StratusServices
 import StratusStore
 
 extension AdminOperations {

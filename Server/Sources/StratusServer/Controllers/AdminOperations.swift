@@ -1,4 +1,5 @@
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Operator actions shared by the admin API and the command line.
@@ -9,7 +10,7 @@ public enum AdminOperations {
         guard isValidContainerID(id) else {
             throw APIError.badRequest("containerID must look like iCloud.com.example.App: letters, digits, '.', '-' and '_', at most 255 characters")
         }
-        let container = ContainerInfo(id: id, apiToken: Authenticator.randomHex(bytes: 32), createdAt: Authenticator.now())
+        let container = ContainerInfo(id: id, apiToken: Tokens.randomHex(bytes: 32), createdAt: ServerClock.now())
         try await store.createContainer(container)
         return container
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Sign in with Apple's server-to-server notifications, at `POST /apple/1/{container}/notifications` (the URL given in
@@ -25,7 +26,7 @@ struct AppleNotificationsController {
         let body = try await RequestBody.decode(Body.self, from: request, limit: 64 * 1024)
         let jwt = try await server.idTokens.verifiedToken(
             body.payload,
-            IDTokenVerifier.Expectation(issuer: AccountsController.appleIssuer, audiences: clientIDs, keysURL: server.configuration.appleKeysURL)
+            IDTokenVerifier.Expectation(issuer: AppleTokens.issuer, audiences: clientIDs, keysURL: server.configuration.appleKeysURL)
         )
         guard let text = jwt.string("events"), let event = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
             let type = event["type"] as? String, let subject = event["sub"] as? String
@@ -34,8 +35,8 @@ struct AppleNotificationsController {
         }
         // Apple sends a notification again until it is answered 200: each is acted on once.
         if let id = jwt.string("jti") {
-            let expires = (jwt.seconds("exp") ?? Authenticator.now() / 1000 + 86_400) * 1000
-            guard try await server.store.markSignatureSeen("apple-notification|" + container.id + "|" + id, expiresAt: expires, now: Authenticator.now())
+            let expires = (jwt.seconds("exp") ?? ServerClock.now() / 1000 + 86_400) * 1000
+            guard try await server.store.markSignatureSeen("apple-notification|" + container.id + "|" + id, expiresAt: expires, now: ServerClock.now())
             else { return AccountsController.empty() }
         }
         guard let identity = try await server.store.identity(containerID: container.id, provider: "apple", subject: subject),

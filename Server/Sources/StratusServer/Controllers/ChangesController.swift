@@ -1,5 +1,6 @@
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// `changes/database` and `changes/zone`: the sync feeds (`docs/protocol.md#zones-and-sync`).

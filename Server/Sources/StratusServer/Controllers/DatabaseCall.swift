@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// One authenticated call to `/database/1/{container}/{environment}/{database}/...`.
@@ -142,7 +143,7 @@ struct DatabaseCall: Sendable {
         let links = (database ?? (try? self.database())).map { database in
             AssetLinks(
                 urls: assetURLs, baseURL: baseURL, database: database,
-                expiresAt: Authenticator.now() + Int64(downloadLifetime) * 1000
+                expiresAt: ServerClock.now() + Int64(downloadLifetime) * 1000
             )
         }
         return RecordRendering(

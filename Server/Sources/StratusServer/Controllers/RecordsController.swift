@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// `records/modify`, `records/lookup`, `records/query` and `records/changes` (`docs/protocol.md#modifying-records`, `#queries`, `#zones-and-sync`).
@@ -51,7 +52,7 @@ struct RecordsController {
             let written = hooked.operations.indices.filter { hooked.refusals[$0] == nil }
             let saved = written.isEmpty ? [] : try await server.store.modifyRecords(RecordBatch(
                 zone: zone, operations: written.map { hooked.operations[$0] }, atomic: atomic,
-                caller: caller, timestamp: Authenticator.now()
+                caller: caller, timestamp: ServerClock.now()
             ))
             // Every index is filled: the written operations from the store here, the refused ones below.
             results = hooked.operations.map { .failed(RecordFailure(recordName: $0.recordName, error: StorageError(.internalFailure, ""))) }

@@ -1,5 +1,6 @@
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// `users/caller`, `users/discover`, and the older `users/current` and `users/lookup/email|id`

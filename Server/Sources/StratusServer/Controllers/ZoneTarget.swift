@@ -1,4 +1,5 @@
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// The zone a call reaches: one of the caller's own, or, in the shared database, another user's zone

@@ -1,5 +1,6 @@
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// `zones/list`, `zones/lookup`, `zones/modify` and the older `zones/changes` (`docs/protocol.md#zones-and-sync`).

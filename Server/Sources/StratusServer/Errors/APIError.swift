@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// A request-level failure as CloudKit Web Services reports it: the only error type of `StratusServer`.
@@ -41,6 +42,8 @@ extension APIError {
         switch error {
         case let error as APIError:
             self = error
+        case let error as ServiceError:
+            self.init(serviceError: error)
         case let error as StorageError:
             self.init(storageError: error)
         case let error as ModelError:
@@ -60,6 +63,25 @@ extension APIError {
         default:
             self = .internalError(error)
         }
+    }
+
+    /// The wire code and status of a service's refusal or failure.
+    init(serviceError error: ServiceError) {
+        let code: ServerErrorCode = switch error.kind {
+        case .invalidArgument, .notConfigured: .badRequest
+        case .authenticationFailed: .authenticationFailed
+        case .accessDenied: .accessDenied
+        case .notFound: .notFound
+        case .zoneNotFound: .zoneNotFound
+        case .quotaExceeded: .quotaExceeded
+        case .throttled: .throttled
+        case .unavailable: .tryAgainLater
+        case .failed: .internalError
+        }
+        self.init(
+            code, error.message, status: error.kind == .notConfigured ? 409 : nil, retryAfter: error.retryAfter,
+            underlying: error.underlying ?? error
+        )
     }
 
     /// The wire code and status of a store error.

@@ -1,12 +1,13 @@
 import Foundation
 import StratusFunctions
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Calls of functions that no request waits for: `afterSave` functions for their queued events (from the webhook
 /// sender, so with its order, retries and delivery list), and functions of scheduled jobs. Without a caller, they
 /// act as the role their binding names, or as nobody.
-struct BackgroundCalls: Sendable {
+struct BackgroundCalls: BackgroundFunctions {
     let server: ServerState
 
     /// Runs the `afterSave` function `name` for one queued event: like a webhook's answer, a status (200 when the

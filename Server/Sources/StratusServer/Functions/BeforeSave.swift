@@ -1,6 +1,7 @@
 import Foundation
 import StratusFunctions
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// What `beforeSave` functions made of a batch of record operations: the operations to write (fields changed as

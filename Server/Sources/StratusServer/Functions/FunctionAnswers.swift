@@ -1,6 +1,7 @@
 import Foundation
 import StratusFunctions
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// What a function's answer means, per trigger, and how its failures are reported.

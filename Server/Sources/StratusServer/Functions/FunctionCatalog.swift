@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import StratusFunctions
 import StratusModel
+import StratusServices
 import StratusStore
 import Synchronization
 

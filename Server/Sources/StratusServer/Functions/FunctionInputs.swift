@@ -1,5 +1,6 @@
 import Foundation
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// The JSON a function reads as its input, for each trigger (docs/hooks.md#the-interface).

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import StratusFunctions
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// `POST /functions/1/{container}/{environment}/{name}`: calls a `callable` function with the request's body, as

@@ -1,6 +1,7 @@
 import Foundation
 import StratusFunctions
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Who a function acts as when it reads and writes records through the host interface.

@@ -1,3 +1,4 @@
+import StratusServices
 import Synchronization
 
 /// How many bytes of request bodies this process holds at once, read and being decoded.

@@ -1,3 +1,4 @@
+import StratusServices
 import Hummingbird
 
 /// The address a request comes from, as throttles count it.

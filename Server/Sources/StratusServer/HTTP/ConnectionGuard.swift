@@ -1,3 +1,4 @@
+import StratusServices
 import HTTPTypes
 import NIOCore
 import NIOHTTP1
@@ -146,7 +147,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// Writes a whole CloudKit error response, then closes the connection.
     private func answer(_ context: ChannelHandlerContext, _ error: APIError) {
-        let body = context.channel.allocator.buffer(bytes: error.body(requestID: Authenticator.randomHex(bytes: 16)).bytes)
+        let body = context.channel.allocator.buffer(bytes: error.body(requestID: Tokens.randomHex(bytes: 16)).bytes)
         var headers: HTTPFields = [.contentType: "application/json; charset=UTF-8", .contentLength: String(body.readableBytes), .connection: "close"]
         if let retryAfter = error.retryAfter { headers[.retryAfter] = String(retryAfter) }
         responding = true
@@ -154,20 +155,6 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
-}
-
-/// Deadlines and caps of ``ConnectionGuard``.
-public struct ConnectionLimits: Sendable {
-    /// How long a connection may take to send a complete request head, counted from when it opened or the
-    /// last response ended.
-    public var requestHeadTimeout = Duration.seconds(20)
-    /// How long a request body may go without a byte arriving.
-    public var bodyIdleTimeout = Duration.seconds(30)
-    /// Connections one client address may hold open at once.
-    public var maximumConnectionsPerAddress = 256
-
-    /// The default limits.
-    public init() {}
 }
 
 /// Open connections by client address, shared by every connection of a server.

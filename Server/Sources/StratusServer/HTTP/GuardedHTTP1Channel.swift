@@ -1,3 +1,4 @@
+import StratusServices
 import Hummingbird
 import HummingbirdCore
 import Logging

@@ -1,3 +1,4 @@
+import StratusServices
 import HTTPTypes
 
 extension HTTPField.Name {

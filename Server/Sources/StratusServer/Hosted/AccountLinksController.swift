@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// The pages the links in account mail open: `GET /account/1/{container}/{environment}/link?token=…` shows what
@@ -54,7 +55,7 @@ struct AccountLinksController {
         do {
             switch code.purpose {
             case .verifyEmail:
-                try await server.store.redeemAccountCode(id: code.id, now: Authenticator.now(), change: .verifyEmail)
+                try await server.store.redeemAccountCode(id: code.id, now: ServerClock.now(), change: .verifyEmail)
                 return HostedPage.render(
                     title: "Your email address is confirmed", appName: appName, body: HostedPage.paragraph("You can go back to \(appName).")
                 )
@@ -74,14 +75,14 @@ struct AccountLinksController {
                     )
                 }
                 let hash = try server.passwordHasher.hash(password)
-                try await server.store.redeemAccountCode(id: code.id, now: Authenticator.now(), change: .password(hash: hash, keepingSession: nil))
+                try await server.store.redeemAccountCode(id: code.id, now: ServerClock.now(), change: .password(hash: hash, keepingSession: nil))
                 return HostedPage.render(
                     title: "Your password is changed", appName: appName,
                     body: HostedPage.paragraph("Every device was signed out: sign in to \(appName) again with the new password.")
                 )
             case .changeEmail:
                 guard let address = code.newEmailAddress else { return Self.expired(appName) }
-                try await server.store.redeemAccountCode(id: code.id, now: Authenticator.now(), change: .emailAddress(address))
+                try await server.store.redeemAccountCode(id: code.id, now: ServerClock.now(), change: .emailAddress(address))
                 return HostedPage.render(
                     title: "Your email address is changed", appName: appName, body: HostedPage.paragraph("Sign in to \(appName) with \(address) from now on.")
                 )
@@ -108,7 +109,7 @@ struct AccountLinksController {
 
     private func liveCode(_ token: String, container: ContainerInfo) async throws -> AccountCode? {
         guard !token.isEmpty, token.utf8.count <= 200 else { return nil }
-        return try await server.store.accountCode(containerID: container.id, linkHash: server.mailer.hash(token), now: Authenticator.now())
+        return try await server.store.accountCode(containerID: container.id, linkHash: server.mailer.hash(token), now: ServerClock.now())
     }
 
     private static func expired(_ appName: String) -> Response {

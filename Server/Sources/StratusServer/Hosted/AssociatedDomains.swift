@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// The files that tie apps to the server's domain, so that they may use its containers' passkeys: Apple's

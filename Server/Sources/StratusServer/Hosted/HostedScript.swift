@@ -1,3 +1,4 @@
+import StratusServices
 import Hummingbird
 
 /// The one script of the hosted pages, for the sign-in page:

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import HTTPTypes
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Signing in on the hosted page with a container's OpenID Connect provider, the web way (OpenID Connect's
@@ -38,8 +39,8 @@ struct ProviderSignIn {
             let binding = WebFlowStates.random()
             let state = WebFlowState(
                 provider: provider.name, containerID: target.container.id, environment: target.environment.rawValue, nonce: WebFlowStates.random(),
-                verifier: WebFlowStates.random(), redirect: redirect, binding: Authenticator.sha256Hex(binding),
-                expiresAt: Authenticator.now() + WebFlowStates.lifetime
+                verifier: WebFlowStates.random(), redirect: redirect, binding: Tokens.sha256Hex(binding),
+                expiresAt: ServerClock.now() + WebFlowStates.lifetime
             )
             let callback = Self.callbackURL(
                 base: DatabaseCall.baseURL(of: request, server), containerID: target.container.id, environment: target.environment.rawValue, provider: provider.name
@@ -57,7 +58,8 @@ struct ProviderSignIn {
             let secure = DatabaseCall.baseURL(of: request, server).hasPrefix("https://") ? "; Secure" : ""
             headers[.setCookie] = "\(WebFlowStates.cookie)=\(binding); Path=/account/1/; Max-Age=600; HttpOnly; SameSite=Lax\(secure)"
             return Response(status: .found, headers: headers)
-        } catch let error as APIError {
+        } catch let caught where caught is APIError || caught is ServiceError {
+            let error = APIError(translating: caught)
             return target.page(SignInPage.passwordForm(destination, email: "", error: Self.sentence(error), target: target), status: .badRequest)
         }
     }
@@ -76,8 +78,8 @@ struct ProviderSignIn {
             guard state.provider == provider.name, state.containerID == target.container.id, state.environment == target.environment.rawValue else {
                 throw APIError(.authenticationFailed, "this sign-in was started for another provider or container")
             }
-            guard state.expiresAt > Authenticator.now() else { throw APIError(.authenticationFailed, "this sign-in took too long; start it again") }
-            guard let binding = Self.cookie(WebFlowStates.cookie, in: request), Authenticator.sha256Hex(binding) == state.binding else {
+            guard state.expiresAt > ServerClock.now() else { throw APIError(.authenticationFailed, "this sign-in took too long; start it again") }
+            guard let binding = Self.cookie(WebFlowStates.cookie, in: request), Tokens.sha256Hex(binding) == state.binding else {
                 throw APIError(.authenticationFailed, "this sign-in was started in another browser; start it again here")
             }
             if let error = query["error"] {
@@ -85,7 +87,7 @@ struct ProviderSignIn {
             }
             guard let code = query["code"].map(String.init), !code.isEmpty else { throw APIError(.authenticationFailed, "\(provider.name) sent no code") }
             guard try await server.store.markSignatureSeen(
-                "oidc-state|" + Authenticator.sha256Hex(String(query["state"] ?? "")), expiresAt: state.expiresAt, now: Authenticator.now()
+                "oidc-state|" + Tokens.sha256Hex(String(query["state"] ?? "")), expiresAt: state.expiresAt, now: ServerClock.now()
             ) else {
                 throw APIError(.authenticationFailed, "this sign-in was used already; start it again")
             }
@@ -109,7 +111,8 @@ struct ProviderSignIn {
             )
             if account.isDisabled { throw AccountsController.disabled }
             return try await page.signedIn(account, target: target, destination: destination)
-        } catch let error as APIError {
+        } catch let caught where caught is APIError || caught is ServiceError {
+            let error = APIError(translating: caught)
             return target.page(SignInPage.passwordForm(destination, email: "", error: Self.sentence(error), target: target), status: .badRequest)
         }
     }

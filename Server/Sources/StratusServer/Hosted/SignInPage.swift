@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// The hosted sign-in page, for web apps in the manner of CloudKit JS: `421 AUTHENTICATION_REQUIRED` names it as its
@@ -44,7 +45,7 @@ struct SignInPage {
         do {
             switch form["step"] {
             case "send-code":
-                let normalized = try AccountsController.normalizedEmail(email)
+                let normalized = try EmailAddress.normalized(email)
                 let client = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
                 try await server.mailThrottle.admit(recipient: target.container.id + "|" + normalized, client: client)
                 accounts.mailLater(
@@ -67,7 +68,8 @@ struct SignInPage {
                 let account = try await accounts.passwordAccount(email, form["password"] ?? "", container: target.container, request, context)
                 return try await signedIn(account, target: target, destination: destination)
             }
-        } catch let error as APIError {
+        } catch let caught where caught is APIError || caught is ServiceError {
+            let error = APIError(translating: caught)
             let message = error.reason.prefix(1).uppercased() + error.reason.dropFirst() + "."
             // A failed second factor (a code, or a passkey after the password) shows the second factor's form again.
             let secondFactor = form["step"] == "second-factor" || (form["step"] == "passkey" && form["secondFactorToken"] != nil)

@@ -1,3 +1,4 @@
+import StratusServices
 import Hummingbird
 import StratusModel
 
@@ -31,7 +32,7 @@ struct ActivityMiddleware: RouterMiddleware {
         guard let place = ContainerPath(path) else { return }
         guard let environment = notes.environment ?? place.environment.flatMap({ Environment(rawValue: String($0)) }) else { return }
         server.telemetry.record(
-            containerID: notes.containerID ?? place.containerID, environment: environment, time: Authenticator.now(), method: request.method.rawValue,
+            containerID: notes.containerID ?? place.containerID, environment: environment, time: ServerClock.now(), method: request.method.rawValue,
             operation: String(place.operation), status: status, errorCode: notes.errorCode ?? (status >= 400 ? "HTTP_\(status)" : nil), notes: notes, microseconds: microseconds,
             address: ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
         )

@@ -1,4 +1,5 @@
 import Hummingbird
+import StratusServices
 import StratusStore
 
 /// Holds every client address to its rate (``Quotas/addressRequestsPerMinute``) of the container a request names
@@ -19,7 +20,7 @@ struct AddressRateMiddleware: RouterMiddleware {
         let address = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
         do {
             try await server.throttle.admit(.address(address), containerID: ContainerPath(path)?.containerID)
-        } catch let error as APIError where error.code == .throttled {
+        } catch let error as ServiceError where error.kind == .throttled {
             guard try await DatabaseCall.isOperator(request, using: server) else { throw error }
         }
         return try await next(request, context)

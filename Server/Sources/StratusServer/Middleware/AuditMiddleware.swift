@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import StratusServices
 import StratusStore
 
 /// Writes every admin action to the audit log once it is answered: who (an operator's address, or `admin key`),
@@ -42,7 +43,7 @@ struct AuditMiddleware: RouterMiddleware {
 
     private func audit(_ request: Request, _ context: Context, actor: AdminActor??, containerID: String?, status: Int) async {
         guard let actor = actor ?? nil else { return }
-        let now = Authenticator.now()
+        let now = ServerClock.now()
         let entry = AuditEntry(
             id: AuditEntry.newID(time: now), time: now, actor: actor.name, containerID: containerID,
             action: "\(request.method.rawValue) \(request.uri.path)", status: status,

@@ -1,3 +1,4 @@
+import StratusServices
 import HTTPTypes
 import Hummingbird
 import Instrumentation

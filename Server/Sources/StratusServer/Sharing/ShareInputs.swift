@@ -1,4 +1,5 @@
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Reads the share keys of a record dictionary (`forRecord`, `publicPermission`, `participants`) into a
@@ -50,7 +51,7 @@ enum ShareInputs {
             return .userRecordName(name)
         }
         if let email = info?.emailAddress, !email.isEmpty {
-            return .emailAddress(try AccountsController.normalizedEmail(email))
+            return .emailAddress(try EmailAddress.normalized(email))
         }
         if let phone = info?.phoneNumber, !phone.isEmpty {
             return .phoneNumber(try AccountsController.normalizedPhoneNumber(phone))

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// `records/resolve` and `records/accept` (`docs/protocol.md#sharing`), and the share links themselves

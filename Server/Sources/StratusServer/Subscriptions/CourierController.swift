@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import StratusModel
 import ServiceLifecycle
+import StratusServices
 import StratusStore
 
 /// Delivers notifications to clients without Apple's push service:
@@ -23,7 +24,7 @@ struct CourierController {
 
     @Sendable func poll(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let token = try context.parameters.require("token")
-        guard let queue = try await server.store.pushToken(token, now: Authenticator.now()) else {
+        guard let queue = try await server.store.pushToken(token, now: ServerClock.now()) else {
             throw APIError(.notFound, "the courier token does not exist or expired; call tokens/create again")
         }
         let key = NotificationWaiters.Key(containerID: queue.containerID, environment: queue.environment, user: queue.user)
@@ -31,7 +32,7 @@ struct CourierController {
         let arrivals = server.notifier.waiters.listen(key)
         let deadline = ContinuousClock.now + .milliseconds(Int(server.configuration.courierWait * 1000))
         while true {
-            if let next = try await server.store.takeNotification(forToken: token, now: Authenticator.now()) {
+            if let next = try await server.store.takeNotification(forToken: token, now: ServerClock.now()) {
                 server.metrics.notificationsDelivered(1, via: "courier")
                 return Self.json(next.notification.payload)
             }

@@ -1,3 +1,4 @@
+import StratusServices
 import Foundation
 import StratusModel
 import StratusStore
@@ -6,25 +7,21 @@ import StratusStore
 /// filled in, keys sorted.
 enum SubscriptionRules {
     static func normalize(_ input: SubscriptionInput, id: String, call: DatabaseCall, schema: Schema, store: any Store) async throws -> SubscriptionInput {
-        guard RecordNames.isValidName(id) else { throw APIError.badRequest("subscriptionID '\(id)' is not valid") }
+        guard RecordNames.isValidName(id) else { throw ServiceError.invalidArgument("subscriptionID '\(id)' is not valid") }
         guard let kind = input.subscriptionType else {
-            throw APIError.badRequest("subscription \(id) needs a subscriptionType: query, zone or database")
+            throw ServiceError.invalidArgument("subscription \(id) needs a subscriptionType: query, zone or database")
         }
         var normalized = SubscriptionInput(subscriptionID: id, subscriptionType: kind, notificationInfo: input.notificationInfo)
         switch kind {
         case .query:
-            guard let query = input.query else { throw APIError.badRequest("query subscription \(id) needs a query") }
+            guard let query = input.query else { throw ServiceError.invalidArgument("query subscription \(id) needs a query") }
             // A type that does not exist yet (development) cannot check its filters' fields, but their comparators can be.
             if let unknown = query.filterBy?.first(where: { Comparator(rawValue: $0.comparator) == nil }) {
-                throw APIError.badRequest("unknown comparator '\(unknown.comparator)'")
+                throw ServiceError.invalidArgument("unknown comparator '\(unknown.comparator)'")
             }
-            do {
-                _ = try QueryTyper.typedQuery(query, schema: schema, environment: call.authentication.environment)
-            } catch {
-                throw APIError(translating: error)
-            }
+            _ = try QueryTyper.typedQuery(query, schema: schema, environment: call.authentication.environment)
             let triggers = input.firesOn ?? SubscriptionInput.Trigger.allCases
-            guard !triggers.isEmpty else { throw APIError.badRequest("query subscription \(id) needs firesOn: create, update or delete") }
+            guard !triggers.isEmpty else { throw ServiceError.invalidArgument("query subscription \(id) needs firesOn: create, update or delete") }
             normalized.query = query
             normalized.firesOn = SubscriptionInput.Trigger.allCases.filter(triggers.contains)
             normalized.firesOnce = input.firesOnce ?? false
@@ -34,13 +31,13 @@ enum SubscriptionRules {
                 normalized.zoneID = try await existingZone(zoneID, call: call, store: store)
             }
         case .zone:
-            guard call.scope != .public else { throw APIError.badRequest("zone subscriptions watch custom zones of a private or shared database") }
+            guard call.scope != .public else { throw ServiceError.invalidArgument("zone subscriptions watch custom zones of a private or shared database") }
             guard let zoneID = input.zoneID, zoneID.zoneName != ZoneID.defaultZoneName else {
-                throw APIError.badRequest("zone subscription \(id) needs the zoneID of a custom zone")
+                throw ServiceError.invalidArgument("zone subscription \(id) needs the zoneID of a custom zone")
             }
             normalized.zoneID = try await existingZone(zoneID, call: call, store: store)
         case .database:
-            guard call.scope != .public else { throw APIError.badRequest("database subscriptions watch a private or shared database") }
+            guard call.scope != .public else { throw ServiceError.invalidArgument("database subscriptions watch a private or shared database") }
         }
         return normalized
     }
@@ -51,7 +48,7 @@ enum SubscriptionRules {
         }
         let zone = try call.zone(zoneID)
         if !zone.isDefault, try await store.lookupZones([zone.zoneName], in: zone.database).isEmpty {
-            throw APIError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
+            throw ServiceError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
         }
         return zone.wireZoneID
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// `subscriptions/list`, `subscriptions/lookup` and `subscriptions/modify` (`docs/protocol.md#subscriptions`).
@@ -70,7 +71,7 @@ struct SubscriptionsController {
                 case .create, .update:
                     let normalized = try await SubscriptionRules.normalize(input, id: id, call: call, schema: schema, store: server.store)
                     let body = String(decoding: try JSONEncoder().encode(normalized), as: UTF8.self)
-                    let stored = StoredSubscription(id: id, database: database, owner: user, body: body, createdAt: Authenticator.now())
+                    let stored = StoredSubscription(id: id, database: database, owner: user, body: body, createdAt: ServerClock.now())
                     try await server.store.saveSubscription(stored, mustExist: operation.operationType == .update)
                     outcomes.append(.subscription(normalized))
                 }

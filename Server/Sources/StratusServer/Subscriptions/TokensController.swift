@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// `tokens/create` and `tokens/register` (`docs/protocol.md#push-tokens-and-the-web-courier`), under both `/database/1/...` and
@@ -31,11 +32,11 @@ struct TokensController {
         guard ["development", "production"].contains(environment) else {
             throw APIError.badRequest("apnsEnvironment must be development or production")
         }
-        let token = Authenticator.randomBase64URL(bytes: 32)
+        let token = Tokens.randomBase64URL(bytes: 32)
         let ttl = server.configuration.notificationQueueLifetime
         try await server.store.savePushToken(PushToken(
             token: token, containerID: authentication.container.id, environment: authentication.environment, user: user,
-            apnsEnvironment: environment, expiresAt: Authenticator.now() + Int64(ttl) * 1000,
+            apnsEnvironment: environment, expiresAt: ServerClock.now() + Int64(ttl) * 1000,
             cursor: try await server.store.latestNotificationID()
         ))
         let base = DatabaseCall.baseURL(of: request, server)
@@ -55,7 +56,7 @@ struct TokensController {
         let (authentication, user) = try await Self.signedIn(request, context, server)
         let body = try await RequestBody.decode(RegisterRequest.self, from: request, limit: 64 * 1024)
         var environment = body.apnsEnvironment ?? "development"
-        if let token = try await server.store.pushToken(body.apnsToken, now: Authenticator.now()), token.user == user {
+        if let token = try await server.store.pushToken(body.apnsToken, now: ServerClock.now()), token.user == user {
             environment = token.apnsEnvironment
         } else {
             guard server.configuration.apns != nil else {

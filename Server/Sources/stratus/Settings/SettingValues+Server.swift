@@ -1,3 +1,4 @@
+import StratusServices
 import ArgumentParser
 import Foundation
 import StratusBlobs
@@ -90,8 +91,8 @@ extension SettingValues {
         guard let keys else { return SecretsKeyring(keys: []) }
         do {
             return try SecretsKeyring(parsing: keys)
-        } catch let error as APIError {
-            throw ValidationError("--secrets-key: \(error.reason)")
+        } catch let error as ServiceError {
+            throw ValidationError("--secrets-key: \(error.message)")
         }
     }
 

@@ -1,5 +1,6 @@
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Accounts that start anonymous: made for a device without asking anything, used with every database, and later
@@ -21,12 +22,12 @@ extension AccountsController {
         let body = try await RequestBody.decode(AnonymousSignUpRequest.self, from: request, limit: 16 * 1024)
         let client = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
         try await MailThrottle.admit(
-            [("anonymous-from:" + client, Self.anonymousSignUpsPerHour)], window: 3_600_000, store: server.store, now: Authenticator.now(),
+            [("anonymous-from:" + client, Self.anonymousSignUpsPerHour)], window: 3_600_000, store: server.store, now: ServerClock.now(),
             refusal: "too many anonymous accounts were made from this address; try again later"
         )
         let account = Account(
-            containerID: authentication.container.id, userRecordName: "_" + Authenticator.randomHex(bytes: 16), emailAddress: nil,
-            passwordHash: "", givenName: nil, familyName: nil, isAnonymous: true, createdAt: Authenticator.now()
+            containerID: authentication.container.id, userRecordName: "_" + Tokens.randomHex(bytes: 16), emailAddress: nil,
+            passwordHash: "", givenName: nil, familyName: nil, isAnonymous: true, createdAt: ServerClock.now()
         )
         try await server.store.createAccount(account)
         let token = try await server.authenticator.startSession(for: account, deviceName: body.deviceName)
@@ -46,7 +47,7 @@ extension AccountsController {
         guard account.emailAddress == nil, !account.hasPassword else {
             throw APIError.badRequest("this account has an address already: change it (email/change/send) or set a password (password/reset/send)")
         }
-        let email = try Self.normalizedEmail(body.emailAddress)
+        let email = try EmailAddress.normalized(body.emailAddress)
         let password = try Self.validPassword(body.password)
         try await admitMail(to: email, containerID: account.containerID, request, context)
         let changed: Account

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Sign in with Apple: the app sends the identity token `ASAuthorizationAppleIDProvider` gave it, and the raw nonce.
@@ -10,7 +11,6 @@ extension AccountsController {
         group.post("signin/apple", use: signInWithApple)
     }
 
-    static let appleIssuer = "https://appleid.apple.com"
 
     /// `POST signin/apple` with `{identityToken, nonce, givenName?, familyName?, deviceName?}`: checks the token as
     /// Apple documents, then signs in the account linked to the Apple ID's `sub`; or, signed in, links it to the
@@ -30,11 +30,11 @@ extension AccountsController {
         let verified = try await server.idTokens.verify(
             body.identityToken,
             IDTokenVerifier.Expectation(
-                issuer: Self.appleIssuer, audiences: clientIDs, keysURL: server.configuration.appleKeysURL, rawNonce: body.nonce
+                issuer: AppleTokens.issuer, audiences: clientIDs, keysURL: server.configuration.appleKeysURL, rawNonce: body.nonce
             )
         )
         // A token works once: its nonce is remembered until the token expires.
-        let now = Authenticator.now()
+        let now = ServerClock.now()
         guard try await server.store.markSignatureSeen(
             "apple-nonce|" + container.id + "|" + (verified.nonce ?? ""), expiresAt: (verified.expiresAt + IDTokenVerifier.skew) * 1000, now: now
         ) else {
@@ -84,7 +84,7 @@ extension AccountsController {
         _ request: Request, _ context: StratusRequestContext
     ) async throws -> (Account, Bool) {
         let container = authentication.container
-        let now = Authenticator.now()
+        let now = ServerClock.now()
         if var identity = try await server.store.identity(containerID: container.id, provider: provider, subject: verified.subject) {
             if let caller = authentication.userRecordName, caller != identity.userRecordName {
                 throw APIError(.exists, "this \(provider) account is linked to another account; sign in to that one")
@@ -120,7 +120,7 @@ extension AccountsController {
             )
         }
         let account = Account(
-            containerID: container.id, userRecordName: "_" + Authenticator.randomHex(bytes: 16), emailAddress: verified.emailAddress, passwordHash: "",
+            containerID: container.id, userRecordName: "_" + Tokens.randomHex(bytes: 16), emailAddress: verified.emailAddress, passwordHash: "",
             givenName: givenName.flatMap(Self.nonEmpty).map { String($0.prefix(100)) },
             familyName: familyName.flatMap(Self.nonEmpty).map { String($0.prefix(100)) },
             isEmailVerified: verified.isEmailVerified, createdAt: now

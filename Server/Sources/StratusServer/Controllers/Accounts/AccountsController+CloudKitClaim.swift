@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// A signed-in user claiming what they had on CloudKit: the public records `stratus import cloudkit` copied name
@@ -35,7 +36,7 @@ extension AccountsController {
         do {
             claim = try await server.store.claimCloudKitUser(
                 cloudKitUser, for: account.userRecordName, containerID: account.containerID, environment: authentication.environment,
-                now: Authenticator.now(), changeTag: Authenticator.randomHex(bytes: 8)
+                now: ServerClock.now(), changeTag: Tokens.randomHex(bytes: 8)
             )
         } catch let error as StorageError where error.code == .alreadyExists {
             throw APIError(.exists, "this CloudKit user was claimed already, or this account claimed another")

@@ -1,5 +1,6 @@
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// A user deleting their own account.
@@ -59,7 +60,7 @@ extension AccountsController {
     /// Whether the request's session started within ``freshSignIn``.
     func signedInRecently(_ authentication: Authentication) async throws -> Bool {
         guard let id = authentication.sessionID, let session = try await server.store.session(id: id) else { return false }
-        return Authenticator.now() - session.createdAt <= Self.freshSignIn
+        return ServerClock.now() - session.createdAt <= Self.freshSignIn
     }
 
     /// Deletes an account to the end: marked first (every node refuses it at once), then its data, then itself.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 import StratusTransfer
 

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Sign-in with a container's OpenID Connect providers, the native way: the app signs the user in with the
@@ -32,7 +33,7 @@ extension AccountsController {
         let marker: String = verified.nonce ?? String(body.idToken.suffix(86))
         let seen = "oidc|\(authentication.container.id)|\(name)|\(marker)"
         let expires: Int64 = (verified.expiresAt + IDTokenVerifier.skew) * 1000
-        guard try await server.store.markSignatureSeen(seen, expiresAt: expires, now: Authenticator.now()) else {
+        guard try await server.store.markSignatureSeen(seen, expiresAt: expires, now: ServerClock.now()) else {
             throw APIError(.authenticationFailed, "this ID token was used already; sign in with \(name) again")
         }
         let (account, created) = try await providerAccount(

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Passkeys (WebAuthn, ES256): made and removed by a signed-in user, made with a new account that has no password,
@@ -116,7 +117,7 @@ extension AccountsController {
     @Sendable func passkeySignUpOptions(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let body = try await RequestBody.decode(PasskeySignUpOptionsRequest.self, from: request, limit: 64 * 1024)
-        let email = try Self.normalizedEmail(body.emailAddress)
+        let email = try EmailAddress.normalized(body.emailAddress)
         if try await server.store.account(containerID: authentication.container.id, emailAddress: email) != nil {
             throw APIError(.exists, "an account with this email address exists already")
         }
@@ -124,7 +125,7 @@ extension AccountsController {
             emailAddress: email, givenName: body.givenName.flatMap(Self.nonEmpty), familyName: body.familyName.flatMap(Self.nonEmpty),
             language: body.language
         )
-        let userRecordName = "_" + Authenticator.randomHex(bytes: 16)
+        let userRecordName = "_" + Tokens.randomHex(bytes: 16)
         let challenge = try await issueChallenge(
             .signUp, container: authentication.container, userRecordName: userRecordName,
             details: String(decoding: try JSONEncoder().encode(details), as: UTF8.self)
@@ -149,7 +150,7 @@ extension AccountsController {
         try await admitMail(to: details.emailAddress, containerID: container.id, request, context)
         let account = Account(
             containerID: container.id, userRecordName: user, emailAddress: details.emailAddress, passwordHash: "",
-            givenName: details.givenName, familyName: details.familyName, passkeyCount: 1, createdAt: Authenticator.now()
+            givenName: details.givenName, familyName: details.familyName, passkeyCount: 1, createdAt: ServerClock.now()
         )
         do {
             try await server.store.createAccount(account, passkey: passkey)
@@ -236,7 +237,7 @@ extension AccountsController {
         )
         do {
             try await server.store.usePasskey(
-                containerID: container.id, credentialID: passkey.credentialID, signCount: Int64(data.signCount), at: Authenticator.now()
+                containerID: container.id, credentialID: passkey.credentialID, signCount: Int64(data.signCount), at: ServerClock.now()
             )
         } catch let error as StorageError where error.code == .conflict || error.code == .notFound {
             throw APIError(.authenticationFailed, error.message)
@@ -270,7 +271,7 @@ extension AccountsController {
     {
         var generator = SystemRandomNumberGenerator()
         let challenge = WebAuthTokens.base64URL((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        let now = Authenticator.now()
+        let now = ServerClock.now()
         try await server.store.createPasskeyChallenge(PasskeyChallenge(
             challenge: challenge, containerID: container.id, purpose: purpose, userRecordName: userRecordName, details: details, createdAt: now,
             expiresAt: now + RelyingParty.challengeLifetime
@@ -284,7 +285,7 @@ extension AccountsController {
     {
         let clientData = try ClientData(try Self.bytes(clientDataJSON, "clientDataJSON"))
         guard let challenge = try await server.store.redeemPasskeyChallenge(
-            clientData.challenge, containerID: authentication.container.id, now: Authenticator.now()
+            clientData.challenge, containerID: authentication.container.id, now: ServerClock.now()
         ), purposes.contains(challenge.purpose) else { throw Self.wrongChallenge }
         return (clientData, challenge)
     }
@@ -309,7 +310,7 @@ extension AccountsController {
         return Passkey(
             containerID: authentication.container.id, credentialID: credentialID, userRecordName: userRecordName,
             publicKey: WebAuthTokens.base64URL(registration.publicKey), signCount: Int64(registration.signCount), name: name,
-            isBackedUp: registration.backedUp, createdAt: Authenticator.now()
+            isBackedUp: registration.backedUp, createdAt: ServerClock.now()
         )
     }
 

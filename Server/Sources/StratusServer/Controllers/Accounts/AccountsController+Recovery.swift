@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Verification, recovery, changes of address and password, and sign-in by mailed code.
@@ -57,7 +58,7 @@ extension AccountsController {
             }
             email = address
         } else {
-            email = try Self.normalizedEmail(body.emailAddress)
+            email = try EmailAddress.normalized(body.emailAddress)
         }
         try await admitMail(to: email, containerID: containerID, request, context)
         mailLater(
@@ -96,7 +97,7 @@ extension AccountsController {
         let authentication = try await authenticate(request, context)
         let account = try await signedInAccount(authentication)
         let body = try await RequestBody.decode(ChangeEmailRequest.self, from: request, limit: 64 * 1024)
-        let newEmail = try Self.normalizedEmail(body.newEmailAddress)
+        let newEmail = try EmailAddress.normalized(body.newEmailAddress)
         try await confirmIdentity(password: body.password, of: account, authentication, request, context, to: "change the address")
         try await admitMail(to: newEmail, containerID: account.containerID, request, context)
         try await server.mailer.send(
@@ -174,7 +175,7 @@ extension AccountsController {
         _ context: StratusRequestContext
     ) async throws -> AccountCode {
         let containerID = authentication.container.id
-        let now = Authenticator.now()
+        let now = ServerClock.now()
         if let token = body.token, !token.isEmpty {
             guard let code = try await server.store.accountCode(containerID: containerID, linkHash: server.mailer.hash(token), now: now),
                 code.purpose == purpose
@@ -187,7 +188,7 @@ extension AccountsController {
         let account: Account?
         let throttleKey: String
         if let email = body.emailAddress, !email.isEmpty {
-            let normalized = try Self.normalizedEmail(email)
+            let normalized = try EmailAddress.normalized(email)
             throttleKey = containerID + "|" + normalized
             account = try await server.store.account(containerID: containerID, emailAddress: normalized)
         } else if let user = authentication.userRecordName {
@@ -204,7 +205,7 @@ extension AccountsController {
         if let account {
             stored = try await server.store.accountCode(containerID: containerID, userRecordName: account.userRecordName, purpose: purpose, now: now)
         }
-        guard let stored, Authenticator.constantTimeEquals(server.mailer.hash(typed), stored.codeHash) else {
+        guard let stored, Tokens.constantTimeEquals(server.mailer.hash(typed), stored.codeHash) else {
             if let stored { try await server.store.recordFailedCodeAttempt(id: stored.id, limit: AccountMailer.allowedWrongCodes) }
             try await server.signInThrottle.recordFailure(account: throttleKey, address: address)
             throw Self.invalidCode
@@ -219,7 +220,7 @@ extension AccountsController {
             throw Self.disabled
         }
         do {
-            return try await server.store.redeemAccountCode(id: code.id, now: Authenticator.now(), change: change)
+            return try await server.store.redeemAccountCode(id: code.id, now: ServerClock.now(), change: change)
         } catch let error as StorageError where error.code == .notFound {
             throw Self.invalidCode
         }

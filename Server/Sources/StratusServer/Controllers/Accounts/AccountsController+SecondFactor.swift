@@ -1,5 +1,6 @@
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// A second factor: codes from an authenticator app (TOTP), with recovery codes for a lost device.

@@ -1,5 +1,6 @@
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// The signed-in user's account and sessions.
@@ -26,7 +27,7 @@ extension AccountsController {
         let authentication = try await authenticate(request, context)
         let account = try await signedInAccount(authentication)
         let sessions = try await server.store.sessions(
-            containerID: account.containerID, userRecordName: account.userRecordName, now: Authenticator.now()
+            containerID: account.containerID, userRecordName: account.userRecordName, now: ServerClock.now()
         )
         return try JSONResponse.make(encoding: SessionsResponse(sessions: sessions.map { session in
             SessionEntry(

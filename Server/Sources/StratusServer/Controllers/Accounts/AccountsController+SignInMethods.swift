@@ -1,5 +1,6 @@
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// The ways into an account: its password, its passkeys and its provider identities. A user lists them and unlinks

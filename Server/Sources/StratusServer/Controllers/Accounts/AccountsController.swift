@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import StratusModel
+import StratusServices
 import StratusStore
 
 /// Sign-up, sign-in and sign-out under `/auth/1/{container}/{environment}`.
@@ -81,7 +82,7 @@ struct AccountsController {
     @Sendable func signUp(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let body = try await RequestBody.decode(SignInRequest.self, from: request, limit: 64 * 1024)
-        let email = try Self.normalizedEmail(body.emailAddress)
+        let email = try EmailAddress.normalized(body.emailAddress)
         let password = try Self.validPassword(body.password)
         let container = authentication.container
         if try await server.store.account(containerID: container.id, emailAddress: email) != nil {
@@ -93,10 +94,10 @@ struct AccountsController {
         }
         try await admitMail(to: email, containerID: container.id, request, context)
         let account = Account(
-            containerID: container.id, userRecordName: "_" + Authenticator.randomHex(bytes: 16), emailAddress: email,
+            containerID: container.id, userRecordName: "_" + Tokens.randomHex(bytes: 16), emailAddress: email,
             passwordHash: try server.passwordHasher.hash(password),
             givenName: body.givenName.flatMap(Self.nonEmpty), familyName: body.familyName.flatMap(Self.nonEmpty),
-            phoneNumber: phoneNumber, createdAt: Authenticator.now()
+            phoneNumber: phoneNumber, createdAt: ServerClock.now()
         )
         try await server.store.createAccount(account)
         try await server.mailer.send(
@@ -127,7 +128,7 @@ struct AccountsController {
     func passwordAccount(_ emailAddress: String, _ password: String, container: ContainerInfo, _ request: Request, _ context: StratusRequestContext)
         async throws -> Account
     {
-        let email = try Self.normalizedEmail(emailAddress)
+        let email = try EmailAddress.normalized(emailAddress)
         let throttleKey = container.id + "|" + email
         let address = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
         if let retryAfter = try await server.signInThrottle.retryAfter(account: throttleKey, address: address) {
@@ -160,17 +161,6 @@ struct AccountsController {
         }
         try await server.authenticator.endSession(token: token, containerID: authentication.container.id)
         return Self.empty()
-    }
-
-    static func normalizedEmail(_ address: String) throws -> String {
-        let email = address.trimmingCharacters(in: .whitespacesAndNewlines).lowercased()
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[1].contains("."), email.utf8.count <= 254,
-            !email.contains(where: \.isWhitespace)
-        else {
-            throw APIError.badRequest("emailAddress is not a valid email address")
-        }
-        return email
     }
 
     /// `text` without surrounding white space, or `nil` when nothing is left.
