@@ -122,6 +122,7 @@ private func buildRouterAndState(
     )
     await adminKeys.followInKeyFile()
     let notifier = SubscriptionNotifier(store: store, pushSender: pushSender, metrics: metrics, telemetry: telemetry)
+    let storageQuotas = StorageQuotas(store: store, book: quotas)
     let state = ServerState(
         configuration: configuration, store: store,
         authenticator: authenticator,
@@ -150,7 +151,8 @@ private func buildRouterAndState(
         functions: FunctionCatalog(
             store: store, concurrentCalls: configuration.functionConcurrency, logger: Logger(label: "stratus.functions")
         ),
-        quotas: quotas, storageQuotas: StorageQuotas(store: store, book: quotas), throttle: RequestThrottle(book: quotas, rates: rates),
+        quotas: quotas, storageQuotas: storageQuotas, recordWrites: RecordWrites(store: store, quotas: storageQuotas),
+        throttle: RequestThrottle(book: quotas, rates: rates),
         telemetry: telemetry, backups: backups
     )
 

@@ -37,6 +37,8 @@ struct ServerState: Sendable {
     /// Every container's quotas, storage and rates.
     let quotas: QuotaBook
     let storageQuotas: StorageQuotas
+    /// Every record write's pipeline: limits, quota, `beforeSave`, the store.
+    let recordWrites: RecordWrites
     let throttle: RequestThrottle
     /// Per-minute figures and the request log, written to the store for the console.
     let telemetry: TelemetryRecorder

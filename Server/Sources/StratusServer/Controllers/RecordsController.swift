@@ -30,44 +30,19 @@ struct RecordsController {
     static func modify(
         _ body: ModifyRecordsRequest, call: DatabaseCall, deviceID: String, server: ServerState, depth: Int, bytes: Int64, notes: RequestNotes? = nil
     ) async throws -> JSONWriter {
-        let limit = RecordLimits.maximumOperations(atomic: body.atomic, zoneName: body.zoneID?.zoneName)
-        guard body.operations.count <= limit else {
-            throw APIError.badRequest("a request may have at most \(limit) operations, not \(body.operations.count)")
-        }
+        try RecordWrites.checkCount(of: body.operations, atomic: body.atomic, zoneName: body.zoneID?.zoneName)
         _ = try call.requireUser()
         var caller = call.caller
         caller.deviceID = deviceID
-        let checked = try Self.operations(from: body.operations)
         // In the shared database the write itself decides, in its transaction, what the caller's shares allow
         // (an empty batch still checks the zone is shared with them).
-        let zone = call.scope == .shared && !checked.isEmpty
+        let zone = call.scope == .shared && !body.operations.isEmpty
             ? try call.sharedZone(body.zoneID) : try await call.target(body.zoneID, store: server.store).zone
         let access = try await call.reader(store: server.store)
-        let saves = checked.contains { !$0.type.isDelete }
-        if saves { try await server.storageQuotas.checkRoom(for: bytes, in: zone.database) }
-        let hooked = try await BeforeSave.run(checked, zone: zone, call: call, server: server, depth: depth)
-        let atomic = body.atomic ?? true
-        var results: [RecordOperationResult]
-        if hooked.refusals.isEmpty || !atomic {
-            let written = hooked.operations.indices.filter { hooked.refusals[$0] == nil }
-            let saved = written.isEmpty ? [] : try await server.store.modifyRecords(RecordBatch(
-                zone: zone, operations: written.map { hooked.operations[$0] }, atomic: atomic,
-                caller: caller, timestamp: ServerClock.now()
-            ))
-            // Every index is filled: the written operations from the store here, the refused ones below.
-            results = hooked.operations.map { .failed(RecordFailure(recordName: $0.recordName, error: StorageError(.internalFailure, ""))) }
-            for (index, result) in zip(written, saved) { results[index] = result }
-        } else {
-            results = hooked.operations.map { operation in
-                .failed(RecordFailure(recordName: operation.recordName, error: StorageError(
-                    .atomicFailure, "another record of this atomic batch was refused by a beforeSave function"
-                )))
-            }
-        }
-        if saves { try await server.storageQuotas.noteAccepted(bytes, in: zone.database) }
-        for (index, error) in hooked.refusals {
-            results[index] = .failed(RecordFailure(recordName: hooked.operations[index].recordName, error: error))
-        }
+        let results = try await server.recordWrites.modify(
+            RecordWrites.Write(operations: body.operations, zone: zone, atomic: body.atomic, caller: caller, bytes: bytes, timestamp: ServerClock.now()),
+            beforeSave: BeforeSave(call: call, server: server, depth: depth)
+        )
         var writer = JSONWriter(capacity: 512 * max(1, results.count))
         RecordsResponse.write(zip(body.operations, results), to: &writer) { writer, item in
             let (operation, result) = item
@@ -85,34 +60,6 @@ struct RecordsController {
             }
         }
         return writer
-    }
-
-    /// Checks operations for shape: names present and valid, one operation per record.
-    static func operations(from inputs: [RecordOperationInput]) throws -> [RecordOperation] {
-        var seen = Set<String>()
-        return try inputs.enumerated().map { index, input in
-            var name = input.record.recordName
-            if name == nil && input.operationType == .create {
-                name = UUID().uuidString
-            }
-            guard let name else {
-                throw APIError.badRequest("operations[\(index)].record.recordName is required for \(input.operationType.rawValue)")
-            }
-            guard RecordNames.isValidName(name) else {
-                throw APIError.badRequest("operations[\(index)].record.recordName '\(name)' is not a valid record name")
-            }
-            guard seen.insert(name).inserted else {
-                throw APIError.badRequest("record \(name) appears in more than one operation; send one operation per record")
-            }
-            if case .set(let parent) = input.record.parent, !RecordNames.isValidName(parent) {
-                throw APIError.badRequest("operations[\(index)].record.parent.recordName '\(parent)' is not a valid record name")
-            }
-            return RecordOperation(
-                type: input.operationType, recordName: name, recordType: input.record.recordType,
-                recordChangeTag: input.record.recordChangeTag, fields: input.record.fields, parent: input.record.parent,
-                share: try ShareInputs.change(from: input.record, at: index), createShortGUID: input.record.createShortGUID ?? false
-            )
-        }
     }
 
     static func deviceID(of request: Request) -> String {

@@ -84,7 +84,7 @@ struct UsersController {
             if let email = info.emailAddress {
                 account = try await server.store.account(containerID: container, emailAddress: email.trimmingCharacters(in: .whitespaces).lowercased())
             } else if let phone = info.phoneNumber {
-                account = try await server.store.account(containerID: container, phoneNumber: try AccountsController.normalizedPhoneNumber(phone))
+                account = try await server.store.account(containerID: container, phoneNumber: try PhoneNumber.normalized(phone))
             } else if let name = info.userRecordName {
                 account = try await server.store.account(containerID: container, userRecordName: name)
             } else {

@@ -4,18 +4,20 @@ import StratusModel
 import StratusServices
 import StratusStore
 
-/// What `beforeSave` functions made of a batch of record operations: the operations to write (fields changed as
-/// the functions answered) and those refused, by index.
-struct BeforeSaveOutcome: Sendable {
-    var operations: [RecordOperation]
-    var refusals: [Int: StorageError]
-}
-
 /// Runs the `beforeSave` functions bound to the types of the records a batch saves, in the write path: each sees the
 /// operation and answers nothing or `{}` to accept, `{"fields": {…}}` to set fields before the save, or
 /// `{"serverErrorCode": …, "reason": …}` to refuse, which becomes that record's error. A function that fails refuses
 /// the record (`BAD_REQUEST`, saying why): a write is never let through unchecked.
-enum BeforeSave {
+struct BeforeSave: BeforeSaveHook {
+    let call: DatabaseCall
+    let server: ServerState
+    /// How many functions are running around this write (a host write from a `beforeSave` function runs others).
+    let depth: Int
+
+    func run(_ operations: [RecordOperation], zone: ZoneRef) async throws -> BeforeSaveOutcome {
+        try await Self.run(operations, zone: zone, call: call, server: server, depth: depth)
+    }
+
     /// Operations that save a record's fields (deletions run no `beforeSave`).
     static func savesFields(_ type: RecordOperationType) -> Bool {
         switch type {

@@ -37,8 +37,9 @@ public enum StoreEvent: Sendable, Hashable, Codable {
     case jobsChanged(containerID: String)
     /// The defaults' or a container's quotas changed.
     case quotasChanged
-    /// Every database's storage was measured again.
-    case usageMeasured
+    /// Every database's storage was measured again, by a snapshot begun at `measuredAt` (milliseconds; `nil` when
+    /// written by a version that did not say).
+    case usageMeasured(measuredAt: Int64?)
     /// The server's admin key was rotated or turned off (``AdminKeyState``).
     case adminKeyChanged
 

@@ -104,7 +104,7 @@ extension UsageStore where Self: SQLTables {
             )
             statements.append("\(insert) ON CONFLICT (container_id, environment, measured_at) DO NOTHING")
         }
-        try await transaction(statements, emitting: [.usageMeasured])
+        try await transaction(statements, emitting: [.usageMeasured(measuredAt: now)])
         return measured.count
     }
 

@@ -59,17 +59,6 @@ struct AccountsController {
         try await server.mailThrottle.admit(recipient: containerID + "|" + email, client: client)
     }
 
-    /// A phone number as accounts keep it: its digits, with a leading `+` when it had one.
-    /// - Throws: `BAD_REQUEST` for something with fewer than 5 or more than 20 digits.
-    static func normalizedPhoneNumber(_ text: String) throws -> String {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let digits = trimmed.filter(\.isASCII).filter(\.isNumber)
-        guard (5...20).contains(digits.count), trimmed.allSatisfy({ $0.isNumber || " +-().".contains($0) }) else {
-            throw APIError.badRequest("'\(text)' is not a phone number")
-        }
-        return (trimmed.hasPrefix("+") ? "+" : "") + digits
-    }
-
     func authenticate(_ request: Request, _ context: StratusRequestContext) async throws -> Authentication {
         try await server.authenticator.authenticate(
             request, containerID: try context.parameters.require("container"),
@@ -88,7 +77,7 @@ struct AccountsController {
         if try await server.store.account(containerID: container.id, emailAddress: email) != nil {
             throw APIError(.exists, "an account with this email address exists already")
         }
-        let phoneNumber = try body.phoneNumber.flatMap(Self.nonEmpty).map(Self.normalizedPhoneNumber)
+        let phoneNumber = try body.phoneNumber.flatMap(Self.nonEmpty).map(PhoneNumber.normalized)
         if let phoneNumber, try await server.store.account(containerID: container.id, phoneNumber: phoneNumber) != nil {
             throw APIError(.exists, "an account with this phone number exists already")
         }

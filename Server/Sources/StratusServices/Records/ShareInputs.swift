@@ -1,21 +1,20 @@
 import StratusModel
-import StratusServices
 import StratusStore
 
 /// Reads the share keys of a record dictionary (`forRecord`, `publicPermission`, `participants`) into a
 /// ``ShareChange``, refusing what cannot be understood.
-enum ShareInputs {
+package enum ShareInputs {
     /// The share change a record dictionary asks for; `nil` when it is not a share record and names no share key.
-    static func change(from record: RecordInput, at index: Int) throws -> ShareChange? {
+    package static func change(from record: RecordInput, at index: Int) throws -> ShareChange? {
         let isShare = record.recordType == ShareRecords.recordType || record.recordName == ShareRecords.zoneShareName
         guard isShare || record.forRecord != nil || record.publicPermission != nil || record.participants != nil else { return nil }
         guard isShare else {
-            throw APIError.badRequest("operations[\(index)]: forRecord, publicPermission and participants belong to share records (recordType \(ShareRecords.recordType))")
+            throw ServiceError.invalidArgument("operations[\(index)]: forRecord, publicPermission and participants belong to share records (recordType \(ShareRecords.recordType))")
         }
         var change = ShareChange(rootRecordName: record.forRecord?.recordName)
         if let permission = record.publicPermission {
             guard let parsed = SharePermission(rawValue: permission) else {
-                throw APIError.badRequest("operations[\(index)]: publicPermission must be NONE, READ_ONLY or READ_WRITE, not '\(permission)'")
+                throw ServiceError.invalidArgument("operations[\(index)]: publicPermission must be NONE, READ_ONLY or READ_WRITE, not '\(permission)'")
             }
             change.publicPermission = parsed
         }
@@ -28,19 +27,19 @@ enum ShareInputs {
     private static func participant(_ input: ParticipantInput, at path: String) throws -> ParticipantChange {
         let permission = try input.permission.map { text in
             guard let parsed = SharePermission(rawValue: text), parsed != .none else {
-                throw APIError.badRequest("\(path).permission must be READ_ONLY or READ_WRITE, not '\(text)'")
+                throw ServiceError.invalidArgument("\(path).permission must be READ_ONLY or READ_WRITE, not '\(text)'")
             }
             return parsed
         } ?? .readOnly
         if let type = input.type, ParticipantType(rawValue: type) == nil {
-            throw APIError.badRequest("\(path).type must be OWNER, USER or PUBLIC_USER, not '\(type)'")
+            throw ServiceError.invalidArgument("\(path).type must be OWNER, USER or PUBLIC_USER, not '\(type)'")
         }
         let lookup = try self.lookup(input.userIdentity, at: path)
         guard input.participantId != nil || lookup != nil else {
-            throw APIError.badRequest("\(path) needs a participantId, or a userIdentity with lookupInfo (userRecordName, emailAddress or phoneNumber)")
+            throw ServiceError.invalidArgument("\(path) needs a participantId, or a userIdentity with lookupInfo (userRecordName, emailAddress or phoneNumber)")
         }
         if input.participantId == nil, input.type == ParticipantType.publicUser.rawValue {
-            throw APIError.badRequest("\(path): public users join through the share's link; they cannot be added")
+            throw ServiceError.invalidArgument("\(path): public users join through the share's link; they cannot be added")
         }
         return ParticipantChange(participantID: input.participantId, lookup: lookup, permission: permission)
     }
@@ -54,7 +53,7 @@ enum ShareInputs {
             return .emailAddress(try EmailAddress.normalized(email))
         }
         if let phone = info?.phoneNumber, !phone.isEmpty {
-            return .phoneNumber(try AccountsController.normalizedPhoneNumber(phone))
+            return .phoneNumber(try PhoneNumber.normalized(phone))
         }
         return nil
     }

@@ -15,3 +15,17 @@ package enum EmailAddress {
         return email
     }
 }
+
+/// The one rule for an account's phone number.
+package enum PhoneNumber {
+    /// A phone number as accounts keep it: its digits, with a leading `+` when it had one.
+    /// - Throws: ``ServiceError`` (`invalidArgument`) for something with fewer than 5 or more than 20 digits.
+    package static func normalized(_ text: String) throws -> String {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let digits = trimmed.filter(\.isASCII).filter(\.isNumber)
+        guard (5...20).contains(digits.count), trimmed.allSatisfy({ $0.isNumber || " +-().".contains($0) }) else {
+            throw ServiceError.invalidArgument("'\(text)' is not a phone number")
+        }
+        return (trimmed.hasPrefix("+") ? "+" : "") + digits
+    }
+}
