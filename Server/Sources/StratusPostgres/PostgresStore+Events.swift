@@ -23,6 +23,10 @@ extension PostgresStore: EventStore {
         )
     }
 
+    public var location: String { configuration.redactedDescription }
+
+    public var isReachedOverNetwork: Bool { true }
+
     public func checkAvailable() async throws {
         try await read { connection in try await connection.run("SELECT 1", logger: self.logger) }
     }

@@ -24,6 +24,20 @@ extension SQLiteStore: EventStore {
         )
     }
 
+    public var location: String { configuration.path }
+
+    public var isReachedOverNetwork: Bool { false }
+
+    /// Copies the write-ahead log back into the file and closes it.
+    public func close() async {
+        do {
+            try await pool.writeWithoutTransaction { db in try db.checkpoint(.truncate) }
+            try pool.close()
+        } catch {
+            logger.warning("closing the SQLite file failed", metadata: ["stratus.error": "\(String(reflecting: error))"])
+        }
+    }
+
     public func checkAvailable() async throws {
         _ = try await read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM meta") }
     }

@@ -32,7 +32,7 @@ struct Migrate: AsyncParsableCommand {
         var logger = Logger(label: "stratus")
         logger.logLevel = .error
         let source = try await Self.open(from, role: "--from", logger: logger)
-        let target: any CopyableStore
+        let target: any CopyableStore & EventStore
         do {
             target = try await Self.open(to, role: "--to", logger: logger)
         } catch {
@@ -64,7 +64,7 @@ struct Migrate: AsyncParsableCommand {
     }
 
     /// Opens the store at `location`, refusing a data folder a server runs on.
-    static func open(_ location: String, role: String, logger: Logger) async throws -> any CopyableStore {
+    static func open(_ location: String, role: String, logger: Logger) async throws -> any CopyableStore & EventStore {
         if location.hasPrefix("postgres://") || location.hasPrefix("postgresql://") {
             return try await connectDatabase(location, option: role, poolSize: 4, logger: logger)
         }
@@ -86,8 +86,8 @@ struct Migrate: AsyncParsableCommand {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
-    static func close(_ store: any CopyableStore) async {
-        await (store as? PostgresStore)?.close()
+    static func close(_ store: any CopyableStore & EventStore) async {
+        await store.close()
     }
 }
 

@@ -61,7 +61,7 @@ struct Serve: AsyncParsableCommand {
             }
         }
         // SQLite keeps its secrets key beside its file; PostgreSQL's nodes must all be given the same one.
-        configuration.secretsKeys = try values.secretsKeys(generateIn: store is PostgresStore ? nil : folder)
+        configuration.secretsKeys = try values.secretsKeys(generateIn: store.isReachedOverNetwork ? nil : folder)
         configuration.nodeName = values.text(ServeSettings.nodeName)
             ?? "\(ProcessInfo.processInfo.hostName):\(configuration.port == 0 ? "pid\(ProcessInfo.processInfo.processIdentifier)" : "\(configuration.port)")"
         Self.raiseOpenFileLimit()
@@ -87,7 +87,7 @@ struct Serve: AsyncParsableCommand {
                 logger.warning("cannot note the running server in the data folder", metadata: ["stratus.error": "\(String(reflecting: error))"])
             }
             // Written unbuffered: scripts wait for this line to know the server is up.
-            let records = (store as? PostgresStore)?.configuration.redactedDescription ?? folder.path
+            let records = store.isReachedOverNetwork ? store.location : folder.path
             FileHandle.standardOutput.write(Data("Stratus is listening on http://\(host):\(port) (data in \(records))\n".utf8))
         }
         defer { RunningServer.clear(in: folder) }

@@ -18,6 +18,20 @@ import Testing
         RecordBatch(zone: Self.zone, operations: operations, atomic: false, caller: Caller(userRecordName: "_u"), timestamp: 1)
     }
 
+    @Test("the store says where it lives and that no network reaches it; closed, its write-ahead log is back in the file, and reopened it has every record")
+    func closeCopiesTheLogBack() async throws {
+        let (store, path) = try makeTemporaryStore()
+        defer { removeTemporaryStore(at: path) }
+        #expect(store.location == path && !store.isReachedOverNetwork)
+        _ = try await store.modifyRecords(batch((0..<50).map { create("r\($0)", ["n": FieldInput(value: .integer(Int64($0)))]) }))
+        await store.close()
+        let log = (try? FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int) ?? 0
+        #expect(log == 0, "the write-ahead log holds \(log) bytes after close")
+        let reopened = try SQLiteStore(configuration: .init(path: path))
+        let found = try await reopened.lookupRecords((0..<50).map { "r\($0)" }, in: Self.zone)
+        #expect(found.count == 50)
+    }
+
     @Test("an equality query is answered from the field index without scanning the records")
     func equalityQueryUsesIndex() async throws {
         let (store, path) = try makeTemporaryStore()

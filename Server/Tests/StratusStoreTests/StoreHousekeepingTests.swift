@@ -20,6 +20,9 @@ import Testing
         func acquireLease(_ name: String, holder: String, now: Int64, duration: Int64) async throws -> Bool { holder == grantedTo }
         func releaseLease(_ name: String, holder: String) async throws { released.withLock { $0.append(name) } }
         func checkAvailable() async throws {}
+        var location: String { "leases in memory" }
+        var isReachedOverNetwork: Bool { false }
+        func close() async {}
         func statistics() -> StoreStatistics { StoreStatistics(connectionsInUse: 0, connectionsAwaited: 0, connectionLimit: 1, eventLagMilliseconds: nil) }
     }
 

@@ -105,6 +105,14 @@ public protocol EventStore: Sendable {
     /// Reads from the database once, for readiness checks.
     /// - Throws: ``StorageError/Code/unavailable`` when the database cannot be reached.
     func checkAvailable() async throws
+    /// Where the data lives, for operators' messages: the SQLite file's path, or the PostgreSQL URL without its password.
+    var location: String { get }
+    /// Whether the store is a database server that nodes on other machines reach: they share no data folder, so
+    /// each must be given what they share (the secrets key) rather than find it beside the data.
+    var isReachedOverNetwork: Bool { get }
+    /// Closes the store's connections, for commands that open a store without running it as a service. The store
+    /// must not be used afterwards.
+    func close() async
     /// How this process uses the database now, for monitoring.
     func statistics() -> StoreStatistics
 }
