@@ -108,11 +108,7 @@ extension AdminController {
             .resetPassword, for: account, to: email, container: container, environment: environment, languages: [],
             baseURL: DatabaseCall.baseURL(of: request, server)
         )
-        var answer = JSONWriter()
-        answer.beginObject()
-        answer.member("smtpConfigured", server.configuration.smtp != nil)
-        answer.endObject()
-        return JSONResponse.make(answer, status: .accepted)
+        return try JSONResponse.make(encoding: PasswordResetResponse(smtpConfigured: server.configuration.smtp != nil), status: .accepted)
     }
 
     /// `POST .../users/{user}/second-factors/remove`: turns the user's authenticator app off and removes their

@@ -46,41 +46,25 @@ extension AdminController {
         try await requireAdmin(request)
         let secrets = try await server.store.containerSecrets(containerID: try context.parameters.require("container"))
         let keys = server.configuration.secretsKeys
-        return JSONResponse.make(JSONWriter.object { writer in
-            writer.array("secrets", secrets) { writer, secret in
-                writer.beginObject()
-                writer.key("name")
-                writer.string(secret.name)
-                writer.key("updated")
-                writer.integer(secret.updatedAt)
-                writer.key("keyID")
-                writer.string(secret.sealedValue.split(separator: ".").dropFirst().first.map(String.init) ?? "")
-                writer.endObject()
-            }
-            writer.key("secretsKey")
-            writer.beginObject()
-            writer.key("configured")
-            writer.bool(!keys.isEmpty)
-            if let id = keys.currentKeyID {
-                writer.key("keyID")
-                writer.string(id)
-            }
-            writer.endObject()
-        })
+        return try JSONResponse.make(encoding: SecretsResponse(
+            secrets: secrets.map { secret in
+                SecretsResponse.Entry(
+                    name: secret.name, updated: secret.updatedAt,
+                    keyID: secret.sealedValue.split(separator: ".").dropFirst().first.map(String.init) ?? ""
+                )
+            },
+            secretsKey: SecretsResponse.KeyState(configured: !keys.isEmpty, keyID: keys.currentKeyID)
+        ))
     }
 
     /// `PUT /admin/1/{container}/secrets/{name}` with `{"value": "..."}`: stores it sealed; answers `{name, updated}`.
     @Sendable func setSecret(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
-        struct Body: Decodable { var value: String }
-        let body = try await RequestBody.decode(Body.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(SecretValueRequest.self, from: request, limit: 64 * 1024)
         let containerID = try context.parameters.require("container")
         let name = try context.parameters.require("name")
         try await server.secrets.set(body.value, named: name, containerID: containerID)
-        return JSONResponse.make(JSONWriter.object { writer in
-            writer.key("name")
-            writer.string(name)
-        })
+        return try JSONResponse.make(encoding: NamedResponse(name: name))
     }
 
     /// `DELETE /admin/1/{container}/secrets/{name}`.
@@ -95,11 +79,6 @@ extension AdminController {
     @Sendable func resealSecrets(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
         let (resealed, current) = try await server.secrets.resealAll()
-        return JSONResponse.make(JSONWriter.object { writer in
-            writer.key("resealed")
-            writer.integer(Int64(resealed))
-            writer.key("alreadyCurrent")
-            writer.integer(Int64(current))
-        })
+        return try JSONResponse.make(encoding: ResealResponse(resealed: resealed, alreadyCurrent: current))
     }
 }

@@ -41,35 +41,18 @@ struct AdminController {
     /// `POST /admin/1/{container}/keys` with `{"publicKey": "<PEM>", "role"?: "Admin"}` answers `{"keyID"}`.
     @Sendable func createKey(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
-        struct Body: Decodable { var publicKey: String; var role: String? }
-        let body = try await RequestBody.decode(Body.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(ServerKeyRequest.self, from: request, limit: 64 * 1024)
         let key = try await AdminOperations.createServerKey(
             publicKeyPEM: body.publicKey, role: body.role, containerID: try context.parameters.require("container"), store: server.store
         )
-        return JSONResponse.make(JSONWriter.object { writer in
-            writer.key("keyID")
-            writer.string(key.id)
-        }, status: .created)
+        return try JSONResponse.make(encoding: ServerKeyEntry(keyID: key.id, role: key.role, created: key.createdAt), status: .created)
     }
 
     /// `GET /admin/1/{container}/keys`: the keys not revoked.
     @Sendable func listKeys(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
         let keys = try await server.store.serverKeys(containerID: try context.parameters.require("container"))
-        return JSONResponse.make(JSONWriter.object { writer in
-            writer.array("keys", keys) { writer, key in
-                writer.beginObject()
-                writer.key("created")
-                writer.integer(key.createdAt)
-                writer.key("keyID")
-                writer.string(key.id)
-                if let role = key.role {
-                    writer.key("role")
-                    writer.string(role)
-                }
-                writer.endObject()
-            }
-        })
+        return try JSONResponse.make(encoding: ServerKeysResponse(keys: keys.map { ServerKeyEntry(keyID: $0.id, role: $0.role, created: $0.createdAt) }))
     }
 
     /// `DELETE /admin/1/{container}/keys/{keyID}` revokes a key at once.
@@ -87,27 +70,18 @@ struct AdminController {
         let roles = try await AdminOperations.roles(
             of: user, containerID: try context.parameters.require("container"), environment: try Self.environment(context), store: server.store
         )
-        return Self.rolesResponse(user: user, roles: roles)
+        return try JSONResponse.make(encoding: RolesResponse(roles: roles, userRecordName: user))
     }
 
     /// `PUT /admin/1/{container}/{environment}/users/{userRecordName}/roles` with `{"roles": ["Admin"]}`.
     @Sendable func setUserRoles(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
-        struct Body: Decodable { var roles: [String] }
-        let body = try await RequestBody.decode(Body.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(RolesRequest.self, from: request, limit: 64 * 1024)
         let user = try context.parameters.require("user")
         let containerID = try context.parameters.require("container")
         let environment = try Self.environment(context)
         let roles = try await AdminOperations.setRoles(body.roles, of: user, containerID: containerID, environment: environment, store: server.store)
-        return Self.rolesResponse(user: user, roles: roles)
-    }
-
-    private static func rolesResponse(user: String, roles: [String]) -> Response {
-        JSONResponse.make(JSONWriter.object { writer in
-            writer.array("roles", roles) { writer, role in writer.string(role) }
-            writer.key("userRecordName")
-            writer.string(user)
-        })
+        return try JSONResponse.make(encoding: RolesResponse(roles: roles, userRecordName: user))
     }
 
     static func environment(_ context: StratusRequestContext) throws -> StratusModel.Environment {
@@ -146,7 +120,7 @@ struct AdminController {
             text, containerID: try context.parameters.require("container"), environment: try Self.environment(context), force: force,
             store: server.store
         )
-        return JSONResponse.make(Self.changesBody(changes, extra: nil))
+        return try JSONResponse.make(encoding: SchemaChangesResponse(changes: changes.map(SchemaChangeEntry.init)))
     }
 
     /// `GET /admin/1/{container}/deploy`: what a deploy would change, without deploying; `deployable` is false
@@ -154,46 +128,17 @@ struct AdminController {
     @Sendable func deploymentPreview(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
         let changes = try await AdminOperations.schemaDiff(containerID: try context.parameters.require("container"), store: server.store)
-        return JSONResponse.make(Self.changesBody(changes, extra: ("deployable", changes.allSatisfy(\.isAdditive))))
+        return try JSONResponse.make(encoding: SchemaChangesResponse(changes: changes.map(SchemaChangeEntry.init), deployable: changes.allSatisfy(\.isAdditive)))
     }
 
     /// `POST /admin/1/{container}/deploy`: copies the development schema to production; `{"dryRun": true}`
     /// (or `?dryRun=true`) only reports the changes.
     @Sendable func deploy(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request)
-        struct Body: Decodable { var dryRun: Bool? }
-        let body = try await RequestBody.decode(Body.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(DeployRequest.self, from: request, limit: 64 * 1024)
         let dryRun = body.dryRun ?? (request.uri.queryParameters["dryRun"].map { $0 == "true" || $0 == "1" } ?? false)
         let deployment = try await AdminOperations.deploy(containerID: try context.parameters.require("container"), dryRun: dryRun, store: server.store)
-        return JSONResponse.make(Self.changesBody(deployment.changes, extra: ("deployed", deployment.deployed)))
-    }
-
-    /// `{"changes": [{"kind", "recordType"?, "field"?, "description", "additive"}], ...}`
-    private static func changesBody(_ changes: [SchemaChange], extra: (String, Bool)?) -> JSONWriter {
-        JSONWriter.object { writer in
-            writer.array("changes", changes) { writer, change in
-                writer.beginObject()
-                writer.key("additive")
-                writer.bool(change.isAdditive)
-                writer.key("description")
-                writer.string(change.description)
-                if let field = change.field {
-                    writer.key("field")
-                    writer.string(field)
-                }
-                writer.key("kind")
-                writer.string(change.kind.rawValue)
-                if let recordType = change.recordType {
-                    writer.key("recordType")
-                    writer.string(recordType)
-                }
-                writer.endObject()
-            }
-            if let (key, value) = extra {
-                writer.key(key)
-                writer.bool(value)
-            }
-        }
+        return try JSONResponse.make(encoding: SchemaChangesResponse(changes: deployment.changes.map(SchemaChangeEntry.init), deployed: deployment.deployed))
     }
 
     /// Admits the admin key (`Authorization: Bearer <key>`) or a console session with its CSRF token.
@@ -226,23 +171,8 @@ struct AdminController {
         let actor = try await requireAdmin(request)
         // An operator sees the containers they hold a role in.
         let containers = try await server.store.containers().filter { actor.role(in: $0.id) != nil }
-        var writer = JSONWriter()
-        writer.beginObject()
-        writer.key("containers")
-        writer.beginArray()
-        for container in containers {
-            writer.arrayElement()
-            writer.beginObject()
-            writer.key("apiToken")
-            writer.string(container.apiToken)
-            writer.key("containerID")
-            writer.string(container.id)
-            writer.key("created")
-            writer.integer(container.createdAt)
-            writer.endObject()
-        }
-        writer.endArray()
-        writer.endObject()
-        return JSONResponse.make(writer)
+        return try JSONResponse.make(encoding: ContainersResponse(
+            containers: containers.map { ContainersResponse.Entry(containerID: $0.id, apiToken: $0.apiToken, created: $0.createdAt) }
+        ))
     }
 }

@@ -91,7 +91,7 @@ final class FunctionCatalog: Sendable {
                 throw FunctionFailure(error: FunctionError(.invalidModule, reason), logs: [])
             }
             let result = try await runner.run(
-                module, entry: binding.entry, input: input, limits: Self.limits(of: binding),
+                module, entry: binding.entry, input: input, limits: FunctionRules.limits(of: binding),
                 grants: Set(binding.grants.compactMap(FunctionGrant.init(rawValue:))), host: host,
                 // A write waits on its beforeSave: it goes before callables and jobs waiting for a thread.
                 priority: binding.trigger == .beforeSave ? .writePath : .normal
@@ -105,19 +105,5 @@ final class FunctionCatalog: Sendable {
         } catch {
             throw FunctionFailure(error: FunctionError(.invalidModule, "\(error)"), logs: [])
         }
-    }
-
-    /// A binding's limits: what it asks for, the defaults for the rest, capped by the server's maximums.
-    static func limits(of binding: FunctionBinding) -> FunctionLimits {
-        let standard = FunctionLimits.standard
-        return FunctionLimits(
-            instructions: binding.limits.instructions ?? standard.instructions, memoryBytes: binding.limits.memoryBytes ?? standard.memoryBytes,
-            seconds: binding.limits.seconds ?? standard.seconds, hostRequests: binding.limits.hostRequests ?? standard.hostRequests
-        ).capped(by: .maximum)
-    }
-
-    /// A module's digest: SHA-256, in hexadecimal.
-    static func digest(_ bytes: [UInt8]) -> String {
-        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -34,8 +34,8 @@ struct FunctionsCommand: AsyncParsableCommand {
                 guard let bytes = FileManager.default.contents(atPath: file) else { throw CommandFailure("cannot read \(file)") }
                 let module = try await place.target.admin.remote(for: "stratus functions")
                     .uploadModule(bytes, named: name, container: place.target.container, environment: place.environment)
-                let entries = (module["entries"] as? [String] ?? []).joined(separator: ", ")
-                print("Uploaded \(name) (\(module["size"] as? Int ?? bytes.count) bytes); it exports: \(entries.isEmpty ? "no callable function" : entries)")
+                let entries = module.entries.joined(separator: ", ")
+                print("Uploaded \(name) (\(module.size) bytes); it exports: \(entries.isEmpty ? "no callable function" : entries)")
             }
         }
     }
@@ -83,20 +83,15 @@ struct FunctionsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                var settings: [String: Any] = ["module": module, "trigger": trigger, "enabled": !disabled]
-                if let entry { settings["entry"] = entry }
-                if !recordTypes.isEmpty { settings["recordTypes"] = recordTypes }
-                if !databases.isEmpty { settings["databases"] = databases }
-                if let role { settings["runAsRole"] = role }
-                if !grants.isEmpty { settings["grants"] = grants }
-                var limits: [String: Any] = [:]
-                if let instructions { limits["instructions"] = instructions }
-                if let memoryBytes { limits["memoryBytes"] = memoryBytes }
-                if let seconds { limits["seconds"] = seconds }
-                if !limits.isEmpty { settings["limits"] = limits }
+                let limits = FunctionLimitSettings(instructions: instructions.map { UInt64(max(0, $0)) }, memoryBytes: memoryBytes, seconds: seconds)
+                let settings = FunctionSettings(
+                    module: module, entry: entry, trigger: trigger, recordTypes: recordTypes.isEmpty ? nil : recordTypes,
+                    databases: databases.isEmpty ? nil : databases, runAsRole: role, grants: grants.isEmpty ? nil : grants,
+                    limits: limits == FunctionLimitSettings() ? nil : limits, enabled: !disabled
+                )
                 let saved = try await place.target.admin.remote(for: "stratus functions")
                     .saveFunction(settings, named: name, container: place.target.container, environment: place.environment)
-                print("Bound \(name): \(saved["trigger"] as? String ?? trigger) → \(module).\(saved["entry"] as? String ?? "")")
+                print("Bound \(name): \(saved.trigger) → \(saved.module).\(saved.entry)")
             }
         }
     }
@@ -108,16 +103,15 @@ struct FunctionsCommand: AsyncParsableCommand {
 
         func run() async throws {
             try await reportingErrors {
-                let (modules, functions) = try await target.admin.remote(for: "stratus functions").functions(container: target.container)
-                for module in modules {
-                    let entries = (module["entries"] as? [String] ?? []).joined(separator: ", ")
-                    print("module \(module["environment"] as? String ?? "")/\(module["name"] as? String ?? "")  \(module["size"] as? Int ?? 0) bytes  exports: \(entries)")
+                let listed = try await target.admin.remote(for: "stratus functions").functions(container: target.container)
+                for module in listed.modules {
+                    print("module \(module.environment)/\(module.name)  \(module.size) bytes  exports: \(module.entries.joined(separator: ", "))")
                 }
-                for function in functions {
-                    let types = (function["recordTypes"] as? [String] ?? []).joined(separator: ",")
-                    let state = function["enabled"] as? Bool == false ? "  (off)" : ""
-                    print("function \(function["environment"] as? String ?? "")/\(function["name"] as? String ?? "")  \(function["trigger"] as? String ?? "")"
-                        + "\(types.isEmpty ? "" : " [\(types)]")  \(function["module"] as? String ?? "").\(function["entry"] as? String ?? "")\(state)")
+                for function in listed.functions {
+                    let types = function.recordTypes.joined(separator: ",")
+                    let state = function.enabled ? "" : "  (off)"
+                    print("function \(function.environment)/\(function.name)  \(function.trigger)"
+                        + "\(types.isEmpty ? "" : " [\(types)]")  \(function.module).\(function.entry)\(state)")
                 }
             }
         }

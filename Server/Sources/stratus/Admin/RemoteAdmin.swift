@@ -15,12 +15,13 @@ struct RemoteAdmin: AdminBackend {
     let adminKey: String
 
     func createContainer(_ id: String) async throws -> (containerID: String, apiToken: String) {
-        let body = try await send("POST", "/admin/1/containers", json: ["containerID": id])
-        return (try body.string("containerID"), try body.string("apiToken"))
+        let created: CreateContainerResponse = try await exchange("POST", "/admin/1/containers", sending: CreateContainerRequest(containerID: id))
+        return (created.containerID, created.apiToken)
     }
 
     func containers() async throws -> [(id: String, apiToken: String)] {
-        try await send("GET", "/admin/1/containers").objects("containers").map { (try $0.string("containerID"), try $0.string("apiToken")) }
+        let listed: ContainersResponse = try await exchange("GET", "/admin/1/containers")
+        return listed.containers.map { ($0.containerID, $0.apiToken) }
     }
 
     func schemaText(container: String, environment: Environment) async throws -> String {
@@ -29,50 +30,54 @@ struct RemoteAdmin: AdminBackend {
 
     func importSchema(_ text: String, container: String, force: Bool) async throws -> [SchemaChangeLine] {
         let path = "/admin/1/\(escaped(container))/development/schema" + (force ? "?force=true" : "")
-        return try Self.changes(in: JSONReply(try await request("PUT", path, body: Data(text.utf8))))
+        let imported: SchemaChangesResponse = try Self.decode(try await request("PUT", path, body: Data(text.utf8)), "PUT", path)
+        return Self.lines(imported.changes)
     }
 
     func schemaDiff(container: String) async throws -> [SchemaChangeLine] {
-        try Self.changes(in: try await send("GET", "/admin/1/\(escaped(container))/deploy"))
+        let preview: SchemaChangesResponse = try await exchange("GET", "/admin/1/\(escaped(container))/deploy")
+        return Self.lines(preview.changes)
     }
 
     func deploy(container: String, dryRun: Bool) async throws -> (changes: [SchemaChangeLine], deployed: Bool) {
-        let body = try await send("POST", "/admin/1/\(escaped(container))/deploy", json: ["dryRun": dryRun])
-        return (try Self.changes(in: body), body.object["deployed"] as? Bool ?? false)
+        let deployment: SchemaChangesResponse = try await exchange("POST", "/admin/1/\(escaped(container))/deploy", sending: DeployRequest(dryRun: dryRun))
+        return (Self.lines(deployment.changes), deployment.deployed ?? false)
     }
 
     func roles(of user: String, container: String, environment: Environment) async throws -> [String] {
-        try await send("GET", rolesPath(user, container, environment)).object["roles"] as? [String] ?? []
+        let held: RolesResponse = try await exchange("GET", rolesPath(user, container, environment))
+        return held.roles
     }
 
     func setRoles(_ roles: [String], of user: String, container: String, environment: Environment) async throws -> [String] {
-        try await send("PUT", rolesPath(user, container, environment), json: ["roles": roles]).object["roles"] as? [String] ?? []
+        let held: RolesResponse = try await exchange("PUT", rolesPath(user, container, environment), sending: RolesRequest(roles: roles))
+        return held.roles
     }
 
     func users(container: String, search: String?, offset: Int, limit: Int) async throws -> [UserLine] {
         var query = "offset=\(offset)&limit=\(limit)"
         if let search { query += "&search=" + (search.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") }
-        let users = try await send("GET", "/admin/1/\(escaped(container))/development/users?\(query)").objects("users")
+        let page: AdminUsersResponse = try await exchange("GET", "/admin/1/\(escaped(container))/development/users?\(query)")
         // The container's developer (the identity of its server-to-server keys) has no address and is no user.
-        return try users.filter { $0.object["developer"] as? Bool != true && $0.object["emailAddress"] as? String != "" }.map { user in
+        return page.users.filter { !$0.developer && $0.emailAddress != "" }.map { user in
             UserLine(
-                userRecordName: try user.string("userRecordName"), emailAddress: user.object["emailAddress"] as? String,
-                emailVerified: user.object["emailVerified"] as? Bool ?? false, disabled: user.object["disabled"] as? Bool ?? false,
-                passkeys: user.object["passkeys"] as? Int ?? 0
+                userRecordName: user.userRecordName, emailAddress: user.emailAddress, emailVerified: user.emailVerified,
+                disabled: user.disabled, passkeys: user.passkeys
             )
         }
     }
 
     func setDisabled(_ disabled: Bool, user: String, container: String) async throws {
-        _ = try await send("POST", userPath(user, container) + (disabled ? "/disable" : "/enable"), json: [String: Any]())
+        _ = try await request("POST", userPath(user, container) + (disabled ? "/disable" : "/enable"), body: Self.emptyObject)
     }
 
     func removeSecondFactors(user: String, container: String) async throws {
-        _ = try await send("POST", userPath(user, container) + "/second-factors/remove", json: [String: Any]())
+        _ = try await request("POST", userPath(user, container) + "/second-factors/remove", body: Self.emptyObject)
     }
 
     func endSessions(user: String, container: String) async throws -> Int {
-        (try await send("POST", userPath(user, container) + "/sessions/end", json: [String: Any]()).object["ended"] as? [Any])?.count ?? 0
+        let ended: EndSessionsResponse = try await exchange("POST", userPath(user, container) + "/sessions/end", sending: [String: String]())
+        return ended.ended.count
     }
 
     func deleteUser(_ user: String, container: String) async throws {
@@ -80,7 +85,8 @@ struct RemoteAdmin: AdminBackend {
     }
 
     func sendReset(user: String, container: String) async throws -> Bool {
-        try JSONReply(try await request("POST", userPath(user, container) + "/reset", body: Data("{}".utf8))).flag("smtpConfigured") ?? true
+        let reset: PasswordResetResponse = try await exchange("POST", userPath(user, container) + "/reset", sending: [String: String]())
+        return reset.smtpConfigured
     }
 
     private func userPath(_ user: String, _ container: String) -> String {
@@ -88,17 +94,17 @@ struct RemoteAdmin: AdminBackend {
     }
 
     func createKey(publicKeyPEM: String, role: String?, container: String) async throws -> String {
-        var json: [String: Any] = ["publicKey": publicKeyPEM]
-        json["role"] = role
-        return try await send("POST", "/admin/1/\(escaped(container))/keys", json: json).string("keyID")
+        let created: ServerKeyEntry = try await exchange("POST", "/admin/1/\(escaped(container))/keys", sending: ServerKeyRequest(publicKey: publicKeyPEM, role: role))
+        return created.keyID
     }
 
     func keys(container: String) async throws -> [(id: String, role: String?)] {
-        try await send("GET", "/admin/1/\(escaped(container))/keys").objects("keys").map { (try $0.string("keyID"), $0.object["role"] as? String) }
+        let listed: ServerKeysResponse = try await exchange("GET", "/admin/1/\(escaped(container))/keys")
+        return listed.keys.map { ($0.keyID, $0.role) }
     }
 
     func revokeKey(_ keyID: String, container: String) async throws {
-        _ = try await send("DELETE", "/admin/1/\(escaped(container))/keys/\(escaped(keyID))")
+        _ = try await request("DELETE", "/admin/1/\(escaped(container))/keys/\(escaped(keyID))", body: nil)
     }
 
     // MARK: - The admin key (through a running server only: every node hears of a change)
@@ -115,41 +121,41 @@ struct RemoteAdmin: AdminBackend {
     // MARK: - Secrets (through a running server only: it holds the secrets key)
 
     func setSecret(_ value: String, named name: String, container: String) async throws {
-        _ = try await send("PUT", "/admin/1/\(escaped(container))/secrets/\(escaped(name))", json: ["value": value])
+        let _: NamedResponse = try await exchange("PUT", "/admin/1/\(escaped(container))/secrets/\(escaped(name))", sending: SecretValueRequest(value: value))
     }
 
     func secretNames(container: String) async throws -> [String] {
-        try await send("GET", "/admin/1/\(escaped(container))/secrets").objects("secrets").map { try $0.string("name") }
+        let listed: SecretsResponse = try await exchange("GET", "/admin/1/\(escaped(container))/secrets")
+        return listed.secrets.map(\.name)
     }
 
     func removeSecret(named name: String, container: String) async throws {
-        _ = try await send("DELETE", "/admin/1/\(escaped(container))/secrets/\(escaped(name))")
+        _ = try await request("DELETE", "/admin/1/\(escaped(container))/secrets/\(escaped(name))", body: nil)
     }
 
     func resealSecrets() async throws -> (resealed: Int, alreadyCurrent: Int) {
-        let body = try await send("POST", "/admin/1/secrets/reseal")
-        return (body.object["resealed"] as? Int ?? 0, body.object["alreadyCurrent"] as? Int ?? 0)
+        let resealed: ResealResponse = try await exchange("POST", "/admin/1/secrets/reseal")
+        return (resealed.resealed, resealed.alreadyCurrent)
     }
 
     // MARK: - Functions and jobs (through a running server: it checks modules and runs them)
 
-    func uploadModule(_ bytes: Data, named name: String, container: String, environment: Environment) async throws -> [String: Any] {
+    func uploadModule(_ bytes: Data, named name: String, container: String, environment: Environment) async throws -> FunctionModuleInfo {
         let path = "/admin/1/\(escaped(container))/\(environment.rawValue)/functions/modules/\(escaped(name))"
-        return try JSONReply(try await request("PUT", path, body: bytes)).object
+        return try Self.decode(try await request("PUT", path, body: bytes), "PUT", path)
     }
 
-    func saveFunction(_ settings: [String: Any], named name: String, container: String, environment: Environment) async throws -> [String: Any] {
-        try await send("PUT", "/admin/1/\(escaped(container))/\(environment.rawValue)/functions/\(escaped(name))", json: settings).object
+    func saveFunction(_ settings: FunctionSettings, named name: String, container: String, environment: Environment) async throws -> FunctionInfo {
+        try await exchange("PUT", "/admin/1/\(escaped(container))/\(environment.rawValue)/functions/\(escaped(name))", sending: settings)
     }
 
     func deleteFunction(named name: String, module: Bool, container: String, environment: Environment) async throws {
         let kind = module ? "functions/modules" : "functions"
-        _ = try await send("DELETE", "/admin/1/\(escaped(container))/\(environment.rawValue)/\(kind)/\(escaped(name))")
+        _ = try await request("DELETE", "/admin/1/\(escaped(container))/\(environment.rawValue)/\(kind)/\(escaped(name))", body: nil)
     }
 
-    func functions(container: String) async throws -> (modules: [[String: Any]], functions: [[String: Any]]) {
-        let body = try await send("GET", "/admin/1/\(escaped(container))/functions")
-        return (try body.objects("modules").map(\.object), try body.objects("functions").map(\.object))
+    func functions(container: String) async throws -> FunctionsResponse {
+        try await exchange("GET", "/admin/1/\(escaped(container))/functions")
     }
 
     func saveJob(_ settings: ScheduledJobSettings, named name: String, container: String, environment: Environment) async throws -> ScheduledJobInfo {
@@ -158,7 +164,7 @@ struct RemoteAdmin: AdminBackend {
     }
 
     func deleteJob(named name: String, container: String, environment: Environment) async throws {
-        _ = try await send("DELETE", "/admin/1/\(escaped(container))/\(environment.rawValue)/jobs/\(escaped(name))")
+        _ = try await request("DELETE", "/admin/1/\(escaped(container))/\(environment.rawValue)/jobs/\(escaped(name))", body: nil)
     }
 
     func jobs(container: String) async throws -> [ScheduledJobInfo] {
@@ -194,23 +200,26 @@ struct RemoteAdmin: AdminBackend {
         segment.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? segment
     }
 
-    private static func changes(in body: JSONReply) throws -> [SchemaChangeLine] {
-        try body.objects("changes").map { SchemaChangeLine(description: try $0.string("description"), isAdditive: $0.object["additive"] as? Bool ?? false) }
+    private static func lines(_ changes: [SchemaChangeEntry]) -> [SchemaChangeLine] {
+        changes.map { SchemaChangeLine(description: $0.description, isAdditive: $0.additive) }
     }
+
+    /// The body of requests that carry nothing.
+    private static let emptyObject = Data("{}".utf8)
 
     /// Sends `body` as JSON (nothing when `nil`) and decodes the answer as a typed value of the admin API.
     private func exchange<Answer: Decodable>(_ method: String, _ path: String, sending body: (some Encodable)? = String?.none) async throws -> Answer {
         let bytes = try body.map { try JSONEncoder().encode($0) }
-        do {
-            return try JSONDecoder().decode(Answer.self, from: try await request(method, path, body: bytes))
-        } catch let error as DecodingError {
-            throw APIError(.internalError, "the server's answer to \(method) \(path) is not what this command reads: \(error)")
-        }
+        return try Self.decode(try await request(method, path, body: bytes), method, path)
     }
 
-    private func send(_ method: String, _ path: String, json: [String: Any]? = nil) async throws -> JSONReply {
-        let body = try json.map { try JSONSerialization.data(withJSONObject: $0) }
-        return try JSONReply(try await request(method, path, body: body))
+    /// An answer of the admin API as the typed value it is.
+    private static func decode<Answer: Decodable>(_ data: Data, _ method: String, _ path: String) throws -> Answer {
+        do {
+            return try JSONDecoder().decode(Answer.self, from: data)
+        } catch {
+            throw APIError(.internalError, "the server's answer to \(method) \(path) is not what this command reads: \(error)")
+        }
     }
 
     /// Sends one request and answers its body.
@@ -226,41 +235,10 @@ struct RemoteAdmin: AdminBackend {
         }
         let (status, data) = (reply.status, reply.body)
         guard (200..<300).contains(status) else {
-            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
-            let code = (object["serverErrorCode"] as? String).map(ServerErrorCode.init(rawValue:)) ?? .internalError
-            throw APIError(code, object["reason"] as? String ?? "the server answered \(status)", status: status)
+            let answer = try? JSONDecoder().decode(ErrorResponse.self, from: data)
+            let code = answer.map { ServerErrorCode(rawValue: $0.serverErrorCode) } ?? .internalError
+            throw APIError(code, answer?.reason ?? "the server answered \(status)", status: status)
         }
         return data
-    }
-}
-
-/// A JSON object answered by the admin API.
-private struct JSONReply {
-    let object: [String: Any]
-
-    init(_ data: Data) throws {
-        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
-            throw APIError(.internalError, "the server's answer is not a JSON object")
-        }
-        self.object = object
-    }
-
-    init(object: [String: Any]) {
-        self.object = object
-    }
-
-    func string(_ key: String) throws -> String {
-        guard let value = object[key] as? String else { throw APIError(.internalError, "the server's answer has no \(key)") }
-        return value
-    }
-
-    /// A Boolean member; `nil` when the answer has none.
-    func flag(_ key: String) -> Bool? {
-        object[key] as? Bool
-    }
-
-    func objects(_ key: String) throws -> [JSONReply] {
-        guard let items = object[key] as? [[String: Any]] else { throw APIError(.internalError, "the server's answer has no \(key)") }
-        return items.map(JSONReply.init(object:))
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Configuration
 import Foundation
+import StratusModel
 import SystemPackage
 
 /// The values of `stratus serve`'s settings (``ServeSettings``), read through one `ConfigReader`: the command line
@@ -104,7 +105,7 @@ struct SettingValues {
     /// The settings of a JSON configuration file: an object keyed by setting names.
     private static func fileProvider(_ path: String) async throws -> any ConfigProvider {
         guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("--config: cannot read \(path)") }
-        guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+        guard let object = try? JSONDecoder().decode([String: JSONValue].self, from: data) else {
             throw ValidationError("--config: \(path) is not a JSON object of settings")
         }
         let unknown = object.keys.filter { key in !ServeSettings.all.contains { $0.name == key } || key == ServeSettings.config.name }.sorted()
