@@ -7,6 +7,10 @@ import StratusStore
 extension PostgresStore: CopyableStore {
     public var copyDescription: String { "the PostgreSQL database \(configuration.redactedDescription)" }
 
+    /// A schema's version, which a node's schema cache compares, starts again at 1 in a copy; an index entry's
+    /// number is read from its key as it is copied in.
+    public var ownColumns: [String: Set<String>] { ["schemas": ["version"], "field_index": ["number"]] }
+
     public var ownMetaKeys: Set<String> { ["position_offset", "events_pruned_through"] }
 
     public func copyRows(of table: CopyTable, after key: [CopyValue]?, limit: Int) async throws -> [[CopyValue]] {

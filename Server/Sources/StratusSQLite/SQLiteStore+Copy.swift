@@ -65,7 +65,7 @@ extension SQLiteStore: CopyableStore {
     }
 
     /// A portable column as SQLite stores it: participants' order is the rowid.
-    private static func stored(_ column: String, in table: CopyTable) -> String {
+    public static func stored(_ column: String, in table: CopyTable) -> String {
         switch (table.name, column) {
         case ("share_participants", "ordinal"): "rowid"
         default: column

@@ -17,6 +17,10 @@ public protocol CopyableStore: Sendable {
     /// copy neither reads nor overwrites.
     var ownMetaKeys: Set<String> { get }
 
+    /// Columns of the defined tables that are this backend's own (PostgreSQL's schema versions, and the number an
+    /// index key holds), by table: a copy leaves them to their defaults or works them out itself.
+    var ownColumns: [String: Set<String>] { get }
+
     /// Up to `limit` rows of `table` whose key comes after `key` (from the first when `nil`), in key order
     /// (text and bytes compared bytewise), each with the table's columns in order.
     func copyRows(of table: CopyTable, after key: [CopyValue]?, limit: Int) async throws -> [[CopyValue]]
@@ -27,4 +31,8 @@ public protocol CopyableStore: Sendable {
     /// Ends a copy into this store: the store's own counters (ids, change positions) continue after the copied
     /// ones, so that every later change comes after `highestPosition`; counts kept by triggers are recomputed.
     func finishCopy(highestPosition: Int64) async throws
+}
+
+extension CopyableStore {
+    public var ownColumns: [String: Set<String>] { [:] }
 }
