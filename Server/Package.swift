@@ -155,7 +155,7 @@ let package = Package(
         .target(
             name: "StratusServer",
             dependencies: [
-                "StratusStore", "StratusServices", model, "StratusConsole", "StratusMail", "StratusTransfer", "StratusFunctions",
+                "StratusStore", "StratusServices", model, "StratusConsole", "StratusMail", "StratusArchive", "StratusFunctions",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -203,10 +203,17 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // The archive format of exports and backups: files in a folder or a tar, and the lines they hold. A leaf: the
+        // server writes a user's export with it without linking a client of its own API.
+        .target(
+            name: "StratusArchive",
+            dependencies: [model, .product(name: "Crypto", package: "swift-crypto")],
+            swiftSettings: swiftSettings
+        ),
         // Moving data in and out: `stratus import cloudkit`.
         .target(
             name: "StratusTransfer",
-            dependencies: [model, adminClient, .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["StratusArchive", model, adminClient, .product(name: "Crypto", package: "swift-crypto")],
             swiftSettings: swiftSettings
         ),
         // Load generator behind `stratus bench`.
@@ -219,7 +226,7 @@ let package = Package(
         .executableTarget(
             name: "stratus",
             dependencies: [
-                "StratusServer", "StratusServices", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", model, "StratusBench", adminClient, "StratusTransfer", "StratusMail",
+                "StratusServer", "StratusServices", "StratusSQLite", "StratusPostgres", "StratusBlobs", "StratusStore", model, "StratusBench", adminClient, "StratusTransfer", "StratusArchive", "StratusMail",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -282,7 +289,7 @@ let package = Package(
         .testTarget(
             name: "StratusServerTests",
             dependencies: [
-                "StratusServer", "StratusServices", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusMail", "StratusTransfer", model, "StratusStoreTesting",
+                "StratusServer", "StratusServices", "StratusSQLite", "StratusBlobs", "StratusStore", "StratusMail", "StratusTransfer", "StratusArchive", model, "StratusStoreTesting",
                 "StratusTestSupport", adminClient,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import StratusArchive
 import Crypto
 import Foundation
 import StratusModel

@@ -1,3 +1,4 @@
+import StratusArchive
 import Crypto
 import Foundation
 import StratusAdmin
@@ -177,29 +178,6 @@ public struct ContainerExport: Sendable {
             recordName: record.recordName, recordType: record.recordType ?? "", fields: fields, created: record.created ?? .unknown,
             modified: record.modified ?? record.created ?? .unknown, parent: record.parent?.recordName, shortGUID: record.shortGUID, share: share
         )
-    }
-}
-
-/// The asset files of an archive, each kept once, named by its SHA-256 in hexadecimal.
-struct Files {
-    let folder: String
-    private(set) var count = 0
-    private(set) var bytes: Int64 = 0
-
-    init(folder: String) {
-        self.folder = folder
-    }
-
-    /// Keeps a file and answers its name.
-    mutating func add(_ data: Data) throws -> String {
-        let name = SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
-        let path = folder + "/" + name
-        if !FileManager.default.fileExists(atPath: path) {
-            try data.write(to: URL(fileURLWithPath: path))
-            count += 1
-            bytes += Int64(data.count)
-        }
-        return name
     }
 }
 

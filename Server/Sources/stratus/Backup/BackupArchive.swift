@@ -1,3 +1,4 @@
+import StratusArchive
 import Foundation
 import StratusSQLite
 import StratusStore

@@ -1,3 +1,4 @@
+import StratusArchive
 import ArgumentParser
 import Foundation
 import StratusBlobs

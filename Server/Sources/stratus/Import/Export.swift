@@ -1,3 +1,4 @@
+import StratusArchive
 import ArgumentParser
 import Foundation
 import StratusTransfer
@@ -43,9 +44,9 @@ struct Export: AsyncParsableCommand {
                 try ArchiveFiles.pack(work, into: out)
             }
             say("exported \(container): \(manifest.accounts) accounts, \(manifest.records) records, \(manifest.files) files, \(manifest.subscriptions) subscriptions into \(out)")
-        } catch let error as TransferError {
+        } catch let error where error is TransferError || error is ArchiveError {
             try? FileManager.default.removeItem(atPath: work)
-            throw CommandFailure(error.description)
+            throw CommandFailure(String(describing: error))
         }
     }
 }
@@ -86,8 +87,8 @@ struct ImportArchive: AsyncParsableCommand {
             if !isFolder.boolValue { try ArchiveFiles.unpack(archive, into: folder) }
             let manifest = try await ArchiveImport(.init(serverURL: server.url, adminKey: server.adminKey, folder: folder, source: archive, keepAPIToken: keepAPIToken), output: say).run()
             say("imported \(manifest.container) into \(server.url)")
-        } catch let error as TransferError {
-            throw CommandFailure(error.description)
+        } catch let error where error is TransferError || error is ArchiveError {
+            throw CommandFailure(String(describing: error))
         }
     }
 }

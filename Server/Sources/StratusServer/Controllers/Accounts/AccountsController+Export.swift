@@ -3,7 +3,7 @@ import Hummingbird
 import StratusModel
 import StratusServices
 import StratusStore
-import StratusTransfer
+import StratusArchive
 
 /// A user downloading their data.
 extension AccountsController {

@@ -16,7 +16,7 @@ public final class ArchiveFolder {
 
     /// Makes the folder, which must not exist.
     public init(path: String, container: String, includesSecrets: Bool) throws {
-        guard !FileManager.default.fileExists(atPath: path) else { throw TransferError("\(path) exists already") }
+        guard !FileManager.default.fileExists(atPath: path) else { throw ArchiveError("\(path) exists already") }
         try FileManager.default.createDirectory(atPath: path + "/schema", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: path + "/" + ArchiveFormat.files, withIntermediateDirectories: true)
         self.path = path

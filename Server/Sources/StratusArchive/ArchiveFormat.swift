@@ -6,14 +6,14 @@ import StratusModel
 public enum ArchiveFormat {
     public static let name = "stratus-archive"
     public static let version = 1
-    static let manifest = "manifest.json"
-    static let accounts = "accounts.jsonl"
-    static let zones = "zones.jsonl"
-    static let records = "records.jsonl"
-    static let subscriptions = "subscriptions.jsonl"
-    static let files = "files"
+    package static let manifest = "manifest.json"
+    package static let accounts = "accounts.jsonl"
+    package static let zones = "zones.jsonl"
+    package static let records = "records.jsonl"
+    package static let subscriptions = "subscriptions.jsonl"
+    package static let files = "files"
 
-    static func schema(_ environment: Environment) -> String { "schema/\(environment.rawValue).ckdb" }
+    package static func schema(_ environment: Environment) -> String { "schema/\(environment.rawValue).ckdb" }
 }
 
 /// `manifest.json`: what the archive holds.
@@ -37,63 +37,67 @@ public struct ArchiveManifest: Codable, Sendable {
 }
 
 /// A line of `zones.jsonl`: a custom zone of a user's private database.
-struct ZoneLine: Codable, Sendable {
-    var environment: Environment
-    var ownerRecordName: String
-    var zoneName: String
+package struct ZoneLine: Codable, Sendable {
+    package var environment: Environment
+    package var ownerRecordName: String
+    package var zoneName: String
 }
 
 /// A line of `records.jsonl`: a record and the zone it is in. An asset value is `{file, fileChecksum, size}`,
 /// `file` naming the asset file in `files/`.
-struct RecordLine: Codable, Sendable {
-    var environment: Environment
-    var database: DatabaseScope
+package struct RecordLine: Codable, Sendable {
+    package var environment: Environment
+    package var database: DatabaseScope
     /// For a private database.
-    var ownerRecordName: String?
-    var zoneName: String
-    var record: ImportedRecord
+    package var ownerRecordName: String?
+    package var zoneName: String
+    package var record: ImportedRecord
 
     /// Lines of the same zone go in one import request.
-    var zoneKey: String { "\(environment.rawValue)/\(database.rawValue)/\(ownerRecordName ?? "")/\(zoneName)" }
+    package var zoneKey: String { "\(environment.rawValue)/\(database.rawValue)/\(ownerRecordName ?? "")/\(zoneName)" }
 }
 
 /// A line of `subscriptions.jsonl`: a subscription as its owner made it.
-struct SubscriptionLine: Codable, Sendable {
-    var environment: Environment
-    var database: DatabaseScope
-    var ownerRecordName: String
-    var subscription: JSONValue
+package struct SubscriptionLine: Codable, Sendable {
+    package var environment: Environment
+    package var database: DatabaseScope
+    package var ownerRecordName: String
+    package var subscription: JSONValue
 }
 
 /// Writes one JSON value per line.
-final class JSONLinesWriter {
+package final class JSONLinesWriter {
     private let handle: FileHandle
     private(set) var count = 0
 
-    init(path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: nil) else { throw TransferError("cannot write \(path)") }
+    package init(path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: nil) else { throw ArchiveError("cannot write \(path)") }
         handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     }
 
-    func write(_ value: some Encodable) throws {
+    package func write(_ value: some Encodable) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         try handle.write(contentsOf: try encoder.encode(value) + Data([10]))
         count += 1
     }
 
-    func close() throws {
+    package func close() throws {
         try handle.synchronize()
         try handle.close()
     }
 }
 
 /// Reads a JSON-lines file a line at a time.
-struct JSONLinesReader {
-    let path: String
+package struct JSONLinesReader {
+    package let path: String
+
+    package init(path: String) {
+        self.path = path
+    }
 
     /// Calls `body` with each line's value, in order.
-    func forEach<Value: Decodable>(_: Value.Type, _ body: (Value) async throws -> Void) async throws {
+    package func forEach<Value: Decodable>(_: Value.Type, _ body: (Value) async throws -> Void) async throws {
         guard let handle = FileHandle(forReadingAtPath: path) else { return }
         defer { try? handle.close() }
         var pending = Data()
@@ -105,7 +109,7 @@ struct JSONLinesReader {
             do {
                 value = try JSONDecoder().decode(Value.self, from: line)
             } catch {
-                throw TransferError("\(path), line \(number): \(error)")
+                throw ArchiveError("\(path), line \(number): \(error)")
             }
             try await body(value)
         }
@@ -128,7 +132,7 @@ public enum AssetValues {
         var mapped = fields
         for (name, field) in fields where (field.type ?? "").hasPrefix("ASSETID") && field.value != .null {
             func one(_ value: JSONValue) async throws -> JSONValue {
-                guard case .object(let asset) = value else { throw TransferError("field \(name) holds an asset that is not an object") }
+                guard case .object(let asset) = value else { throw ArchiveError("field \(name) holds an asset that is not an object") }
                 return try await transform(name, asset)
             }
             var copied = field

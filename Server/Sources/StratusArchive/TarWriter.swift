@@ -11,7 +11,7 @@ public struct TarWriter {
     /// Starts a new archive at `path`, readable by its owner only (backups hold the server's secrets).
     public init(path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw TransferError("cannot create \(path)")
+            throw ArchiveError("cannot create \(path)")
         }
         handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
     }
@@ -37,7 +37,7 @@ public struct TarWriter {
             try handle.write(contentsOf: chunk)
             copied += Int64(chunk.count)
         }
-        guard copied == size else { throw TransferError("\(path) changed while it was archived") }
+        guard copied == size else { throw ArchiveError("\(path) changed while it was archived") }
         try pad(size)
         return size
     }
@@ -79,11 +79,11 @@ public struct TarWriter {
     }
 
     /// `name` as ustar's (prefix, name): split at a `/` when it is longer than 100 bytes.
-    static func split(_ name: String) throws -> (String, String) {
+    package static func split(_ name: String) throws -> (String, String) {
         let bytes = Array(name.utf8)
         if bytes.count <= 100 { return ("", name) }
         guard let slash = bytes.indices.last(where: { bytes[$0] == UInt8(ascii: "/") && $0 <= 155 && bytes.count - $0 - 1 <= 100 }) else {
-            throw TransferError("\(name) is too long for a tar archive")
+            throw ArchiveError("\(name) is too long for a tar archive")
         }
         return (String(decoding: bytes[..<slash], as: UTF8.self), String(decoding: bytes[(slash + 1)...], as: UTF8.self))
     }
@@ -98,7 +98,7 @@ public struct TarWriter {
 }
 
 extension String {
-    func leftPadded(to width: Int) -> String {
+    package func leftPadded(to width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

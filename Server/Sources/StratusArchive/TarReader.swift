@@ -12,7 +12,7 @@ public struct TarReader {
     private static let block = 512
 
     public init(path: String) throws {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw TransferError("cannot read \(path)") }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw ArchiveError("cannot read \(path)") }
         self.handle = handle
     }
 
@@ -30,7 +30,7 @@ public struct TarReader {
             let stored = Self.number(bytes[148..<156])
             var summed = bytes
             for index in 148..<156 { summed[index] = UInt8(ascii: " ") }
-            guard stored == summed.reduce(0, { $0 + Int64($1) }) else { throw TransferError("the archive is damaged (a header's checksum is wrong)") }
+            guard stored == summed.reduce(0, { $0 + Int64($1) }) else { throw ArchiveError("the archive is damaged (a header's checksum is wrong)") }
             let size = Self.number(bytes[124..<136])
             let name = Self.text(bytes[0..<100])
             let prefix = Self.text(bytes[345..<500])
@@ -44,7 +44,7 @@ public struct TarReader {
     /// Reads the current entry's bytes into memory (small entries: the manifest).
     public func read(_ entry: Entry) throws -> Data {
         let data = try handle.read(upToCount: Int(entry.size)) ?? Data()
-        guard data.count == entry.size else { throw TransferError("the archive ends inside \(entry.name)") }
+        guard data.count == entry.size else { throw ArchiveError("the archive ends inside \(entry.name)") }
         try skipPadding(entry.size)
         return data
     }
@@ -52,14 +52,14 @@ public struct TarReader {
     /// Copies the current entry's bytes into a new file at `path`, in 1 MB pieces.
     public func copy(_ entry: Entry, to path: String) throws {
         guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw TransferError("cannot create \(path)")
+            throw ArchiveError("cannot create \(path)")
         }
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
         defer { try? output.close() }
         var left = entry.size
         while left > 0 {
             guard let chunk = try handle.read(upToCount: Int(min(1 << 20, left))), !chunk.isEmpty else {
-                throw TransferError("the archive ends inside \(entry.name)")
+                throw ArchiveError("the archive ends inside \(entry.name)")
             }
             try output.write(contentsOf: chunk)
             left -= Int64(chunk.count)
