@@ -105,6 +105,13 @@ import Testing
             #expect(try await nodes[1].send(.post, modify, body: note, headers: viewer.headers).status == 403, "a viewer writes no records")
 
             #expect(try await nodes[1].send(.put, "/admin/1/\(container)/development/schema", body: Self.schema, headers: developer.headers).status == 200)
+            // Each admin operation declares what it needs: a developer's change to production, or any deletion, needs an owner.
+            let productionJob = try await nodes[1].send(.put, "/admin/1/\(container)/production/jobs/nightly", body: "{}", headers: developer.headers)
+            #expect(productionJob.status == 403 && productionJob.string("reason")?.contains("owner") == true, "\(productionJob.json)")
+            let deletion = try await nodes[1].send(.delete, "/admin/1/\(container)/development/functions/nothing", headers: developer.headers)
+            #expect(deletion.status == 403 && deletion.string("reason")?.contains("owner") == true, "\(deletion.json)")
+            let developmentJob = try await nodes[1].send(.put, "/admin/1/\(container)/development/jobs/nightly", body: "{}", headers: developer.headers)
+            #expect(developmentJob.status != 403, "a developer changes development: \(developmentJob.json)")
             #expect(try await nodes[1].send(.post, modify, body: note, headers: developer.headers).status == 200)
             let production = try await nodes[1].send(.post, modify.replacingOccurrences(of: "development", with: "production"), body: note, headers: developer.headers)
             #expect(production.status == 403, "\(production.json)")

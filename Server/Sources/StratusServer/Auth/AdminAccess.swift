@@ -1,50 +1,82 @@
-import HTTPTypes
+import Hummingbird
 import StratusServices
 import StratusStore
 
-/// What an admin API request needs of its actor, read from its method and path:
+/// What an admin API operation needs of its actor, declared with its route (`group.get(path, .viewer, use:)`):
 ///
-/// - server-wide reads (`containers`, `activity`, `quotas`, `audit`) need any operator; server-wide changes
-///   (creating containers, quotas' defaults, measuring, resealing secrets, people) need an administrator;
-/// - in a container, reads need a viewer, changes to its `development` environment a developer, and everything
-///   else (production, deploying, keys, tokens, secrets, any deletion) its owner.
+/// - ``anyOperator``: server-wide reads; ``administrator``: server-wide changes, people, backups and the admin key;
+/// - in the route's `:container`: ``viewer`` reads; ``developer`` changes the `:environment` it names, which in
+///   `production` needs the ``owner``; ``owner`` everything else (production, deploying, keys, tokens, secrets, any
+///   deletion).
 enum AdminAccess: Sendable, Equatable {
     case anyOperator
     case administrator
-    case role(OperatorRole, containerID: String)
+    case viewer
+    case developer
+    case owner
 
-    /// The first path segments under `/admin/1/` that are not containers.
-    static let serverWide: Set<Substring> = [
-        "containers", "activity", "quotas", "usage", "secrets", "operators", "audit", "session", "backups", "admin-key", "overview",
-    ]
-    /// Server-wide paths that only administrators read too.
-    static let administratorsOnly: Set<Substring> = ["operators", "backups", "admin-key"]
-
-    static func needed(method: HTTPRequest.Method, path: String) -> AdminAccess {
-        let segments = path.split(separator: "/", omittingEmptySubsequences: true).dropFirst(2)
-        guard let first = segments.first else { return .administrator }
-        let reads = method == .get || method == .head
-        if serverWide.contains(first) {
-            return reads && !administratorsOnly.contains(first) ? .anyOperator : .administrator
-        }
-        let containerID = String(first)
-        if reads { return .role(.viewer, containerID: containerID) }
-        if method != .delete, segments.dropFirst().first == "development" { return .role(.developer, containerID: containerID) }
-        return .role(.owner, containerID: containerID)
-    }
-
-    /// Refuses an actor that may not.
+    /// Refuses an actor that may not, in the container and environment the request names.
     /// - Throws: `ACCESS_DENIED` naming what was needed.
-    func check(_ actor: AdminActor) throws {
+    func check(_ actor: AdminActor, containerID: String?, environment: String?) throws {
         switch self {
         case .anyOperator:
             return
         case .administrator:
             guard actor.isAdministrator else { throw APIError(.accessDenied, "this needs an administrator of the server") }
-        case .role(let needed, let containerID):
-            guard let role = actor.role(in: containerID), role >= needed else {
-                throw APIError(.accessDenied, "this needs the \(needed.rawValue) role in \(containerID)")
+        case .viewer, .developer, .owner:
+            guard let containerID else { throw APIError.internalError(AdminRouteError(description: "\(self) declared on a route without :container")) }
+            let needed: OperatorRole = switch self {
+            case .viewer: .viewer
+            case .developer: environment == "development" ? .developer : .owner
+            default: .owner
             }
+            try Self.require(needed, in: containerID, of: actor)
+        }
+    }
+
+    /// Refuses an actor without `role` (or a higher one) in `containerID`.
+    /// - Throws: `ACCESS_DENIED` naming the role.
+    static func require(_ role: OperatorRole, in containerID: String, of actor: AdminActor) throws {
+        guard let held = actor.role(in: containerID), held >= role else {
+            throw APIError(.accessDenied, "this needs the \(role.rawValue) role in \(containerID)")
+        }
+    }
+}
+
+/// A route guarded by ``AdminController/requireAdmin(_:_:)`` that declared no ``AdminAccess``.
+struct AdminRouteError: Error, CustomStringConvertible {
+    var description: String
+}
+
+extension RouterGroup where Context == StratusRequestContext {
+    /// Registers an admin operation with the access it needs, which `requireAdmin` checks.
+    @discardableResult
+    func get(_ path: RouterPath, _ access: AdminAccess, use handler: @escaping @Sendable (Request, Context) async throws -> Response) -> Self {
+        on(path, method: .get, access, use: handler)
+    }
+
+    @discardableResult
+    func post(_ path: RouterPath, _ access: AdminAccess, use handler: @escaping @Sendable (Request, Context) async throws -> Response) -> Self {
+        on(path, method: .post, access, use: handler)
+    }
+
+    @discardableResult
+    func put(_ path: RouterPath, _ access: AdminAccess, use handler: @escaping @Sendable (Request, Context) async throws -> Response) -> Self {
+        on(path, method: .put, access, use: handler)
+    }
+
+    @discardableResult
+    func delete(_ path: RouterPath, _ access: AdminAccess, use handler: @escaping @Sendable (Request, Context) async throws -> Response) -> Self {
+        on(path, method: .delete, access, use: handler)
+    }
+
+    private func on(
+        _ path: RouterPath, method: HTTPRequest.Method, _ access: AdminAccess, use handler: @escaping @Sendable (Request, Context) async throws -> Response
+    ) -> Self {
+        on(path, method: method) { request, context in
+            var context = context
+            context.adminAccess = access
+            return try await handler(request, context)
         }
     }
 }

@@ -8,32 +8,32 @@ import StratusStore
 /// sessions, send a reset, remove second factors), the mail templates and the mail sent.
 extension AdminController {
     func registerAccountRoutes(on group: RouterGroup<StratusRequestContext>) {
-        group.get(":container/accounts/settings", use: accountSettings)
-        group.put(":container/accounts/settings", use: setAccountSettings)
-        group.get(":container/accounts/sign-in-methods", use: signInMethodCounts)
-        group.post(":container/:environment/users/:user/disable", use: disableUser)
-        group.post(":container/:environment/users/:user/enable", use: enableUser)
-        group.post(":container/:environment/users/:user/sessions/end", use: endUserSessions)
-        group.post(":container/:environment/users/:user/reset", use: sendUserReset)
-        group.post(":container/:environment/users/:user/second-factors/remove", use: removeSecondFactors)
-        group.delete(":container/:environment/users/:user", use: deleteUser)
-        group.get(":container/:environment/mail/templates", use: mailTemplates)
-        group.put(":container/:environment/mail/templates/:kind/:language", use: saveMailTemplate)
-        group.delete(":container/:environment/mail/templates/:kind/:language", use: deleteMailTemplate)
-        group.post(":container/:environment/mail/preview", use: previewMail)
-        group.get(":container/mail", use: recentMail)
+        group.get(":container/accounts/settings", .viewer, use: accountSettings)
+        group.put(":container/accounts/settings", .owner, use: setAccountSettings)
+        group.get(":container/accounts/sign-in-methods", .viewer, use: signInMethodCounts)
+        group.post(":container/:environment/users/:user/disable", .developer, use: disableUser)
+        group.post(":container/:environment/users/:user/enable", .developer, use: enableUser)
+        group.post(":container/:environment/users/:user/sessions/end", .developer, use: endUserSessions)
+        group.post(":container/:environment/users/:user/reset", .developer, use: sendUserReset)
+        group.post(":container/:environment/users/:user/second-factors/remove", .developer, use: removeSecondFactors)
+        group.delete(":container/:environment/users/:user", .owner, use: deleteUser)
+        group.get(":container/:environment/mail/templates", .viewer, use: mailTemplates)
+        group.put(":container/:environment/mail/templates/:kind/:language", .developer, use: saveMailTemplate)
+        group.delete(":container/:environment/mail/templates/:kind/:language", .owner, use: deleteMailTemplate)
+        group.post(":container/:environment/mail/preview", .developer, use: previewMail)
+        group.get(":container/mail", .viewer, use: recentMail)
     }
 
     /// `GET /admin/1/{container}/accounts/settings`: the container's ``AccountSettings``.
     @Sendable func accountSettings(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         return try JSONResponse.make(encoding: container.accountSettings)
     }
 
     /// `PUT /admin/1/{container}/accounts/settings` with ``AccountSettings``: replaces them, on every node at once.
     @Sendable func setAccountSettings(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let containerID = try context.parameters.require("container")
         let settings = try AccountSettingsRules.validated(try await RequestBody.decode(AccountSettings.self, from: request, limit: 64 * 1024))
         try await server.store.setAccountSettings(settings, containerID: containerID)
@@ -43,7 +43,7 @@ extension AdminController {
     /// `GET /admin/1/{container}/accounts/sign-in-methods`: how many accounts use each way in (`password`,
     /// `passkey`, `anonymous`, `apple`, each OpenID provider by name), as `{"methods": {name: count}}`.
     @Sendable func signInMethodCounts(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let counts = try await server.store.signInMethodCounts(containerID: container.id)
         return JSONResponse.make(JSONWriter.object { writer in
@@ -70,7 +70,7 @@ extension AdminController {
     }
 
     private func changeUser(_ request: Request, _ context: StratusRequestContext, _ change: AccountChange) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let containerID = try context.parameters.require("container")
         let account = try await server.store.changeAccount(containerID: containerID, userRecordName: try context.parameters.require("user"), change: change)
         return JSONResponse.make(JSONWriter.object { writer in
@@ -83,7 +83,7 @@ extension AdminController {
 
     /// `POST .../users/{user}/sessions/end`: signs the user out everywhere. Answers `{ended}`.
     @Sendable func endUserSessions(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let containerID = try context.parameters.require("container")
         let user = try context.parameters.require("user")
         guard try await server.store.account(containerID: containerID, userRecordName: user) != nil else { throw APIError(.notFound, "no such user") }
@@ -94,7 +94,7 @@ extension AdminController {
     /// `POST .../users/{user}/reset`: mails the user a password reset code and link. Answers `202
     /// {smtpConfigured}`: without an SMTP server (`--smtp-url`) the message waits in the queue until there is one.
     @Sendable func sendUserReset(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         guard let account = try await server.store.account(containerID: container.id, userRecordName: try context.parameters.require("user")),
@@ -115,7 +115,7 @@ extension AdminController {
     /// recovery codes and passkeys, signing them out everywhere: for a user who lost their devices. Answers
     /// `{passkeys: 0, totpEnabled: false, userRecordName}`.
     @Sendable func removeSecondFactors(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let containerID = try context.parameters.require("container")
         let account = try await server.store.changeAccount(
             containerID: containerID, userRecordName: try context.parameters.require("user"), change: .removeSecondFactors
@@ -132,7 +132,7 @@ extension AdminController {
 
     /// `DELETE .../users/{user}`: deletes the user as they could themselves: at once, for good, on every node.
     @Sendable func deleteUser(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         try await AdminOperations.deleteUser(try context.parameters.require("user"), containerID: container.id, store: server.store)
         return JSONResponse.make(JSONWriter.object { writer in
@@ -146,7 +146,7 @@ extension AdminController {
     /// `GET .../mail/templates`: the container's templates and, for each kind, the built-in English wording and
     /// the placeholders templates may use.
     @Sendable func mailTemplates(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         let templates = try await server.store.mailTemplates(containerID: container.id, environment: environment)
@@ -194,7 +194,7 @@ extension AdminController {
 
     /// `PUT .../mail/templates/{kind}/{language}` with `{subject, text, html?}`: adds or replaces a template.
     @Sendable func saveMailTemplate(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         let body = try await RequestBody.decode(TemplateBody.self, from: request, limit: 256 * 1024)
@@ -211,7 +211,7 @@ extension AdminController {
 
     /// `DELETE .../mail/templates/{kind}/{language}`: the built-in wording applies again.
     @Sendable func deleteMailTemplate(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         try await server.store.deleteMailTemplate(
@@ -232,7 +232,7 @@ extension AdminController {
     /// `POST .../mail/preview` with `{kind, language?, subject?, text?, html?}`: the message as it would be sent,
     /// with sample values, from the wording given, else the stored template, else the built-in one.
     @Sendable func previewMail(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         let body = try await RequestBody.decode(PreviewBody.self, from: request, limit: 256 * 1024)
@@ -271,7 +271,7 @@ extension AdminController {
 
     /// `GET /admin/1/{container}/mail?limit=`: the latest mail, newest first, without bodies (they held codes).
     @Sendable func recentMail(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let containerID = try context.parameters.require("container")
         _ = try await server.authenticator.container(containerID)
         let limit = try Self.integer(request.uri.queryParameters["limit"].map(String.init), named: "limit", default: 50, range: 1...500)

@@ -5,14 +5,14 @@ import StratusModel
 /// The server's backups to a bucket, for administrators (docs/backups.md#backups-to-a-bucket).
 extension AdminController {
     func registerBackupRoutes(on group: RouterGroup<StratusRequestContext>) {
-        group.get("backups", use: listBackups)
-        group.post("backups", use: startBackup)
+        group.get("backups", .administrator, use: listBackups)
+        group.post("backups", .administrator, use: startBackup)
     }
 
     /// `GET /admin/1/backups`: `{"configured": false}`, or the schedule, the latest run and the backups in the bucket,
     /// newest first; `bucketError` says why the bucket could not be listed.
     @Sendable func listBackups(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         struct Answer: Encodable {
             var configured: Bool
             var schedule: BackupSchedule?
@@ -33,7 +33,7 @@ extension AdminController {
 
     /// `POST /admin/1/backups`: starts a backup now (`202`, with the run); `409 EXISTS` while one runs.
     @Sendable func startBackup(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         guard let catalog = server.backups else {
             throw APIError(.notFound, "backups to a bucket are not set up on this server (--backup-bucket; docs/backups.md)")
         }

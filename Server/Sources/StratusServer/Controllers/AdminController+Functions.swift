@@ -9,16 +9,16 @@ import StratusStore
 /// triggers, listed and deleted. Every node runs what one accepts at once (docs/hooks.md).
 extension AdminController {
     func registerFunctionRoutes(on group: RouterGroup<StratusRequestContext>) {
-        group.get(":container/functions", use: listFunctions)
-        group.put(":container/:environment/functions/modules/:module", use: uploadFunctionModule)
-        group.delete(":container/:environment/functions/modules/:module", use: deleteFunctionModule)
-        group.put(":container/:environment/functions/:function", use: saveFunction)
-        group.delete(":container/:environment/functions/:function", use: deleteFunction)
+        group.get(":container/functions", .viewer, use: listFunctions)
+        group.put(":container/:environment/functions/modules/:module", .developer, use: uploadFunctionModule)
+        group.delete(":container/:environment/functions/modules/:module", .owner, use: deleteFunctionModule)
+        group.put(":container/:environment/functions/:function", .developer, use: saveFunction)
+        group.delete(":container/:environment/functions/:function", .owner, use: deleteFunction)
     }
 
     /// `GET /admin/1/{container}/functions`: `{modules, functions}` of every environment.
     @Sendable func listFunctions(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         return try JSONResponse.make(encoding: FunctionsResponse(
             modules: try await server.store.functionModules(containerID: container.id).map(FunctionModuleInfo.init),
@@ -29,7 +29,7 @@ extension AdminController {
     /// `PUT /admin/1/{container}/{environment}/functions/modules/{name}` with the module's bytes: checked (size,
     /// valid WebAssembly, imports the server offers, exports the functions bound to it name) and kept.
     @Sendable func uploadFunctionModule(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         let name = try FunctionRules.name(try context.parameters.require("module"), of: "module")
@@ -55,7 +55,7 @@ extension AdminController {
     }
 
     @Sendable func deleteFunctionModule(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         try await server.store.deleteFunctionModule(
             containerID: try context.parameters.require("container"),
             environment: try Authenticator.environment(named: try context.parameters.require("environment")),
@@ -66,7 +66,7 @@ extension AdminController {
 
     /// `PUT /admin/1/{container}/{environment}/functions/{name}` with ``FunctionSettings``: creates or replaces a function.
     @Sendable func saveFunction(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         let name = try FunctionRules.name(try context.parameters.require("function"), of: "function")
@@ -81,7 +81,7 @@ extension AdminController {
     }
 
     @Sendable func deleteFunction(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         try await server.store.deleteFunctionBinding(
             containerID: try context.parameters.require("container"),
             environment: try Authenticator.environment(named: try context.parameters.require("environment")),

@@ -7,15 +7,15 @@ import StratusStore
 /// Scheduled jobs in the admin API: made or replaced, listed with their latest runs, deleted.
 extension AdminController {
     func registerJobRoutes(on group: RouterGroup<StratusRequestContext>) {
-        group.get(":container/jobs", use: listJobs)
-        group.put(":container/:environment/jobs/:job", use: saveJob)
-        group.delete(":container/:environment/jobs/:job", use: deleteJob)
-        group.get(":container/:environment/jobs/:job/runs", use: jobRuns)
+        group.get(":container/jobs", .viewer, use: listJobs)
+        group.put(":container/:environment/jobs/:job", .developer, use: saveJob)
+        group.delete(":container/:environment/jobs/:job", .owner, use: deleteJob)
+        group.get(":container/:environment/jobs/:job/runs", .viewer, use: jobRuns)
     }
 
     /// `GET /admin/1/{container}/jobs`: every environment's jobs, each with its five latest runs.
     @Sendable func listJobs(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         var jobs: [ScheduledJobInfo] = []
         for job in try await server.store.scheduledJobs(containerID: container.id) {
@@ -27,7 +27,7 @@ extension AdminController {
 
     /// `PUT /admin/1/{container}/{environment}/jobs/{name}` with ``ScheduledJobSettings``: its next run is the schedule's next time.
     @Sendable func saveJob(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         let name = try FunctionRules.name(try context.parameters.require("job"), of: "job")
@@ -77,7 +77,7 @@ extension AdminController {
     }
 
     @Sendable func deleteJob(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         try await server.store.deleteScheduledJob(
             containerID: try context.parameters.require("container"),
             environment: try Authenticator.environment(named: try context.parameters.require("environment")),
@@ -88,7 +88,7 @@ extension AdminController {
 
     /// `GET …/jobs/{name}/runs?limit=`: newest first, up to 100.
     @Sendable func jobRuns(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let limit = min(max(request.uri.queryParameters["limit"].flatMap { Int(String($0)) } ?? 20, 1), 100)
         let runs = try await server.store.scheduledJobRuns(
             containerID: try context.parameters.require("container"),

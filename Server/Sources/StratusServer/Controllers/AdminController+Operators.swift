@@ -8,17 +8,17 @@ import StratusStore
 /// the server's recent activity. The console is built on them.
 extension AdminController {
     func registerOperatorRoutes(on group: RouterGroup<StratusRequestContext>) {
-        group.post(":container/token", use: rotateAPIToken)
-        group.get(":container/:environment/users", use: listUsers)
-        group.get(":container/:environment/subscriptions", use: listSubscriptions)
-        group.get("activity", use: activity)
+        group.post(":container/token", .owner, use: rotateAPIToken)
+        group.get(":container/:environment/users", .viewer, use: listUsers)
+        group.get(":container/:environment/subscriptions", .viewer, use: listSubscriptions)
+        group.get("activity", .anyOperator, use: activity)
     }
 
     /// `POST /admin/1/{container}/token`: replaces the API token with a fresh one, or with the one the body gives
     /// (`{"apiToken": "<64 hex digits>"}`, a container moved from another server keeping its apps' token); the old one
     /// stops working at once, on every node. Answers `{"containerID", "apiToken"}`.
     @Sendable func rotateAPIToken(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let containerID = try context.parameters.require("container")
         struct Body: Decodable {
             var apiToken: String?
@@ -31,7 +31,7 @@ extension AdminController {
     /// `GET /admin/1/{container}/{environment}/users?search=&offset=&limit=`: accounts by email address, each with
     /// its roles in the environment and its record counts.
     @Sendable func listUsers(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let containerID = try context.parameters.require("container")
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         let query = request.uri.queryParameters
@@ -112,7 +112,7 @@ extension AdminController {
     /// `GET /admin/1/{container}/{environment}/subscriptions?database=public|private`: every user's subscriptions
     /// in that database, each as `{"owner", "databaseOwner"?, "created", "subscription"}`.
     @Sendable func listSubscriptions(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let containerID = try context.parameters.require("container")
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         let name = request.uri.queryParameters["database"].map(String.init) ?? "public"
@@ -143,7 +143,7 @@ extension AdminController {
     /// its counters for the last hour: `requests`, `errors` and the latency quantiles `p50Ms`, `p99Ms`; `node`
     /// names the node (behind a load balancer, each answer may come from another).
     @Sendable func activity(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let after = try Self.integer(request.uri.queryParameters["after"].map(String.init), named: "after", default: 0, range: 0...Int.max)
         let recent = server.activity.recent(after: after)
         let (summary, minutes) = server.activity.lastHour()

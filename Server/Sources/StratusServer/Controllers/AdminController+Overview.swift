@@ -8,7 +8,7 @@ import StratusStore
 /// the last backup, failing webhooks and mail waiting, over the containers the caller holds a role in.
 extension AdminController {
     func registerOverviewRoutes(on group: RouterGroup<StratusRequestContext>) {
-        group.get("overview", use: overview)
+        group.get("overview", .anyOperator, use: overview)
     }
 
     /// How long the overview waits for the backup bucket's list before it answers without it.
@@ -16,7 +16,7 @@ extension AdminController {
 
     /// `GET /admin/1/overview`: ``ServerOverview``.
     @Sendable func overview(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        let actor = try await requireAdmin(request)
+        let actor = try await requireAdmin(request, context)
         let now = ServerClock.now()
         let day = now / 86_400_000
         let minute = now / 60_000

@@ -8,14 +8,14 @@ import StratusStore
 /// app, a role per container), and the audit log of admin actions.
 extension AdminController {
     func registerPeopleRoutes(on group: RouterGroup<StratusRequestContext>) {
-        group.post("operators", use: createOperator)
-        group.get("operators", use: listOperators)
-        group.put("operators/:operator", use: updateOperator)
-        group.delete("operators/:operator", use: deleteOperator)
-        group.post("operators/:operator/reset", use: resetOperator)
+        group.post("operators", .administrator, use: createOperator)
+        group.get("operators", .administrator, use: listOperators)
+        group.put("operators/:operator", .administrator, use: updateOperator)
+        group.delete("operators/:operator", .administrator, use: deleteOperator)
+        group.post("operators/:operator/reset", .administrator, use: resetOperator)
         group.post("operators/enrolment", use: beginEnrolment)
         group.post("operators/enrolment/confirm", use: confirmEnrolment)
-        group.get("audit", use: auditLog)
+        group.get("audit", .anyOperator, use: auditLog)
     }
 
     /// What an administrator sends to make or change an operator.
@@ -32,7 +32,7 @@ extension AdminController {
     /// `POST /admin/1/operators` `{emailAddress, password, name?, administrator?, roles?}` (administrators): the new
     /// operator, who sets up an authenticator app (`operators/enrolment`) before signing in.
     @Sendable func createOperator(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let body = try await RequestBody.decode(OperatorBody.self, from: request, limit: 64 * 1024)
         let email = try EmailAddress.normalized(body.emailAddress ?? "")
         let password = try Self.checkedPassword(body.password)
@@ -47,7 +47,7 @@ extension AdminController {
 
     /// `GET /admin/1/operators` (administrators): every operator with their roles; never a password or secret.
     @Sendable func listOperators(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         var listed: [(OperatorAccount, [String: OperatorRole])] = []
         for account in try await server.store.operatorAccounts() {
             listed.append((account, try await server.store.operatorRoles(operatorID: account.id)))
@@ -60,7 +60,7 @@ extension AdminController {
     /// `PUT /admin/1/operators/{id}` `{name?, administrator?, disabled?, roles?}` (administrators). Disabling an
     /// operator ends their sessions on every node at once.
     @Sendable func updateOperator(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        let actor = try await requireAdmin(request)
+        let actor = try await requireAdmin(request, context)
         let body = try await RequestBody.decode(OperatorBody.self, from: request, limit: 64 * 1024)
         var account = try await operatorAccount(try context.parameters.require("operator"))
         if case .person(let me, _) = actor, me.id == account.id, body.disabled == true || body.administrator == false {
@@ -80,7 +80,7 @@ extension AdminController {
 
     /// `DELETE /admin/1/operators/{id}` (administrators): the account, its roles and its sessions.
     @Sendable func deleteOperator(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        let actor = try await requireAdmin(request)
+        let actor = try await requireAdmin(request, context)
         let account = try await operatorAccount(try context.parameters.require("operator"))
         if case .person(let me, _) = actor, me.id == account.id { throw APIError.badRequest("an administrator cannot delete themselves") }
         try await server.store.deleteOperator(id: account.id)
@@ -91,7 +91,7 @@ extension AdminController {
     /// `POST /admin/1/operators/{id}/reset` `{password}` (administrators), for someone who lost their password or
     /// authenticator: a new password, no authenticator (they set one up again), every session ended.
     @Sendable func resetOperator(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let body = try await RequestBody.decode(OperatorBody.self, from: request, limit: 64 * 1024)
         var account = try await operatorAccount(try context.parameters.require("operator"))
         account.passwordHash = try server.passwordHasher.hash(try Self.checkedPassword(body.password))
@@ -145,11 +145,11 @@ extension AdminController {
     /// `GET /admin/1/audit?container=&actor=&before=&limit=`: admin actions, newest first, each `{id, time, actor,
     /// containerID?, action, status, address}`. Operators who are not administrators see their containers' only.
     @Sendable func auditLog(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        let actor = try await requireAdmin(request)
+        let actor = try await requireAdmin(request, context)
         let query = request.uri.queryParameters
         let containerID = query["container"].map(String.init).flatMap { $0.isEmpty ? nil : $0 }
         if let containerID {
-            try AdminAccess.role(.viewer, containerID: containerID).check(actor)
+            try AdminAccess.require(.viewer, in: containerID, of: actor)
         } else if !actor.isAdministrator {
             throw APIError.badRequest("name a container: only administrators see every container's actions")
         }

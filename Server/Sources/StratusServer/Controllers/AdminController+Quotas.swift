@@ -8,16 +8,16 @@ import StratusStore
 /// container's databases use against them.
 extension AdminController {
     func registerQuotaRoutes(on group: RouterGroup<StratusRequestContext>) {
-        group.get("quotas", use: listQuotas)
-        group.put("quotas", use: setDefaultQuotas)
-        group.put(":container/quotas", use: setContainerQuotas)
-        group.get(":container/usage", use: containerUsage)
-        group.post("usage/measure", use: measureUsage)
+        group.get("quotas", .anyOperator, use: listQuotas)
+        group.put("quotas", .administrator, use: setDefaultQuotas)
+        group.put(":container/quotas", .owner, use: setContainerQuotas)
+        group.get(":container/usage", .viewer, use: containerUsage)
+        group.post("usage/measure", .administrator, use: measureUsage)
     }
 
     /// `GET /admin/1/quotas`: `{"defaults": {...}, "containers": {"<id>": {...}}}`, each with only what is set.
     @Sendable func listQuotas(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         var stored = try await server.store.quotas()
         let defaults = stored.removeValue(forKey: Quotas.defaultsKey) ?? Quotas()
         return try JSONResponse.make(encoding: QuotasResponse(defaults: defaults, containers: stored))
@@ -25,7 +25,7 @@ extension AdminController {
 
     /// `PUT /admin/1/quotas` with the defaults (fields left out, or `null`, are not set: no limit).
     @Sendable func setDefaultQuotas(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let quotas = try await Self.quotas(from: request)
         try await server.store.setQuotas(quotas, containerID: nil)
         server.quotas.forget()
@@ -35,7 +35,7 @@ extension AdminController {
     /// `PUT /admin/1/{container}/quotas` with the container's own values (left out or `null`: the defaults'; `0`:
     /// no limit). Answers the values that hold for it now.
     @Sendable func setContainerQuotas(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let containerID = try context.parameters.require("container")
         _ = try await server.authenticator.container(containerID)
         let quotas = try await Self.quotas(from: request)
@@ -48,7 +48,7 @@ extension AdminController {
     /// `GET /admin/1/{container}/usage?limit=20`: the quotas that hold, the container's own values, and its
     /// databases as last measured: the public ones and the largest users', each with its quota.
     @Sendable func containerUsage(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let containerID = try context.parameters.require("container")
         _ = try await server.authenticator.container(containerID)
         let limit = try Self.integer(request.uri.queryParameters["limit"].map(String.init), named: "limit", default: 20, range: 1...1000)
@@ -65,7 +65,7 @@ extension AdminController {
     /// `POST /admin/1/usage/measure`: measures every database now (it is also done every `--usage-interval`);
     /// answers `{"databases": N}`, how many hold data.
     @Sendable func measureUsage(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let count = try await server.store.measureStorage(now: ServerClock.now())
         return JSONResponse.make(JSONWriter.object { writer in
             writer.key("databases")

@@ -9,8 +9,8 @@ import StratusStore
 /// error code and time.
 extension AdminController {
     func registerTelemetryRoutes(on group: RouterGroup<StratusRequestContext>) {
-        group.get(":container/:environment/telemetry", use: telemetry)
-        group.get(":container/logs", use: requestLog)
+        group.get(":container/:environment/telemetry", .viewer, use: telemetry)
+        group.get(":container/logs", .viewer, use: requestLog)
     }
 
     /// The ranges the console offers, with the width of each point.
@@ -22,7 +22,7 @@ extension AdminController {
     /// and `step` in minutes): `points` (each `{start, requests, errors, errorsByCode, p50Ms?, p99Ms?, notifications}`),
     /// `totals`, `activeUsers` per day and `storage` samples.
     @Sendable func telemetry(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let containerID = try context.parameters.require("container")
         let environment = try Self.environment(context)
         _ = try await server.authenticator.container(containerID)
@@ -132,7 +132,7 @@ extension AdminController {
     /// requests, newest first (`errorCode=*` for every failure; `before` an entry's `id`, for the next page), and
     /// `moreComing`.
     @Sendable func requestLog(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let containerID = try context.parameters.require("container")
         _ = try await server.authenticator.container(containerID)
         let parameters = request.uri.queryParameters

@@ -8,15 +8,15 @@ import StratusStore
 /// they had elsewhere, and the progress of imports and exports, kept for the console.
 extension AdminController {
     func registerImportRoutes(on group: RouterGroup<StratusRequestContext>) {
-        group.post(":container/:environment/records/import", use: importRecords)
-        group.put(":container/transfers/:transfer", use: saveTransfer)
-        group.get(":container/transfers", use: listTransfers)
+        group.post(":container/:environment/records/import", .developer, use: importRecords)
+        group.put(":container/transfers/:transfer", .owner, use: saveTransfer)
+        group.get(":container/transfers", .viewer, use: listTransfers)
     }
 
     /// `PUT /admin/1/{container}/transfers/{id}` with a ``TransferStatus``: records how an import or export is
     /// going (the container and id are the path's; the time is the server's).
     @Sendable func saveTransfer(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         var status = try await RequestBody.decode(TransferStatus.self, from: request, limit: 64 * 1024)
         status.id = try context.parameters.require("transfer")
@@ -29,7 +29,7 @@ extension AdminController {
 
     /// `GET /admin/1/{container}/transfers`: ``TransfersResponse``, the most recently updated first.
     @Sendable func listTransfers(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         return try JSONResponse.make(encoding: TransfersResponse(transfers: try await server.store.transfers(containerID: container.id)))
     }
@@ -40,7 +40,7 @@ extension AdminController {
     /// which the admin key may call), or the checksum of a file the record holds already. A share record's
     /// participants who had accepted are accepted again. Answers `{records: [...]}` as `records/modify` does.
     @Sendable func importRecords(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         let body = try await RequestBody.decode(ImportRecordsRequest.self, from: request, limit: server.configuration.maximumRequestBytes)
@@ -129,14 +129,14 @@ extension AdminController {
 /// Accounts in and out of archives (`stratus export`, `stratus import archive`).
 extension AdminController {
     func registerAccountTransferRoutes(on group: RouterGroup<StratusRequestContext>) {
-        group.get(":container/accounts", use: listAccounts)
-        group.post(":container/accounts/import", use: importAccounts)
+        group.get(":container/accounts", .viewer, use: listAccounts)
+        group.post(":container/accounts/import", .owner, use: importAccounts)
     }
 
     /// `GET /admin/1/{container}/accounts?offset=&limit=&secrets=true`: ``AccountEntries`` by email address,
     /// with password hashes only when `secrets=true`.
     @Sendable func listAccounts(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let query = request.uri.queryParameters
         let offset = max(0, query["offset"].flatMap { Int(String($0)) } ?? 0)
@@ -179,7 +179,7 @@ extension AdminController {
     /// schema, which is imported first), with its passkeys; one without a password hash or passkey signs in only
     /// with a mailed code until it sets a password. Answers `{"created": N}`.
     @Sendable func importAccounts(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         struct Body: Decodable { var accounts: [AccountEntry] }
         let body = try await RequestBody.decode(Body.self, from: request, limit: server.configuration.maximumRequestBytes)

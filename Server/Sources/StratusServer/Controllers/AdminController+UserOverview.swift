@@ -8,14 +8,14 @@ import StratusStore
 /// asked of the server lately (sync requests apart).
 extension AdminController {
     func registerUserOverviewRoutes(on group: RouterGroup<StratusRequestContext>) {
-        group.get(":container/:environment/users/:user/overview", use: userOverview)
+        group.get(":container/:environment/users/:user/overview", .viewer, use: userOverview)
     }
 
     /// `GET /admin/1/{container}/{environment}/users/{user}/overview`: `account` (as the user list shows it),
     /// `sessions`, `zones` (their private zones, each with `records`, `recordTypes` and `lastChange`), `subscriptions`
     /// (in the public and their private database), `recentRequests` and `syncRequests` (the latest fetches of changes).
     @Sendable func userOverview(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let containerID = try context.parameters.require("container")
         let environment = try Self.environment(context)
         let user = try context.parameters.require("user")

@@ -8,15 +8,15 @@ import StratusStore
 /// rotated; their deliveries listed, retried and replayed.
 extension AdminController {
     func registerWebhookRoutes(on group: RouterGroup<StratusRequestContext>) {
-        group.post(":container/:environment/webhooks", use: createWebhook)
-        group.get(":container/webhooks", use: listWebhooks)
-        group.put(":container/webhooks/:webhook", use: updateWebhook)
-        group.delete(":container/webhooks/:webhook", use: deleteWebhook)
-        group.post(":container/webhooks/:webhook/secret/rotate", use: rotateWebhookSecret)
-        group.post(":container/webhooks/:webhook/secret/drop-previous", use: dropPreviousWebhookSecret)
-        group.get(":container/webhooks/:webhook/deliveries", use: webhookDeliveries)
-        group.post(":container/webhooks/:webhook/deliveries/:delivery/retry", use: retryWebhookDelivery)
-        group.post(":container/webhooks/:webhook/replay", use: replayWebhook)
+        group.post(":container/:environment/webhooks", .developer, use: createWebhook)
+        group.get(":container/webhooks", .viewer, use: listWebhooks)
+        group.put(":container/webhooks/:webhook", .owner, use: updateWebhook)
+        group.delete(":container/webhooks/:webhook", .owner, use: deleteWebhook)
+        group.post(":container/webhooks/:webhook/secret/rotate", .owner, use: rotateWebhookSecret)
+        group.post(":container/webhooks/:webhook/secret/drop-previous", .owner, use: dropPreviousWebhookSecret)
+        group.get(":container/webhooks/:webhook/deliveries", .viewer, use: webhookDeliveries)
+        group.post(":container/webhooks/:webhook/deliveries/:delivery/retry", .owner, use: retryWebhookDelivery)
+        group.post(":container/webhooks/:webhook/replay", .owner, use: replayWebhook)
     }
 
     /// An endpoint's settings as the API takes them; every field but `url` optional.
@@ -33,7 +33,7 @@ extension AdminController {
     /// `POST /admin/1/{container}/{environment}/webhooks` with ``WebhookBody``: answers `201` with the endpoint and its
     /// `secret` (`whsec_…`), shown this once.
     @Sendable func createWebhook(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         let body = try await RequestBody.decode(WebhookBody.self, from: request, limit: 64 * 1024)
@@ -51,7 +51,7 @@ extension AdminController {
 
     /// `GET /admin/1/{container}/webhooks`: `{webhooks: [...]}`, without secrets.
     @Sendable func listWebhooks(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         // An afterSave function's endpoint is listed with its function.
         let endpoints = try await server.store.webhookEndpoints(containerID: try context.parameters.require("container"))
             .filter { FunctionBinding.functionName(inEndpointURL: $0.url) == nil }
@@ -68,7 +68,7 @@ extension AdminController {
     /// `PUT /admin/1/{container}/webhooks/{id}` with ``WebhookBody``: changes what is given; `enabled: true` turns a
     /// disabled endpoint on again.
     @Sendable func updateWebhook(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         var endpoint = try await webhook(context)
         let body = try await RequestBody.decode(WebhookBody.self, from: request, limit: 64 * 1024)
         try await apply(body, to: &endpoint, creating: false)
@@ -77,7 +77,7 @@ extension AdminController {
     }
 
     @Sendable func deleteWebhook(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         _ = try await webhook(context)
         try await server.store.deleteWebhookEndpoint(id: try context.parameters.require("webhook"), containerID: try context.parameters.require("container"))
         return JSONResponse.make(JSONWriter.object { _ in })
@@ -86,7 +86,7 @@ extension AdminController {
     /// `POST …/webhooks/{id}/secret/rotate`: a new secret, shown once, signs beside the previous one until
     /// `…/secret/drop-previous`.
     @Sendable func rotateWebhookSecret(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         var endpoint = try await webhook(context)
         let secret = WebhookSignature.newSecret()
         let sealed = try server.configuration.secretsKeys.seal(secret, context: SealingContext.webhookSecret(endpoint.containerID, endpoint.id))
@@ -96,7 +96,7 @@ extension AdminController {
     }
 
     @Sendable func dropPreviousWebhookSecret(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         var endpoint = try await webhook(context)
         endpoint.sealedSecrets = Array(endpoint.sealedSecrets.prefix(1))
         try await server.store.updateWebhookEndpoint(endpoint)
@@ -106,7 +106,7 @@ extension AdminController {
     /// `GET …/webhooks/{id}/deliveries?before=&limit=`: newest first, with each one's status, attempts, last answer
     /// (status, the start of the reply) and latency.
     @Sendable func webhookDeliveries(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let endpoint = try await webhook(context, managed: true)
         let query = request.uri.queryParameters
         let limit = min(max(query["limit"].flatMap { Int(String($0)) } ?? 50, 1), 200)
@@ -152,7 +152,7 @@ extension AdminController {
     }
 
     @Sendable func retryWebhookDelivery(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let endpoint = try await webhook(context, managed: true)
         guard let id = Int64(try context.parameters.require("delivery")) else { throw APIError.badRequest("a delivery's id is a number") }
         try await server.store.retryWebhookDelivery(id: id, endpointID: endpoint.id, containerID: endpoint.containerID, now: ServerClock.now())
@@ -162,7 +162,7 @@ extension AdminController {
     /// `POST …/webhooks/{id}/replay` with `{since}` (milliseconds since 1970): queues again every event the endpoint was
     /// sent since then; answers `{replayed}`.
     @Sendable func replayWebhook(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let endpoint = try await webhook(context, managed: true)
         struct Body: Decodable { var since: Int64 }
         let body = try await RequestBody.decode(Body.self, from: request, limit: 4096)

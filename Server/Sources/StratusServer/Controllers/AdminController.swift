@@ -9,17 +9,17 @@ struct AdminController {
 
     func register(on router: Router<StratusRequestContext>) {
         let group = router.group("admin/1")
-        group.post("containers", use: createContainer)
-        group.get("containers", use: listContainers)
-        group.get(":container/:environment/schema", use: exportSchema)
-        group.put(":container/:environment/schema", use: importSchema)
-        group.get(":container/deploy", use: deploymentPreview)
-        group.post(":container/deploy", use: deploy)
-        group.post(":container/keys", use: createKey)
-        group.get(":container/keys", use: listKeys)
-        group.delete(":container/keys/:keyID", use: revokeKey)
-        group.get(":container/:environment/users/:user/roles", use: userRoles)
-        group.put(":container/:environment/users/:user/roles", use: setUserRoles)
+        group.post("containers", .administrator, use: createContainer)
+        group.get("containers", .anyOperator, use: listContainers)
+        group.get(":container/:environment/schema", .viewer, use: exportSchema)
+        group.put(":container/:environment/schema", .developer, use: importSchema)
+        group.get(":container/deploy", .viewer, use: deploymentPreview)
+        group.post(":container/deploy", .owner, use: deploy)
+        group.post(":container/keys", .owner, use: createKey)
+        group.get(":container/keys", .viewer, use: listKeys)
+        group.delete(":container/keys/:keyID", .owner, use: revokeKey)
+        group.get(":container/:environment/users/:user/roles", .viewer, use: userRoles)
+        group.put(":container/:environment/users/:user/roles", .developer, use: setUserRoles)
         registerSessionRoutes(on: group)
         registerOperatorRoutes(on: group)
         registerImportRoutes(on: group)
@@ -40,7 +40,7 @@ struct AdminController {
 
     /// `POST /admin/1/{container}/keys` with `{"publicKey": "<PEM>", "role"?: "Admin"}` answers `{"keyID"}`.
     @Sendable func createKey(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let body = try await RequestBody.decode(ServerKeyRequest.self, from: request, limit: 64 * 1024)
         let key = try await AdminOperations.createServerKey(
             publicKeyPEM: body.publicKey, role: body.role, containerID: try context.parameters.require("container"), store: server.store
@@ -50,14 +50,14 @@ struct AdminController {
 
     /// `GET /admin/1/{container}/keys`: the keys not revoked.
     @Sendable func listKeys(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let keys = try await server.store.serverKeys(containerID: try context.parameters.require("container"))
         return try JSONResponse.make(encoding: ServerKeysResponse(keys: keys.map { ServerKeyEntry(keyID: $0.id, role: $0.role, created: $0.createdAt) }))
     }
 
     /// `DELETE /admin/1/{container}/keys/{keyID}` revokes a key at once.
     @Sendable func revokeKey(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let keyID = try context.parameters.require("keyID")
         try await AdminOperations.revokeServerKey(keyID, containerID: try context.parameters.require("container"), store: server.store)
         return JSONResponse.make(JSONWriter.object { _ in })
@@ -65,7 +65,7 @@ struct AdminController {
 
     /// `GET /admin/1/{container}/{environment}/users/{userRecordName}/roles`
     @Sendable func userRoles(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let user = try context.parameters.require("user")
         let roles = try await AdminOperations.roles(
             of: user, containerID: try context.parameters.require("container"), environment: try Self.environment(context), store: server.store
@@ -75,7 +75,7 @@ struct AdminController {
 
     /// `PUT /admin/1/{container}/{environment}/users/{userRecordName}/roles` with `{"roles": ["Admin"]}`.
     @Sendable func setUserRoles(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let body = try await RequestBody.decode(RolesRequest.self, from: request, limit: 64 * 1024)
         let user = try context.parameters.require("user")
         let containerID = try context.parameters.require("container")
@@ -90,7 +90,7 @@ struct AdminController {
 
     /// `GET /admin/1/{container}/{environment}/schema`: the schema as text, or as JSON with `?format=json`.
     @Sendable func exportSchema(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         if request.uri.queryParameters["format"] == "json" {
             let schema = try await AdminOperations.schema(
                 containerID: try context.parameters.require("container"), environment: try Self.environment(context), store: server.store
@@ -107,7 +107,7 @@ struct AdminController {
     /// with the schema as JSON (the shape `?format=json` answers). Removing a type or field that records hold
     /// is refused unless `?force=true`.
     @Sendable func importSchema(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         var body = try await RequestBody.read(request, limit: 4 * 1024 * 1024)
         var text = body.readString(length: body.readableBytes) ?? ""
         // JSON is a body starting with `{`: schema text never does, whatever Content-Type a client sends it with.
@@ -126,7 +126,7 @@ struct AdminController {
     /// `GET /admin/1/{container}/deploy`: what a deploy would change, without deploying; `deployable` is false
     /// when a change is not additive (each change says whether it is).
     @Sendable func deploymentPreview(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let changes = try await AdminOperations.schemaDiff(containerID: try context.parameters.require("container"), store: server.store)
         return try JSONResponse.make(encoding: SchemaChangesResponse(changes: changes.map(SchemaChangeEntry.init), deployable: changes.allSatisfy(\.isAdditive)))
     }
@@ -134,20 +134,19 @@ struct AdminController {
     /// `POST /admin/1/{container}/deploy`: copies the development schema to production; `{"dryRun": true}`
     /// (or `?dryRun=true`) only reports the changes.
     @Sendable func deploy(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let body = try await RequestBody.decode(DeployRequest.self, from: request, limit: 64 * 1024)
         let dryRun = body.dryRun ?? (request.uri.queryParameters["dryRun"].map { $0 == "true" || $0 == "1" } ?? false)
         let deployment = try await AdminOperations.deploy(containerID: try context.parameters.require("container"), dryRun: dryRun, store: server.store)
         return try JSONResponse.make(encoding: SchemaChangesResponse(changes: deployment.changes.map(SchemaChangeEntry.init), deployed: deployment.deployed))
     }
 
-    /// Admits the admin key (`Authorization: Bearer <key>`) or a console session with its CSRF token.
-    /// - Throws: `AUTHENTICATION_FAILED` (401) for anything else.
-    /// The actor of an admin request, once they are found allowed what it asks (``AdminAccess``).
+    /// The actor of an admin request (the admin key, `Authorization: Bearer <key>`, or a console session with its
+    /// CSRF token), once they are found allowed what its route declared it needs (``AdminAccess``).
     /// - Throws: `AUTHENTICATION_FAILED` without the admin key or a console session; `ACCESS_DENIED` for an operator
     ///   whose roles do not allow it.
     @discardableResult
-    func requireAdmin(_ request: Request) async throws -> AdminActor {
+    func requireAdmin(_ request: Request, _ context: StratusRequestContext) async throws -> AdminActor {
         // Admin calls read schemas and roles: they see every change committed before them, on any process.
         try await server.store.catchUpEvents()
         guard let actor = try await server.consoleSessions.actor(of: request) else {
@@ -156,19 +155,22 @@ struct AdminController {
             }
             throw APIError(.authenticationFailed, "the admin API needs the header Authorization: Bearer <admin key>, or a console session")
         }
-        try AdminAccess.needed(method: request.method, path: request.uri.path).check(actor)
+        guard let access = context.adminAccess else {
+            throw APIError.internalError(AdminRouteError(description: "\(request.method) \(request.uri.path) declares no AdminAccess"))
+        }
+        try access.check(actor, containerID: context.parameters.get("container"), environment: context.parameters.get("environment"))
         return actor
     }
 
     @Sendable func createContainer(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        try await requireAdmin(request)
+        try await requireAdmin(request, context)
         let body = try await RequestBody.decode(CreateContainerRequest.self, from: request, limit: 64 * 1024)
         let container = try await AdminOperations.createContainer(id: body.containerID, store: server.store)
         return try JSONResponse.make(encoding: CreateContainerResponse(containerID: container.id, apiToken: container.apiToken), status: .created)
     }
 
     @Sendable func listContainers(_ request: Request, context: StratusRequestContext) async throws -> Response {
-        let actor = try await requireAdmin(request)
+        let actor = try await requireAdmin(request, context)
         // An operator sees the containers they hold a role in.
         let containers = try await server.store.containers().filter { actor.role(in: $0.id) != nil }
         return try JSONResponse.make(encoding: ContainersResponse(

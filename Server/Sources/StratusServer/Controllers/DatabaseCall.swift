@@ -119,7 +119,7 @@ struct DatabaseCall: Sendable {
         let container = try await server.authenticator.container(containerID)
         // A viewer reads; a developer also writes in development; an owner writes anywhere.
         let needed: OperatorRole = onlyReads(request.uri.path) ? .viewer : environment == .development ? .developer : .owner
-        try AdminAccess.role(needed, containerID: containerID).check(actor)
+        try AdminAccess.require(needed, in: containerID, of: actor)
         var user = consoleUser
         if let named = request.headers[.stratusUser], !named.isEmpty {
             guard try await server.store.account(containerID: containerID, userRecordName: named) != nil else {

@@ -9,6 +9,8 @@ public struct StratusRequestContext: RequestContext {
     public let peerAddress: String?
     /// What the route learned about the request, for telemetry and the request log.
     let notes = RequestNotes()
+    /// What an admin operation declared it needs of its actor (``AdminAccess``); `nil` outside the admin API.
+    var adminAccess: AdminAccess?
 
     public init(source: Source) {
         coreContext = .init(source: source)

@@ -26,12 +26,17 @@ struct AuditMiddleware: RouterMiddleware {
         }
     }
 
+    /// The first path segments under `/admin/1/` that name no container.
+    private static let serverWide: Set<Substring> = [
+        "containers", "activity", "quotas", "usage", "secrets", "operators", "audit", "session", "backups", "admin-key", "overview",
+    ]
+
     /// Whether a request is audited and the container it acts on (`.some(nil)` for server-wide actions).
     private static func auditedContainer(_ method: HTTPRequest.Method, _ path: String, _ request: Request) -> String?? {
         if path.hasPrefix("/admin/1/") {
             guard method != .get, method != .head, !path.hasPrefix("/admin/1/session"), !path.hasPrefix("/admin/1/operators/enrolment") else { return nil }
             let first = path.split(separator: "/").dropFirst(2).first
-            return .some(first.flatMap { AdminAccess.serverWide.contains($0) ? nil : String($0) })
+            return .some(first.flatMap { serverWide.contains($0) ? nil : String($0) })
         }
         // Only operators' database writes: the admin key or a console cookie, and no API token.
         guard path.hasPrefix("/database/1/"), !DatabaseCall.onlyReads(path), request.uri.queryParameters["ckAPIToken"] == nil,
