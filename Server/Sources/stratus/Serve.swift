@@ -74,8 +74,9 @@ struct Serve: AsyncParsableCommand {
         if let backupBucket {
             let bucket = try S3BlobStore(configuration: backupBucket)
             backups = ScheduledBackups(
-                folder: folder, bucket: bucket, destination: "s3://\(backupBucket.bucket)/\(backupBucket.keyPrefix)",
+                bucket: bucket, destination: "s3://\(backupBucket.bucket)/\(backupBucket.keyPrefix)",
                 intervalSeconds: Int(try values.number(ServeSettings.backupInterval)), keep: try values.integer(ServeSettings.backupKeep),
+                workFolder: folder.path + "/.backups-in-progress", writeArchive: { file in try BackupArchive.summary(of: folder, writtenTo: file) },
                 logger: Logger(label: "stratus.backups")
             )
             services.append(backups!)

@@ -1,4 +1,6 @@
 import StratusArchive
+import StratusServices
+import StratusBlobs
 import Foundation
 import StratusSQLite
 import StratusStore
@@ -61,6 +63,12 @@ enum BackupArchive {
         return Summary(manifest: manifest, assetsElsewhere: blobs.isEmpty ? referenced.count : 0)
     }
 
+    /// Writes an archive of `folder` to `file` for a scheduled backup (``ScheduledBackups``), and says what it holds.
+    static func summary(of folder: DataFolder, writtenTo file: String) throws -> BackupArchiveSummary {
+        let summary = try write(folder, to: file)
+        return BackupArchiveSummary(records: summary.manifest.rows["records"], assetsElsewhere: summary.assetsElsewhere)
+    }
+
     /// An asset file of the folder store: its blob ID, where it is, and its name in the archive.
     struct AssetFile {
         var id: String
@@ -97,3 +105,6 @@ enum BackupArchive {
         }
     }
 }
+
+/// Scheduled backups keep their archives in S3.
+extension S3BlobStore: BackupBucket {}

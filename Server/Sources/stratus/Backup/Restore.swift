@@ -1,3 +1,4 @@
+import StratusServices
 import StratusArchive
 import ArgumentParser
 import Foundation
