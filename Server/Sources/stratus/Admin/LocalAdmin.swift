@@ -1,3 +1,4 @@
+import StratusServices
 import ArgumentParser
 import StratusModel
 import StratusServer

@@ -1,6 +1,5 @@
 import Crypto
 import StratusModel
-import StratusServices
 import StratusStore
 
 extension AdminOperations {
@@ -10,13 +9,13 @@ extension AdminOperations {
     ///   `NOT_FOUND` for an unknown container.
     public static func createServerKey(publicKeyPEM: String, role: String?, containerID: String, store: any Store) async throws -> ServerKey {
         guard try await store.container(id: containerID) != nil else {
-            throw APIError(.notFound, "container \(containerID) does not exist")
+            throw ServiceError(.notFound, "container \(containerID) does not exist")
         }
         guard (try? P256.Signing.PublicKey(pemRepresentation: publicKeyPEM)) != nil else {
-            throw APIError.badRequest("publicKey must be a PEM-encoded EC P-256 public key (openssl ec -in key.pem -pubout)")
+            throw ServiceError.invalidArgument("publicKey must be a PEM-encoded EC P-256 public key (openssl ec -in key.pem -pubout)")
         }
         if let role, Role.builtIn.contains(role) || !RecordNames.isValidIdentifier(role) {
-            throw APIError.badRequest("role must be the name of a custom role, not '\(role)'")
+            throw ServiceError.invalidArgument("role must be the name of a custom role, not '\(role)'")
         }
         let key = ServerKey(id: Tokens.randomHex(bytes: 32), containerID: containerID, publicKeyPEM: publicKeyPEM, role: role, createdAt: ServerClock.now())
         try await store.createServerKey(key)

@@ -1,5 +1,4 @@
 import StratusModel
-import StratusServices
 import StratusStore
 
 extension AdminOperations {
@@ -18,10 +17,10 @@ extension AdminOperations {
         let defined = try await store.schema(containerID: containerID, environment: environment).roles
         for role in roles {
             if Role.builtIn.contains(role) {
-                throw APIError.badRequest("\(role) is a built-in role; it cannot be assigned")
+                throw ServiceError.invalidArgument("\(role) is a built-in role; it cannot be assigned")
             }
             guard defined.contains(role) else {
-                throw APIError.badRequest("role \(role) is not defined in the \(environment.rawValue) schema; add CREATE ROLE \(role);")
+                throw ServiceError.invalidArgument("role \(role) is not defined in the \(environment.rawValue) schema; add CREATE ROLE \(role);")
             }
         }
         try await store.setRoles(Set(roles), containerID: containerID, environment: environment, userRecordName: user)
@@ -30,10 +29,10 @@ extension AdminOperations {
 
     private static func requireUser(_ user: String, containerID: String, store: any Store) async throws {
         guard try await store.container(id: containerID) != nil else {
-            throw APIError(.notFound, "container \(containerID) does not exist")
+            throw ServiceError(.notFound, "container \(containerID) does not exist")
         }
         guard try await store.account(containerID: containerID, userRecordName: user) != nil else {
-            throw APIError(.notFound, "user \(user) does not exist in \(containerID)")
+            throw ServiceError(.notFound, "user \(user) does not exist in \(containerID)")
         }
     }
 }

@@ -1,4 +1,3 @@
-import StratusServices
 import Foundation
 import Logging
 import Synchronization
@@ -81,7 +80,7 @@ public struct BufferedLogHandler: LogHandler {
     }
 
     /// UTC ISO 8601 with milliseconds, computed without a formatter.
-    static func timestamp(_ date: Date = Date()) -> String {
+    package static func timestamp(_ date: Date = Date()) -> String {
         var line: [UInt8] = []
         appendTimestamp(date, to: &line)
         return String(decoding: line, as: UTF8.self)
@@ -139,7 +138,7 @@ public final class LogSink: Sendable {
     /// Lines kept in memory before new ones are dropped, if the output cannot keep up.
     private let capacity = 8 * 1024 * 1024
 
-    init(fileDescriptor: Int32) {
+    package init(fileDescriptor: Int32) {
         self.fileDescriptor = fileDescriptor
         let thread = Thread { [self] in
             while true {
@@ -151,7 +150,7 @@ public final class LogSink: Sendable {
         thread.start()
     }
 
-    func append(_ line: [UInt8]) {
+    package func append(_ line: [UInt8]) {
         buffer.withLock { buffer in
             guard buffer.count < capacity else { return }
             buffer.append(contentsOf: line)

@@ -1,14 +1,13 @@
-import StratusServices
 import StratusStore
 
 /// Who acts through the admin API or the console: the holder of the admin key, or a person with an operator
 /// account and their roles per container.
-enum AdminActor: Sendable {
+package enum AdminActor: Sendable {
     case adminKey
     case person(OperatorAccount, roles: [String: OperatorRole])
 
     /// As the audit log names them.
-    var name: String {
+    package var name: String {
         switch self {
         case .adminKey: "admin key"
         case .person(let account, _): account.emailAddress
@@ -16,7 +15,7 @@ enum AdminActor: Sendable {
     }
 
     /// The holder of the admin key, or an operator who is an administrator: may do anything anywhere.
-    var isAdministrator: Bool {
+    package var isAdministrator: Bool {
         switch self {
         case .adminKey: true
         case .person(let account, _): account.isAdministrator
@@ -24,7 +23,7 @@ enum AdminActor: Sendable {
     }
 
     /// What the actor may do in a container; `nil` when nothing.
-    func role(in containerID: String) -> OperatorRole? {
+    package func role(in containerID: String) -> OperatorRole? {
         switch self {
         case .adminKey: .owner
         case .person(let account, let roles): account.isAdministrator ? .owner : roles[containerID]

@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import StratusServices
 import StratusStore
 import Synchronization
 
@@ -12,9 +11,9 @@ import Synchronization
 /// node that keeps its key in a file (``ServerConfiguration/adminKeyFile``) writes the new one there, so that the
 /// command line's admin commands that read the file keep working. Turned off, no key is admitted anywhere and the
 /// console's sessions started with a key end: only operators, named in the audit log, act.
-final class AdminKeys: Sendable {
+package final class AdminKeys: Sendable {
     /// What the key is on this node now.
-    enum Current: Sendable, Equatable {
+    package enum Current: Sendable, Equatable {
         /// The key whose SHA-256 is this (hexadecimal).
         case key(hash: String)
         case turnedOff
@@ -33,7 +32,7 @@ final class AdminKeys: Sendable {
         case stored(AdminKeyState)
     }
 
-    init(store: any Store, startedWith: String, keyFile: String?, sealer: SecretsKeyring, logger: Logger) {
+    package init(store: any Store, startedWith: String, keyFile: String?, sealer: SecretsKeyring, logger: Logger) {
         self.store = store
         self.startedWith = startedWith
         self.keyFile = keyFile
@@ -52,10 +51,10 @@ final class AdminKeys: Sendable {
         }
     }
 
-    static let turnedOffError = APIError(.authenticationFailed, "the admin key is turned off on this server: sign in as an operator")
+    package static let turnedOffError = ServiceError(.authenticationFailed, "the admin key is turned off on this server: sign in as an operator")
 
     /// The key in force, read from the store when it may have changed.
-    func current() async throws -> Current {
+    package func current() async throws -> Current {
         // A change made on another node holds here from the next request on.
         try await store.catchUpEvents()
         let known: Known
@@ -73,18 +72,18 @@ final class AdminKeys: Sendable {
     }
 
     /// Whether `presented` is the key in force (never an empty one).
-    func admits(_ presented: String) async throws -> Bool {
+    package func admits(_ presented: String) async throws -> Bool {
         guard !presented.isEmpty, case .key(let hash) = try await current() else { return false }
         return Tokens.constantTimeEquals(Tokens.sha256Hex(presented), hash)
     }
 
     /// The state as the admin API shows it: never the key.
-    func state() async throws -> AdminKeyState? {
+    package func state() async throws -> AdminKeyState? {
         try await store.adminKeyState()
     }
 
     /// Makes a new key, stores it for every node and answers it (the only time it is shown).
-    func rotate(by actor: String) async throws -> String {
+    package func rotate(by actor: String) async throws -> String {
         let key = Tokens.randomHex(bytes: 32)
         let sealed = sealer.isEmpty ? nil : try sealer.seal(key, context: SealingContext.adminKey)
         try await store.setAdminKeyState(AdminKeyState(keyHash: Tokens.sha256Hex(key), sealedKey: sealed, changedAt: ServerClock.now(), changedBy: actor))
@@ -94,14 +93,14 @@ final class AdminKeys: Sendable {
     }
 
     /// Turns the key off on every node.
-    func turnOff(by actor: String) async throws {
+    package func turnOff(by actor: String) async throws {
         try await store.setAdminKeyState(AdminKeyState(keyHash: nil, sealedKey: nil, changedAt: ServerClock.now(), changedBy: actor))
         try await store.catchUpEvents()
         writeKeyFile(nil)
     }
 
     /// Brings this node's key file in line with the stored state: at start, and after another node changed it.
-    func followInKeyFile() async {
+    package func followInKeyFile() async {
         guard keyFile != nil else { return }
         do {
             guard let state = try await store.adminKeyState() else { return }

@@ -1,5 +1,4 @@
 import StratusModel
-import StratusServices
 import StratusStore
 
 extension AdminOperations {
@@ -28,7 +27,7 @@ extension AdminOperations {
         _ text: String, containerID: String, environment: Environment, force: Bool = false, store: any Store
     ) async throws -> [SchemaChange] {
         guard environment == .development else {
-            throw APIError.badRequest("the production schema changes only by deploying the development schema")
+            throw ServiceError.invalidArgument("the production schema changes only by deploying the development schema")
         }
         try await requireContainer(containerID, store: store)
         return try await store.importDevelopmentSchema(try SchemaLanguage.parse(text), containerID: containerID, force: force)
@@ -50,7 +49,7 @@ extension AdminOperations {
 
     private static func requireContainer(_ containerID: String, store: any Store) async throws {
         guard try await store.container(id: containerID) != nil else {
-            throw APIError(.notFound, "container \(containerID) does not exist")
+            throw ServiceError(.notFound, "container \(containerID) does not exist")
         }
     }
 }

@@ -1,5 +1,4 @@
 import StratusModel
-import StratusServices
 import StratusStore
 
 /// Operator actions shared by the admin API and the command line.
@@ -8,7 +7,7 @@ public enum AdminOperations {
     /// - Throws: `BAD_REQUEST` for an invalid ID, `EXISTS` (409) when it exists.
     public static func createContainer(id: String, store: any AccountStore) async throws -> ContainerInfo {
         guard isValidContainerID(id) else {
-            throw APIError.badRequest("containerID must look like iCloud.com.example.App: letters, digits, '.', '-' and '_', at most 255 characters")
+            throw ServiceError.invalidArgument("containerID must look like iCloud.com.example.App: letters, digits, '.', '-' and '_', at most 255 characters")
         }
         let container = ContainerInfo(id: id, apiToken: Tokens.randomHex(bytes: 32), createdAt: ServerClock.now())
         try await store.createContainer(container)
