@@ -41,7 +41,9 @@ struct BeforeSave: BeforeSaveHook {
                 containerID: container, environment: environment, database: call.scope, recordType: recordType
             )
             for binding in functions {
-                let input = FunctionInputs.beforeSave(outcome.operations[index], zone: zone, call: call, binding: binding)
+                let input = FunctionInputs.beforeSave(
+                    outcome.operations[index], zone: zone, caller: call.authentication.userRecordName, database: call.scope, binding: binding
+                )
                 let host = RecordsHost(
                     server: server, container: call.authentication.container, environment: environment,
                     identity: FunctionIdentity.of(binding, caller: call.authentication.userRecordName, callerRoles: call.roles),

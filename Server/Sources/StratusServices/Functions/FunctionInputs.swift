@@ -1,18 +1,18 @@
 import Foundation
 import StratusModel
-import StratusServices
 import StratusStore
 
 /// The JSON a function reads as its input, for each trigger (docs/hooks.md#the-interface).
-enum FunctionInputs {
-    static func beforeSave(_ operation: RecordOperation, zone: ZoneRef, call: DatabaseCall, binding: FunctionBinding) -> [UInt8] {
+package enum FunctionInputs {
+    /// A `beforeSave` function's input: the operation of `caller` (`nil`: nobody signed in) in `database`.
+    package static func beforeSave(_ operation: RecordOperation, zone: ZoneRef, caller: String?, database: DatabaseScope, binding: FunctionBinding) -> [UInt8] {
         var writer = JSONWriter(capacity: 512)
         writer.beginObject()
         header(&writer, trigger: "beforeSave", binding)
         writer.key("caller")
-        if let user = call.authentication.userRecordName { writer.raw(#"{"userRecordName":\#(quoted(user))}"#) } else { writer.null() }
+        if let caller { writer.raw(#"{"userRecordName":\#(quoted(caller))}"#) } else { writer.null() }
         writer.key("database")
-        writer.string(call.scope.rawValue)
+        writer.string(database.rawValue)
         writer.key("zoneID")
         writer.beginObject()
         writer.key("zoneName")
@@ -54,7 +54,7 @@ enum FunctionInputs {
     }
 
     /// A callable function's input: the caller and the request's body (any JSON), spliced in as sent.
-    static func call(_ binding: FunctionBinding, caller: String?, body: [UInt8]) -> [UInt8] {
+    package static func call(_ binding: FunctionBinding, caller: String?, body: [UInt8]) -> [UInt8] {
         var writer = JSONWriter(capacity: body.count + 256)
         writer.beginObject()
         header(&writer, trigger: "call", binding)
@@ -68,7 +68,7 @@ enum FunctionInputs {
 
     /// An `afterSave` function's input: the event's ID (the same in every delivery of it) and the event, as a webhook
     /// endpoint receives it.
-    static func afterSave(_ binding: FunctionBinding, eventID: String, event: String) -> [UInt8] {
+    package static func afterSave(_ binding: FunctionBinding, eventID: String, event: String) -> [UInt8] {
         var writer = JSONWriter(capacity: event.utf8.count + 256)
         writer.beginObject()
         header(&writer, trigger: "afterSave", binding)
@@ -81,7 +81,7 @@ enum FunctionInputs {
     }
 
     /// A scheduled function's input: the job and the time the run stands for.
-    static func schedule(_ binding: FunctionBinding, job: String, scheduledFor: Int64, missed: Int) -> [UInt8] {
+    package static func schedule(_ binding: FunctionBinding, job: String, scheduledFor: Int64, missed: Int) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         header(&writer, trigger: "schedule", binding)

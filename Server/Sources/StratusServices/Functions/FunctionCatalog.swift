@@ -3,23 +3,22 @@ import Foundation
 import Logging
 import StratusFunctions
 import StratusModel
-import StratusServices
 import StratusStore
 import Synchronization
 
 /// A node's view of its containers' functions: bindings and module lists read from the store and kept until a
 /// ``StoreEvent/functionsChanged(containerID:)`` from any node makes them stale; modules compiled once per digest.
 /// Runs calls with each binding's limits, capped by the server's.
-final class FunctionCatalog: Sendable {
-    let store: any Store
-    let runner: FunctionRunner
-    let logger: Logger
+package final class FunctionCatalog: Sendable {
+    package let store: any Store
+    package let runner: FunctionRunner
+    package let logger: Logger
     private let bindings = EventFedCache<String, [FunctionBinding]>(timeToLive: .seconds(300), capacity: 10_000)
     private let modules = EventFedCache<String, [StoredFunctionModule]>(timeToLive: .seconds(300), capacity: 10_000)
     /// Compiled modules by digest (the oldest dropped past 64).
     private let compiled = Mutex<[(digest: String, module: FunctionModule)]>([])
 
-    init(store: any Store, concurrentCalls: Int, logger: Logger) {
+    package init(store: any Store, concurrentCalls: Int, logger: Logger) {
         self.store = store
         self.logger = logger
         self.runner = FunctionRunner(concurrentCalls: concurrentCalls)
@@ -38,17 +37,17 @@ final class FunctionCatalog: Sendable {
     }
 
     /// A container's functions, every environment.
-    func bindings(containerID: String) async throws -> [FunctionBinding] {
+    package func bindings(containerID: String) async throws -> [FunctionBinding] {
         try await bindings.value(for: containerID) { try await self.store.functionBindings(containerID: containerID) } ?? []
     }
 
     /// The enabled function of this name.
-    func binding(containerID: String, environment: Environment, name: String) async throws -> FunctionBinding? {
+    package func binding(containerID: String, environment: Environment, name: String) async throws -> FunctionBinding? {
         try await bindings(containerID: containerID).first { $0.environment == environment && $0.name == name && $0.isEnabled }
     }
 
     /// The enabled `beforeSave` functions for records of `recordType` in `database`, by name.
-    func beforeSave(containerID: String, environment: Environment, database: DatabaseScope, recordType: String) async throws -> [FunctionBinding] {
+    package func beforeSave(containerID: String, environment: Environment, database: DatabaseScope, recordType: String) async throws -> [FunctionBinding] {
         try await bindings(containerID: containerID).filter { binding in
             binding.isEnabled && binding.environment == environment && binding.trigger == .beforeSave
                 && binding.recordTypes.contains(recordType) && (binding.databases.isEmpty || binding.databases.contains(database.rawValue))
@@ -56,20 +55,20 @@ final class FunctionCatalog: Sendable {
     }
 
     /// The compiled module a binding names.
-    func module(for binding: FunctionBinding) async throws -> FunctionModule {
+    package func module(for binding: FunctionBinding) async throws -> FunctionModule {
         let listed = try await modules.value(for: binding.containerID) { try await self.store.functionModules(containerID: binding.containerID) } ?? []
         guard let stored = listed.first(where: { $0.environment == binding.environment && $0.name == binding.module }) else {
-            throw APIError(.notFound, "the module \(binding.module) of the function \(binding.name) does not exist")
+            throw ServiceError(.notFound, "the module \(binding.module) of the function \(binding.name) does not exist")
         }
         if let module = compiled.withLock({ $0.first { $0.digest == stored.digest }?.module }) { return module }
         guard let full = try await store.functionModule(containerID: binding.containerID, environment: binding.environment, name: binding.module) else {
-            throw APIError(.notFound, "the module \(binding.module) of the function \(binding.name) does not exist")
+            throw ServiceError(.notFound, "the module \(binding.module) of the function \(binding.name) does not exist")
         }
         let module: FunctionModule
         do {
             module = try FunctionModule(bytes: full.bytes)
         } catch {
-            throw APIError(.internalError, "the module \(binding.module) no longer loads: \(error.message)")
+            throw ServiceError(.failed, "the module \(binding.module) no longer loads: \(error.message)")
         }
         compiled.withLock { cache in
             if cache.count >= 64 { cache.removeFirst() }
@@ -80,14 +79,14 @@ final class FunctionCatalog: Sendable {
 
     /// Runs a binding's entry with `input`, within its limits; what the module logs goes to the server's log with
     /// the function's name, and so does a failure.
-    func run(_ binding: FunctionBinding, input: [UInt8], host: (any FunctionHost)?) async throws(FunctionFailure) -> FunctionResult {
+    package func run(_ binding: FunctionBinding, input: [UInt8], host: (any FunctionHost)?) async throws(FunctionFailure) -> FunctionResult {
         let name = "\(binding.containerID)/\(binding.environment.rawValue)/\(binding.name)"
         do {
             let module: FunctionModule
             do {
                 module = try await self.module(for: binding)
             } catch {
-                let reason = (error as? APIError)?.reason ?? "\(error)"
+                let reason = (error as? ServiceError)?.message ?? "\(error)"
                 throw FunctionFailure(error: FunctionError(.invalidModule, reason), logs: [])
             }
             let result = try await runner.run(
