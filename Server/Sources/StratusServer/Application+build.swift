@@ -34,7 +34,10 @@ public func buildApplication(
     // The parser's own limits sit above `RequestSizeMiddleware`'s, which answer first and more precisely.
     let http1 = HTTP1Channel.Configuration(
         additionalChannelHandlers: [ConnectionGuard(limits: limits, connections: connections)],
-        httpDecoderConfiguration: .init(maxHeaderFieldSize: 64 * 1024, maxHeaderListSize: 96 * 1024, maxHeaderFieldCount: 200)
+        httpDecoderConfiguration: .init(
+            maxHeaderFieldSize: RequestLimits.parserHeaderFieldBytes, maxHeaderListSize: RequestLimits.parserHeaderListBytes,
+            maxHeaderFieldCount: RequestLimits.parserHeaderFields
+        )
     )
     return Application(
         router: parts.router,

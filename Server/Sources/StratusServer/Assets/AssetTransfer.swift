@@ -14,7 +14,7 @@ import StratusStore
 struct AssetTransfer {
     let server: ServerState
     /// Bytes collected from the request before each write to the blob store.
-    static let writeSize = 1024 * 1024
+    static let writeSize = RequestLimits.uploadWriteBytes
 
     func register(on router: Router<StratusRequestContext>) {
         router.post("assets/1/upload/:token", use: upload)
@@ -126,7 +126,7 @@ struct AssetTransfer {
     }
 
     /// How many bytes a multipart envelope may add to the file it carries.
-    static let maximumFormOverhead: Int64 = 1024 * 1024
+    static let maximumFormOverhead = RequestLimits.multipartOverhead
 
     static func tooLarge(_ limit: Int64) -> APIError {
         APIError(.quotaExceeded, "the file is larger than the limit of \(limit) bytes per asset")

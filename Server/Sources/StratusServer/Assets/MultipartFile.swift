@@ -1,3 +1,5 @@
+import StratusServices
+
 /// Takes the file out of a `multipart/form-data` upload body as it streams in.
 ///
 /// Apple's upload URL takes the raw file, but some clients (CloudyKit, OpenCloudKit) post it as a form,
@@ -22,7 +24,7 @@ struct MultipartFile {
     }
 
     /// The longest part header block accepted.
-    static let maximumHeaderBytes = 16 * 1024
+    static let maximumHeaderBytes = RequestLimits.multipartHeaderBytes
 
     /// `\r\n--boundary`: what ends a part. The body is read as if it began with `\r\n`, so the first
     /// boundary matches it too.

@@ -35,7 +35,7 @@ extension AdminController {
     @Sendable func setAccountSettings(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request, context)
         let containerID = try context.parameters.require("container")
-        let settings = try AccountSettingsRules.validated(try await RequestBody.decode(AccountSettings.self, from: request, limit: 64 * 1024))
+        let settings = try AccountSettingsRules.validated(try await RequestBody.decode(AccountSettings.self, from: request, limit: RequestLimits.jsonBody))
         try await server.store.setAccountSettings(settings, containerID: containerID)
         return try JSONResponse.make(encoding: settings)
     }
@@ -197,7 +197,7 @@ extension AdminController {
         try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
-        let body = try await RequestBody.decode(TemplateBody.self, from: request, limit: 256 * 1024)
+        let body = try await RequestBody.decode(TemplateBody.self, from: request, limit: RequestLimits.templateBody)
         let template = try AccountSettingsRules.validatedTemplate(MailTemplate(
             containerID: container.id, environment: environment, kind: try context.parameters.require("kind"),
             language: try context.parameters.require("language"), subject: body.subject, textBody: body.text,
@@ -235,7 +235,7 @@ extension AdminController {
         try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
-        let body = try await RequestBody.decode(PreviewBody.self, from: request, limit: 256 * 1024)
+        let body = try await RequestBody.decode(PreviewBody.self, from: request, limit: RequestLimits.templateBody)
         guard let kind = MailKind(rawValue: body.kind) else { throw APIError.badRequest("unknown mail kind '\(body.kind)'") }
         let baseURL = DatabaseCall.baseURL(of: request, server)
         let samples = [

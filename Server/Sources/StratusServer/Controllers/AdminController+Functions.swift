@@ -70,7 +70,7 @@ extension AdminController {
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         let name = try FunctionRules.name(try context.parameters.require("function"), of: "function")
-        let settings = try await RequestBody.decode(FunctionSettings.self, from: request, limit: 64 * 1024)
+        let settings = try await RequestBody.decode(FunctionSettings.self, from: request, limit: RequestLimits.jsonBody)
         let existing = try await server.store.functionBindings(containerID: container.id).first { $0.environment == environment && $0.name == name }
         let binding = try FunctionRules.binding(
             from: settings, name: name, containerID: container.id, environment: environment,

@@ -31,7 +31,7 @@ extension AdminController {
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
         let name = try FunctionRules.name(try context.parameters.require("job"), of: "job")
-        let body = try await RequestBody.decode(ScheduledJobSettings.self, from: request, limit: 16 * 1024)
+        let body = try await RequestBody.decode(ScheduledJobSettings.self, from: request, limit: RequestLimits.formBody)
         let missedRuns = try body.missedRuns.map { text in
             guard let missed = ScheduledJob.MissedRuns(rawValue: text) else { throw APIError.badRequest("missedRuns must be skip or runOnce, not '\(text)'") }
             return missed

@@ -23,7 +23,7 @@ extension AdminController {
         struct Body: Decodable {
             var apiToken: String?
         }
-        let given = try await RequestBody.decode(Body.self, from: request, limit: 4096).apiToken
+        let given = try await RequestBody.decode(Body.self, from: request, limit: RequestLimits.tokenBody).apiToken
         let container = try await AdminOperations.rotateAPIToken(containerID: containerID, to: given, store: server.store)
         return try JSONResponse.make(encoding: CreateContainerResponse(containerID: container.id, apiToken: container.apiToken))
     }

@@ -33,7 +33,7 @@ extension AdminController {
     /// operator, who sets up an authenticator app (`operators/enrolment`) before signing in.
     @Sendable func createOperator(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request, context)
-        let body = try await RequestBody.decode(OperatorBody.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(OperatorBody.self, from: request, limit: RequestLimits.jsonBody)
         let email = try EmailAddress.normalized(body.emailAddress ?? "")
         let password = try Self.checkedPassword(body.password)
         for containerID in (body.roles ?? [:]).keys { _ = try await server.authenticator.container(containerID) }
@@ -61,7 +61,7 @@ extension AdminController {
     /// operator ends their sessions on every node at once.
     @Sendable func updateOperator(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let actor = try await requireAdmin(request, context)
-        let body = try await RequestBody.decode(OperatorBody.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(OperatorBody.self, from: request, limit: RequestLimits.jsonBody)
         var account = try await operatorAccount(try context.parameters.require("operator"))
         if case .person(let me, _) = actor, me.id == account.id, body.disabled == true || body.administrator == false {
             throw APIError.badRequest("an administrator cannot disable themselves or give up being one")
@@ -92,7 +92,7 @@ extension AdminController {
     /// authenticator: a new password, no authenticator (they set one up again), every session ended.
     @Sendable func resetOperator(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request, context)
-        let body = try await RequestBody.decode(OperatorBody.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(OperatorBody.self, from: request, limit: RequestLimits.jsonBody)
         var account = try await operatorAccount(try context.parameters.require("operator"))
         account.passwordHash = try server.passwordHasher.hash(try Self.checkedPassword(body.password))
         account.sealedTOTPSecret = nil
@@ -106,7 +106,7 @@ extension AdminController {
     /// new secret to add to one: `{secret, otpauthURI}`. Sign-in needs it confirmed.
     @Sendable func beginEnrolment(_ request: Request, context: StratusRequestContext) async throws -> Response {
         struct Body: Decodable { var emailAddress: String; var password: String }
-        let body = try await RequestBody.decode(Body.self, from: request, limit: 16 * 1024)
+        let body = try await RequestBody.decode(Body.self, from: request, limit: RequestLimits.formBody)
         var account = try await checkPassword(body.emailAddress, body.password, request, context)
         guard !account.isTOTPEnabled else {
             throw APIError(.accessDenied, "this operator already has an authenticator app; an administrator can reset it")
@@ -126,7 +126,7 @@ extension AdminController {
     /// turns it on.
     @Sendable func confirmEnrolment(_ request: Request, context: StratusRequestContext) async throws -> Response {
         struct Body: Decodable { var emailAddress: String; var password: String; var code: String }
-        let body = try await RequestBody.decode(Body.self, from: request, limit: 16 * 1024)
+        let body = try await RequestBody.decode(Body.self, from: request, limit: RequestLimits.formBody)
         var account = try await checkPassword(body.emailAddress, body.password, request, context)
         guard !account.isTOTPEnabled, let sealed = account.sealedTOTPSecret, let secret = server.secondFactors.open(sealed) else {
             throw APIError(.accessDenied, "start setting up an authenticator app with operators/enrolment first")

@@ -91,7 +91,7 @@ extension AdminController {
     /// A quota body: every value a whole number from 0, or `null`; sizes also as people write them (`"200KB"`,
     /// `"5MB"`), as the command line takes them.
     private static func quotas(from request: Request) async throws -> Quotas {
-        let body = try await RequestBody.decode(QuotasInput.self, from: request, limit: 16 * 1024)
+        let body = try await RequestBody.decode(QuotasInput.self, from: request, limit: RequestLimits.formBody)
         let quotas = Quotas(
             publicStorageBytes: try body.publicStorageBytes?.bytes(named: "publicStorageBytes"),
             userStorageBytes: try body.userStorageBytes?.bytes(named: "userStorageBytes"),

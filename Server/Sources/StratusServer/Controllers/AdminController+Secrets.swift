@@ -60,7 +60,7 @@ extension AdminController {
     /// `PUT /admin/1/{container}/secrets/{name}` with `{"value": "..."}`: stores it sealed; answers `{name, updated}`.
     @Sendable func setSecret(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request, context)
-        let body = try await RequestBody.decode(SecretValueRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(SecretValueRequest.self, from: request, limit: RequestLimits.jsonBody)
         let containerID = try context.parameters.require("container")
         let name = try context.parameters.require("name")
         try await server.secrets.set(body.value, named: name, containerID: containerID)

@@ -23,7 +23,7 @@ extension AdminController {
             var password: String?
             var code: String?
         }
-        let body = try await RequestBody.decode(Body.self, from: request, limit: 16 * 1024)
+        let body = try await RequestBody.decode(Body.self, from: request, limit: RequestLimits.formBody)
         let address = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
         let session: (cookie: String, csrfToken: String, expiresAt: Int64)
         let actor: String

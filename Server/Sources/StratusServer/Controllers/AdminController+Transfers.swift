@@ -18,7 +18,7 @@ extension AdminController {
     @Sendable func saveTransfer(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
-        var status = try await RequestBody.decode(TransferStatus.self, from: request, limit: 64 * 1024)
+        var status = try await RequestBody.decode(TransferStatus.self, from: request, limit: RequestLimits.jsonBody)
         status.id = try context.parameters.require("transfer")
         guard RecordNames.isValidName(status.id) else { throw APIError.badRequest("'\(status.id)' is not a valid transfer id") }
         status.containerID = container.id

@@ -36,7 +36,7 @@ extension AdminController {
         try await requireAdmin(request, context)
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let environment = try Authenticator.environment(named: try context.parameters.require("environment"))
-        let body = try await RequestBody.decode(WebhookBody.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(WebhookBody.self, from: request, limit: RequestLimits.jsonBody)
         let id = "wh_" + Tokens.randomHex(bytes: 12)
         let secret = WebhookSignature.newSecret()
         var endpoint = WebhookEndpoint(
@@ -70,7 +70,7 @@ extension AdminController {
     @Sendable func updateWebhook(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request, context)
         var endpoint = try await webhook(context)
-        let body = try await RequestBody.decode(WebhookBody.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(WebhookBody.self, from: request, limit: RequestLimits.jsonBody)
         try await apply(body, to: &endpoint, creating: false)
         try await server.store.updateWebhookEndpoint(endpoint)
         return JSONResponse.make(Self.webhookJSON(endpoint, secret: nil))
@@ -165,7 +165,7 @@ extension AdminController {
         try await requireAdmin(request, context)
         let endpoint = try await webhook(context, managed: true)
         struct Body: Decodable { var since: Int64 }
-        let body = try await RequestBody.decode(Body.self, from: request, limit: 4096)
+        let body = try await RequestBody.decode(Body.self, from: request, limit: RequestLimits.tokenBody)
         let count = try await server.store.replayWebhookDeliveries(
             endpointID: endpoint.id, containerID: endpoint.containerID, since: body.since, now: ServerClock.now()
         )

@@ -41,7 +41,7 @@ struct AdminController {
     /// `POST /admin/1/{container}/keys` with `{"publicKey": "<PEM>", "role"?: "Admin"}` answers `{"keyID"}`.
     @Sendable func createKey(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request, context)
-        let body = try await RequestBody.decode(ServerKeyRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(ServerKeyRequest.self, from: request, limit: RequestLimits.jsonBody)
         let key = try await AdminOperations.createServerKey(
             publicKeyPEM: body.publicKey, role: body.role, containerID: try context.parameters.require("container"), store: server.store
         )
@@ -76,7 +76,7 @@ struct AdminController {
     /// `PUT /admin/1/{container}/{environment}/users/{userRecordName}/roles` with `{"roles": ["Admin"]}`.
     @Sendable func setUserRoles(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request, context)
-        let body = try await RequestBody.decode(RolesRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(RolesRequest.self, from: request, limit: RequestLimits.jsonBody)
         let user = try context.parameters.require("user")
         let containerID = try context.parameters.require("container")
         let environment = try Self.environment(context)
@@ -108,7 +108,7 @@ struct AdminController {
     /// is refused unless `?force=true`.
     @Sendable func importSchema(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request, context)
-        var body = try await RequestBody.read(request, limit: 4 * 1024 * 1024)
+        var body = try await RequestBody.read(request, limit: RequestLimits.schemaBody)
         var text = body.readString(length: body.readableBytes) ?? ""
         // JSON is a body starting with `{`: schema text never does, whatever Content-Type a client sends it with.
         if text.first(where: { !$0.isWhitespace }) == "{" {
@@ -135,7 +135,7 @@ struct AdminController {
     /// (or `?dryRun=true`) only reports the changes.
     @Sendable func deploy(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request, context)
-        let body = try await RequestBody.decode(DeployRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(DeployRequest.self, from: request, limit: RequestLimits.jsonBody)
         let dryRun = body.dryRun ?? (request.uri.queryParameters["dryRun"].map { $0 == "true" || $0 == "1" } ?? false)
         let deployment = try await AdminOperations.deploy(containerID: try context.parameters.require("container"), dryRun: dryRun, store: server.store)
         return try JSONResponse.make(encoding: SchemaChangesResponse(changes: deployment.changes.map(SchemaChangeEntry.init), deployed: deployment.deployed))
@@ -164,7 +164,7 @@ struct AdminController {
 
     @Sendable func createContainer(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request, context)
-        let body = try await RequestBody.decode(CreateContainerRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(CreateContainerRequest.self, from: request, limit: RequestLimits.jsonBody)
         let container = try await AdminOperations.createContainer(id: body.containerID, store: server.store)
         return try JSONResponse.make(encoding: CreateContainerResponse(containerID: container.id, apiToken: container.apiToken), status: .created)
     }

@@ -23,7 +23,7 @@ struct AppleNotificationsController {
         let container = try await server.authenticator.container(try context.parameters.require("container"))
         let clientIDs = container.accountSettings.appleClientIDs
         guard !clientIDs.isEmpty else { throw APIError.badRequest("Sign in with Apple is not set up for this container (appleClientIDs)") }
-        let body = try await RequestBody.decode(Body.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(Body.self, from: request, limit: RequestLimits.jsonBody)
         let jwt = try await server.idTokens.verifiedToken(
             body.payload,
             IDTokenVerifier.Expectation(issuer: AppleTokens.issuer, audiences: clientIDs, keysURL: server.configuration.appleKeysURL)

@@ -13,7 +13,7 @@ final class BodyBudget: Sendable {
     static let decodingFactor = 10
     /// The first bytes of each body, which cost nothing from the budget: ordinary requests are small, and are
     /// never refused because a large one is being decoded.
-    static let freeBytesPerBody = 256 * 1024
+    static let freeBytesPerBody = RequestLimits.freeBytesPerBody
 
     let capacity: Int
     private let used = Mutex(0)

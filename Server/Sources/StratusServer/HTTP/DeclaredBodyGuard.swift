@@ -34,7 +34,7 @@ final class DeclaredBodyGuard: ChannelInboundHandler, RemovableChannelHandler {
     }
 
     /// The most a head (or a line) may take before the guard leaves it to the parser, which refuses less already.
-    private static let maximumHeadBytes = 128 * 1024
+    private static let maximumHeadBytes = RequestLimits.guardedHeadBytes
 
     private let maximumBodyBytes: Int64
     private var state = State.head

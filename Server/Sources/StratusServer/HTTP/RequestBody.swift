@@ -6,9 +6,8 @@ import StratusModel
 
 /// Reads and decodes JSON request bodies with a size limit, within the process's ``BodyBudget``.
 enum RequestBody {
-    /// What the bodies the process holds at once may cost: 96 MiB, which keeps a server with large requests
-    /// arriving together under 200 MB.
-    static let budget = BodyBudget(capacity: 96 * 1024 * 1024)
+    /// What the bodies the process holds at once may cost (``RequestLimits/bodyBudget``).
+    static let budget = BodyBudget(capacity: RequestLimits.bodyBudget)
 
     /// Reads the body, refusing it before it is read whole when it is larger than `limit` bytes, or when the
     /// process holds too many bodies already (`THROTTLED`).

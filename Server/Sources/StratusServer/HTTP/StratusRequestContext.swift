@@ -19,5 +19,5 @@ public struct StratusRequestContext: RequestContext {
 
     /// Bodies are read with explicit limits per route (see `RequestBody`), so the framework's own cap
     /// is only a backstop above the largest of them.
-    public var maxUploadSize: Int { 64 * 1024 * 1024 }
+    public var maxUploadSize: Int { RequestLimits.frameworkBody }
 }

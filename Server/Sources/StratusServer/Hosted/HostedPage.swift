@@ -54,7 +54,7 @@ enum HostedPage {
 
     /// A URL-encoded form body, up to 16 KB.
     static func form(_ request: Request) async throws -> [String: String] {
-        let buffer = try await request.body.collect(upTo: 16 * 1024)
+        let buffer = try await request.body.collect(upTo: RequestLimits.formBody)
         var components = URLComponents()
         components.percentEncodedQuery = String(buffer: buffer).replacingOccurrences(of: "+", with: "%20")
         var fields: [String: String] = [:]

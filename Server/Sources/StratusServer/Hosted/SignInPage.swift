@@ -25,7 +25,7 @@ struct SignInPage {
     /// authenticator, as the API's `signin/passkey/options` answers them.
     @Sendable func passkeyOptions(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let target = try await self.target(request, context, redirect: nil)
-        let body = try await RequestBody.decode(PasskeySignInOptionsRequest.self, from: request, limit: 16 * 1024)
+        let body = try await RequestBody.decode(PasskeySignInOptionsRequest.self, from: request, limit: RequestLimits.formBody)
         let authentication = Authentication(container: target.container, environment: target.environment)
         return try JSONResponse.make(encoding: try await accounts.passkeyRequestOptions(secondFactorToken: body.secondFactorToken, authentication, request))
     }

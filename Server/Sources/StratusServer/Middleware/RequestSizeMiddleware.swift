@@ -8,12 +8,9 @@ import StratusModel
 struct RequestSizeMiddleware: RouterMiddleware {
     typealias Context = StratusRequestContext
 
-    /// The longest path and query accepted.
-    static let maximumTargetBytes = 8 * 1024
-    /// The longest single header value accepted.
-    static let maximumHeaderBytes = 8 * 1024
-    /// The most header bytes, names and values, accepted in all.
-    static let maximumHeadersBytes = 32 * 1024
+    static let maximumTargetBytes = RequestLimits.targetBytes
+    static let maximumHeaderBytes = RequestLimits.headerBytes
+    static let maximumHeadersBytes = RequestLimits.headersBytes
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let target = request.head.path ?? ""

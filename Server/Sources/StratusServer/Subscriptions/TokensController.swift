@@ -27,7 +27,7 @@ struct TokensController {
     /// notification, and lives for the configured time-to-live.
     @Sendable func create(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let (authentication, user) = try await Self.signedIn(request, context, server)
-        let body = try await RequestBody.decode(CreateRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(CreateRequest.self, from: request, limit: RequestLimits.jsonBody)
         let environment = body.apnsEnvironment ?? "development"
         guard ["development", "production"].contains(environment) else {
             throw APIError.badRequest("apnsEnvironment must be development or production")
@@ -54,7 +54,7 @@ struct TokensController {
     /// whose device then receives the user's notifications through Apple's push service.
     @Sendable func registerToken(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let (authentication, user) = try await Self.signedIn(request, context, server)
-        let body = try await RequestBody.decode(RegisterRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(RegisterRequest.self, from: request, limit: RequestLimits.jsonBody)
         var environment = body.apnsEnvironment ?? "development"
         if let token = try await server.store.pushToken(body.apnsToken, now: ServerClock.now()), token.user == user {
             environment = token.apnsEnvironment

@@ -19,7 +19,7 @@ extension AccountsController {
     /// - Throws: `THROTTLED` after ``anonymousSignUpsPerHour`` from one client address.
     @Sendable func signUpAnonymously(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
-        let body = try await RequestBody.decode(AnonymousSignUpRequest.self, from: request, limit: 16 * 1024)
+        let body = try await RequestBody.decode(AnonymousSignUpRequest.self, from: request, limit: RequestLimits.formBody)
         let client = ClientAddress.of(request, context, trustForwardedFor: server.configuration.trustForwardedFor)
         try await MailThrottle.admit(
             [("anonymous-from:" + client, Self.anonymousSignUpsPerHour)], window: 3_600_000, store: server.store, now: ServerClock.now(),
@@ -43,7 +43,7 @@ extension AccountsController {
     @Sendable func attachPassword(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let account = try await signedInAccount(authentication)
-        let body = try await RequestBody.decode(AttachPasswordRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(AttachPasswordRequest.self, from: request, limit: RequestLimits.jsonBody)
         guard account.emailAddress == nil, !account.hasPassword else {
             throw APIError.badRequest("this account has an address already: change it (email/change/send) or set a password (password/reset/send)")
         }

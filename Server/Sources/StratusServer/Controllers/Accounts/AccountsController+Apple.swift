@@ -20,7 +20,7 @@ extension AccountsController {
     ///   silently); `BAD_REQUEST` when the container has no Apple client IDs.
     @Sendable func signInWithApple(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
-        let body = try await RequestBody.decode(AppleSignInRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(AppleSignInRequest.self, from: request, limit: RequestLimits.jsonBody)
         let container = authentication.container
         let clientIDs = container.accountSettings.appleClientIDs
         guard !clientIDs.isEmpty else {

@@ -24,11 +24,11 @@ extension AccountsController {
     @Sendable func claimCloudKitIdentity(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let account = try await signedInAccount(authentication)
-        let body = try await RequestBody.decode(CloudKitClaimRequest.self, from: request, limit: 16 * 1024)
+        let body = try await RequestBody.decode(CloudKitClaimRequest.self, from: request, limit: RequestLimits.formBody)
         guard let source = authentication.container.accountSettings.cloudKitSource else {
             throw APIError.badRequest("this container names no CloudKit source to claim from (account settings: cloudKitSource)")
         }
-        guard !body.cloudKitWebAuthToken.isEmpty, body.cloudKitWebAuthToken.utf8.count <= 4096 else {
+        guard !body.cloudKitWebAuthToken.isEmpty, body.cloudKitWebAuthToken.utf8.count <= RequestLimits.tokenBody else {
             throw APIError.badRequest("cloudKitWebAuthToken is the user's CloudKit web auth token")
         }
         let cloudKitUser = try await Self.cloudKitUser(holding: body.cloudKitWebAuthToken, at: source, client: .shared)
@@ -76,7 +76,7 @@ extension AccountsController {
         do {
             let response = try await client.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
             status = response.status.code
-            body = try await response.body.collect(upTo: 64 * 1024)
+            body = try await response.body.collect(upTo: RequestLimits.upstreamAnswer)
         } catch {
             throw APIError(.tryAgainLater, "the CloudKit source could not be reached: \(error)")
         }

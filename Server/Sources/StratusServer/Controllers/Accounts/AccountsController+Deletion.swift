@@ -20,7 +20,7 @@ extension AccountsController {
         guard let email = account.emailAddress, !email.isEmpty else {
             throw APIError.badRequest("this account has no email address: confirm the deletion by signing in again, or at once if it is anonymous")
         }
-        let body = try? await RequestBody.decode(MailCodeRequest.self, from: request, limit: 64 * 1024)
+        let body = try? await RequestBody.decode(MailCodeRequest.self, from: request, limit: RequestLimits.jsonBody)
         try await admitMail(to: email, containerID: account.containerID, request, context)
         try await server.mailer.send(
             .deleteAccount, for: account, to: email, container: authentication.container, environment: authentication.environment,
@@ -34,7 +34,7 @@ extension AccountsController {
     @Sendable func deleteAccount(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let account = try await signedInAccount(authentication)
-        let body = try await RequestBody.decode(DeleteAccountRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(DeleteAccountRequest.self, from: request, limit: RequestLimits.jsonBody)
         if account.isAnonymous {
             // Its session is all that leads to it: holding it is the whole proof.
         } else if let password = body.password {

@@ -41,7 +41,7 @@ extension AccountsController {
         headers[.cacheControl] = "no-store"
         return Response(status: .ok, headers: headers, body: ResponseBody(contentLength: size.intValue) { writer in
             defer { try? handle.close() }
-            while let chunk = try handle.read(upToCount: 256 * 1024), !chunk.isEmpty {
+            while let chunk = try handle.read(upToCount: RequestLimits.downloadChunkBytes), !chunk.isEmpty {
                 try await writer.write(ByteBuffer(bytes: chunk))
             }
             try await writer.finish(nil)

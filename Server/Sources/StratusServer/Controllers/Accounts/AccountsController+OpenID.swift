@@ -21,7 +21,7 @@ extension AccountsController {
         guard let provider = authentication.container.accountSettings.openIDProviders.first(where: { $0.name == name }) else {
             throw APIError(.notFound, "this container has no OpenID provider named \(name)")
         }
-        let body = try await RequestBody.decode(ProviderSignInRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(ProviderSignInRequest.self, from: request, limit: RequestLimits.jsonBody)
         let discovered = try await server.openID.configuration(of: provider.issuer)
         let verified = try await server.idTokens.verify(
             body.idToken,

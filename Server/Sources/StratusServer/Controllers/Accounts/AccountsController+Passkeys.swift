@@ -43,7 +43,7 @@ extension AccountsController {
     /// with the `{secondFactorToken}` of a sign-in that must set up a second factor: options for a new passkey.
     @Sendable func passkeyRegistrationOptions(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
-        let body = try await RequestBody.decode(PasskeyRegistrationOptionsRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(PasskeyRegistrationOptionsRequest.self, from: request, limit: RequestLimits.jsonBody)
         let account: Account
         let signsIn = body.secondFactorToken != nil
         if signsIn {
@@ -68,7 +68,7 @@ extension AccountsController {
     /// `RegisterPasskeyResponse`, with a session when it finished a sign-in that had to set up a second factor.
     @Sendable func registerPasskey(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
-        let body = try await RequestBody.decode(RegisterPasskeyRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(RegisterPasskeyRequest.self, from: request, limit: RequestLimits.jsonBody)
         let (clientData, challenge) = try await redeemChallenge(body.credential.response.clientDataJSON, authentication, purposes: [.register])
         guard let user = challenge.userRecordName else { throw Self.wrongChallenge }
         let signsIn = challenge.details == Self.signsInDetails
@@ -96,7 +96,7 @@ extension AccountsController {
     @Sendable func removePasskey(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let account = try await signedInAccount(authentication)
-        let body = try await RequestBody.decode(RemovePasskeyRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(RemovePasskeyRequest.self, from: request, limit: RequestLimits.jsonBody)
         try await confirmRecentSignIn(password: body.password, of: account, authentication, request, context, to: "remove a passkey")
         let passkeys = try await server.store.passkeys(containerID: account.containerID, userRecordName: account.userRecordName)
         guard passkeys.contains(where: { $0.credentialID == body.credentialID }) else {
@@ -116,7 +116,7 @@ extension AccountsController {
     /// passkey of a new account that will have no password.
     @Sendable func passkeySignUpOptions(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
-        let body = try await RequestBody.decode(PasskeySignUpOptionsRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(PasskeySignUpOptionsRequest.self, from: request, limit: RequestLimits.jsonBody)
         let email = try EmailAddress.normalized(body.emailAddress)
         if try await server.store.account(containerID: authentication.container.id, emailAddress: email) != nil {
             throw APIError(.exists, "an account with this email address exists already")
@@ -140,7 +140,7 @@ extension AccountsController {
     /// verification code, and answers `201` with a session unless the container requires a verified address first.
     @Sendable func signUpWithPasskey(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
-        let body = try await RequestBody.decode(RegisterPasskeyRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(RegisterPasskeyRequest.self, from: request, limit: RequestLimits.jsonBody)
         let (clientData, challenge) = try await redeemChallenge(body.credential.response.clientDataJSON, authentication, purposes: [.signUp])
         guard let user = challenge.userRecordName, let text = challenge.details,
             let details = try? JSONDecoder().decode(SignUpDetails.self, from: Data(text.utf8))
@@ -175,7 +175,7 @@ extension AccountsController {
     /// user's passkeys), or `{secondFactorToken}` to finish a password or mailed-code sign-in with one.
     @Sendable func passkeySignInOptions(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
-        let body = try await RequestBody.decode(PasskeySignInOptionsRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(PasskeySignInOptionsRequest.self, from: request, limit: RequestLimits.jsonBody)
         return try JSONResponse.make(encoding: try await passkeyRequestOptions(secondFactorToken: body.secondFactorToken, authentication, request))
     }
 
@@ -183,7 +183,7 @@ extension AccountsController {
     /// A passkey alone must have verified the user (biometrics or a PIN), so no second factor follows.
     @Sendable func signInWithPasskey(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
-        let body = try await RequestBody.decode(PasskeySignInRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(PasskeySignInRequest.self, from: request, limit: RequestLimits.jsonBody)
         let account = try await passkeyAccount(body.credential, authentication, request)
         let token = try await server.authenticator.startSession(for: account, deviceName: body.deviceName)
         return try JSONResponse.make(

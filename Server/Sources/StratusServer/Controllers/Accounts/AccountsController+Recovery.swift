@@ -46,7 +46,7 @@ extension AccountsController {
         _ purpose: AccountCode.Purpose, _ request: Request, _ context: StratusRequestContext, wanted: @escaping @Sendable (Account) -> Bool
     ) async throws -> Response {
         let authentication = try await authenticate(request, context)
-        let body = try await RequestBody.decode(MailCodeRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(MailCodeRequest.self, from: request, limit: RequestLimits.jsonBody)
         let containerID = authentication.container.id
         let email: String
         if let user = authentication.userRecordName, body.emailAddress.isEmpty {
@@ -96,7 +96,7 @@ extension AccountsController {
     @Sendable func sendEmailChange(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let account = try await signedInAccount(authentication)
-        let body = try await RequestBody.decode(ChangeEmailRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(ChangeEmailRequest.self, from: request, limit: RequestLimits.jsonBody)
         let newEmail = try EmailAddress.normalized(body.newEmailAddress)
         try await confirmIdentity(password: body.password, of: account, authentication, request, context, to: "change the address")
         try await admitMail(to: newEmail, containerID: account.containerID, request, context)
@@ -151,7 +151,7 @@ extension AccountsController {
     @Sendable func changePassword(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let account = try await signedInAccount(authentication)
-        let body = try await RequestBody.decode(ChangePasswordRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(ChangePasswordRequest.self, from: request, limit: RequestLimits.jsonBody)
         let password = try Self.validPassword(body.newPassword, field: "newPassword")
         try await checkPassword(body.password, of: account, request, context)
         try await server.store.changeAccount(
@@ -163,7 +163,7 @@ extension AccountsController {
 
     private func redemption(_ request: Request, _ context: StratusRequestContext) async throws -> (Authentication, RedeemCodeRequest) {
         let authentication = try await authenticate(request, context)
-        return (authentication, try await RequestBody.decode(RedeemCodeRequest.self, from: request, limit: 64 * 1024))
+        return (authentication, try await RequestBody.decode(RedeemCodeRequest.self, from: request, limit: RequestLimits.jsonBody))
     }
 
     static let invalidCode = APIError(.authenticationFailed, "the code is wrong, was used already, or has expired; ask for a new one")

@@ -57,7 +57,7 @@ extension AccountsController {
     /// `POST signin/second-factor` with `{secondFactorToken, code | recoveryCode, deviceName?}`: answers a session.
     @Sendable func signInWithSecondFactor(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
-        let body = try await RequestBody.decode(SecondFactorRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(SecondFactorRequest.self, from: request, limit: RequestLimits.jsonBody)
         let account = try await pendingAccount(body, purpose: .verify, authentication)
         try await checkSecondFactor(body, of: account, request, context)
         let token = try await server.authenticator.startSession(for: account, deviceName: body.deviceName)
@@ -70,7 +70,7 @@ extension AccountsController {
     /// that must set one up: makes a secret for an authenticator app (`TOTPSetupResponse`), not yet on.
     @Sendable func setUpTOTP(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
-        let body = try await RequestBody.decode(SecondFactorRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(SecondFactorRequest.self, from: request, limit: RequestLimits.jsonBody)
         let account: Account
         if body.secondFactorToken != nil {
             account = try await pendingAccount(body, purpose: .setup, authentication)
@@ -96,7 +96,7 @@ extension AccountsController {
     /// `secondFactorToken`, which then signs in): turns it on and answers the recovery codes, shown this once.
     @Sendable func confirmTOTP(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
-        let body = try await RequestBody.decode(SecondFactorRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(SecondFactorRequest.self, from: request, limit: RequestLimits.jsonBody)
         let viaToken = body.secondFactorToken != nil
         let account = viaToken ? try await pendingAccount(body, purpose: .setup, authentication) : try await signedInAccount(authentication)
         guard !account.secondFactor.isTOTPEnabled, let sealed = account.secondFactor.sealedTOTPSecret, let secret = server.secondFactors.open(sealed) else {
@@ -121,7 +121,7 @@ extension AccountsController {
     @Sendable func disableTOTP(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let account = try await signedInAccount(authentication)
-        let body = try await RequestBody.decode(SecondFactorRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(SecondFactorRequest.self, from: request, limit: RequestLimits.jsonBody)
         try await confirmIdentity(password: body.password, of: account, authentication, request, context, to: "turn the authenticator app off")
         if account.secondFactor.isTOTPEnabled { try await checkSecondFactor(body, of: account, request, context) }
         try await server.store.changeAccount(containerID: account.containerID, userRecordName: account.userRecordName, change: .disableTOTP)
@@ -132,7 +132,7 @@ extension AccountsController {
     @Sendable func renewRecoveryCodes(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let account = try await signedInAccount(authentication)
-        let body = try await RequestBody.decode(SecondFactorRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(SecondFactorRequest.self, from: request, limit: RequestLimits.jsonBody)
         guard account.secondFactor.isTOTPEnabled, let sealed = account.secondFactor.sealedTOTPSecret, let secret = server.secondFactors.open(sealed) else {
             throw APIError.badRequest("recovery codes come with an authenticator app (second-factor/totp/setup)")
         }

@@ -42,7 +42,7 @@ extension AccountsController {
     @Sendable func endSessions(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let account = try await signedInAccount(authentication)
-        let body = try await RequestBody.decode(EndSessionsRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(EndSessionsRequest.self, from: request, limit: RequestLimits.jsonBody)
         var ended: [String] = []
         if body.allOthers == true {
             ended = try await server.store.endSessions(

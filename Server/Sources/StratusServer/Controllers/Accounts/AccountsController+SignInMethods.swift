@@ -31,7 +31,7 @@ extension AccountsController {
     @Sendable func removeSignInMethod(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
         let account = try await signedInAccount(authentication)
-        let body = try await RequestBody.decode(RemoveSignInMethodRequest.self, from: request, limit: 16 * 1024)
+        let body = try await RequestBody.decode(RemoveSignInMethodRequest.self, from: request, limit: RequestLimits.formBody)
         let identities = try await server.store.identities(containerID: account.containerID, userRecordName: account.userRecordName)
         guard identities.contains(where: { $0.provider == body.method && $0.subject == body.subject }) else {
             throw APIError(.notFound, "the account has no \(body.method) sign-in with that subject")

@@ -35,7 +35,7 @@ struct AccountsController {
         guard let user = authentication.userRecordName else {
             throw APIError(.authenticationRequired, "discoverability is set by a signed-in user (ckWebAuthToken)")
         }
-        let body = try await RequestBody.decode(DiscoverabilityRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(DiscoverabilityRequest.self, from: request, limit: RequestLimits.jsonBody)
         try await server.store.setDiscoverable(body.discoverable, containerID: authentication.container.id, userRecordName: user)
         return JSONResponse.make(DiscoverabilityResponse(discoverable: body.discoverable, userRecordName: user))
     }
@@ -70,7 +70,7 @@ struct AccountsController {
     /// session, unless the container requires a verified address first (`emailVerificationRequired`).
     @Sendable func signUp(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
-        let body = try await RequestBody.decode(SignInRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(SignInRequest.self, from: request, limit: RequestLimits.jsonBody)
         let email = try EmailAddress.normalized(body.emailAddress)
         let password = try Self.validPassword(body.password)
         let container = authentication.container
@@ -106,7 +106,7 @@ struct AccountsController {
     /// address first.
     @Sendable func signIn(_ request: Request, context: StratusRequestContext) async throws -> Response {
         let authentication = try await authenticate(request, context)
-        let body = try await RequestBody.decode(SignInRequest.self, from: request, limit: 64 * 1024)
+        let body = try await RequestBody.decode(SignInRequest.self, from: request, limit: RequestLimits.jsonBody)
         let account = try await passwordAccount(body.emailAddress, body.password, container: authentication.container, request, context)
         return try await finishSignIn(account, container: authentication.container, deviceName: body.deviceName)
     }
