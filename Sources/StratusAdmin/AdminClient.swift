@@ -31,17 +31,15 @@ public struct AdminClient: Sendable {
 
     /// Creates a container and answers its API token.
     public func createContainer(_ id: String) async throws -> String {
-        let reply = try await expect(201, "POST", "/admin/1/containers", json: ["containerID": id])
-        return try reply.string("apiToken")
+        let created = try await expect(201, "POST", "/admin/1/containers", encoding: CreateContainerRequest(containerID: id))
+            .decode(CreateContainerResponse.self)
+        return created.apiToken
     }
 
     /// Every container, with its API token.
     public func containers() async throws -> [(id: String, apiToken: String)] {
-        let reply = try await expect(200, "GET", "/admin/1/containers")
-        return (reply.json["containers"] as? [[String: Any]] ?? []).compactMap { container in
-            guard let id = container["containerID"] as? String, let token = container["apiToken"] as? String else { return nil }
-            return (id, token)
-        }
+        let listed = try await expect(200, "GET", "/admin/1/containers").decode(ContainersResponse.self)
+        return listed.containers.map { ($0.containerID, $0.apiToken) }
     }
 
     /// The container's API token, creating the container if there is none.
@@ -53,7 +51,7 @@ public struct AdminClient: Sendable {
     /// Gives the container the API token `token` (64 hexadecimal digits), such as its token on the server it was moved
     /// from; apps with the old one are refused at once.
     public func setAPIToken(_ token: String, container: String) async throws {
-        _ = try await expect(200, "POST", "/admin/1/\(Self.escaped(container))/token", json: ["apiToken": token])
+        _ = try await expect(200, "POST", "/admin/1/\(Self.escaped(container))/token", encoding: APITokenRequest(apiToken: token))
     }
 
     /// Replaces an environment's schema with `text` (the schema language, see docs/schema.md).
@@ -94,18 +92,18 @@ public struct AdminClient: Sendable {
 
     /// Deploys the development schema to production.
     public func deploy(container: String) async throws {
-        _ = try await expect(200, "POST", "/admin/1/\(Self.escaped(container))/deploy", json: [String: Any]())
+        _ = try await expect(200, "POST", "/admin/1/\(Self.escaped(container))/deploy", encoding: DeployRequest())
     }
 
     /// Sets a user's roles in an environment.
     public func setRoles(_ roles: [String], of user: String, container: String, environment: String = "development") async throws {
-        _ = try await expect(200, "PUT", "/admin/1/\(Self.escaped(container))/\(environment)/users/\(Self.escaped(user))/roles", json: ["roles": roles])
+        _ = try await expect(200, "PUT", "/admin/1/\(Self.escaped(container))/\(environment)/users/\(Self.escaped(user))/roles", encoding: RolesRequest(roles: roles))
     }
 
     /// A user's roles in an environment.
     public func roles(of user: String, container: String, environment: String = "development") async throws -> [String] {
-        let reply = try await expect(200, "GET", "/admin/1/\(Self.escaped(container))/\(environment)/users/\(Self.escaped(user))/roles")
-        return reply.json["roles"] as? [String] ?? []
+        let path = "/admin/1/\(Self.escaped(container))/\(environment)/users/\(Self.escaped(user))/roles"
+        return try await expect(200, "GET", path).decode(RolesResponse.self).roles
     }
 
     /// A server-to-server key as the admin API lists it (its public key and secrets stay on the server).
@@ -119,20 +117,15 @@ public struct AdminClient: Sendable {
 
     /// The container's server-to-server keys that are not revoked.
     public func keys(container: String) async throws -> [ServerKey] {
-        let reply = try await expect(200, "GET", "/admin/1/\(Self.escaped(container))/keys")
-        return (reply.json["keys"] as? [[String: Any]] ?? []).compactMap { key in
-            guard let id = key["keyID"] as? String else { return nil }
-            return ServerKey(keyID: id, role: key["role"] as? String, created: (key["created"] as? NSNumber)?.int64Value ?? 0)
-        }
+        let listed = try await expect(200, "GET", "/admin/1/\(Self.escaped(container))/keys").decode(ServerKeysResponse.self)
+        return listed.keys.map { ServerKey(keyID: $0.keyID, role: $0.role, created: $0.created ?? 0) }
     }
 
     /// Registers a server-to-server key (its public key in PEM) and answers its key ID.
     public func createKey(publicKeyPEM: String, role: String? = nil, container: String) async throws -> String {
-        var body: [String: Any] = ["publicKey": publicKeyPEM]
-        body["role"] = role
-        let reply = try await send("POST", "/admin/1/\(Self.escaped(container))/keys", json: body)
+        let reply = try await send("POST", "/admin/1/\(Self.escaped(container))/keys", encoding: ServerKeyRequest(publicKey: publicKeyPEM, role: role))
         guard reply.status == 200 || reply.status == 201 else { throw AdminError(reply) }
-        return try reply.string("keyID")
+        return try reply.decode(ServerKeyEntry.self).keyID
     }
 
     /// Revokes a server-to-server key.
@@ -142,12 +135,18 @@ public struct AdminClient: Sendable {
 
     /// Replaces the container's API token and answers the new one.
     public func rotateAPIToken(container: String) async throws -> String {
-        try await expect(200, "POST", "/admin/1/\(Self.escaped(container))/token").string("apiToken")
+        try await expect(200, "POST", "/admin/1/\(Self.escaped(container))/token", encoding: APITokenRequest()).decode(CreateContainerResponse.self).apiToken
     }
 
-    /// Sends any admin request with the admin key, and answers whatever the server answered.
+    /// Sends any admin request with the admin key, and answers whatever the server answered. Prefer
+    /// ``send(_:_:encoding:)`` with the admin API's typed values.
     public func send(_ method: String, _ path: String, json: Any) async throws -> AdminReply {
         try await send(method, path, body: try JSONSerialization.data(withJSONObject: json))
+    }
+
+    /// Sends any admin request with `value` as its JSON body, and answers whatever the server answered.
+    public func send(_ method: String, _ path: String, encoding value: some Encodable) async throws -> AdminReply {
+        try await send(method, path, body: try JSONEncoder().encode(value))
     }
 
     /// Sends any admin request with the admin key, and answers whatever the server answered.
@@ -156,8 +155,8 @@ public struct AdminClient: Sendable {
         return AdminReply(status: status, body: data)
     }
 
-    private func expect(_ status: Int, _ method: String, _ path: String, json: Any) async throws -> AdminReply {
-        let reply = try await send(method, path, json: json)
+    private func expect(_ status: Int, _ method: String, _ path: String, encoding value: some Encodable) async throws -> AdminReply {
+        let reply = try await send(method, path, encoding: value)
         guard reply.status == status else { throw AdminError(reply) }
         return reply
     }
@@ -179,14 +178,24 @@ public struct AdminReply: Sendable {
     public var status: Int
     public var body: Data
 
-    /// The body as a JSON object (empty when it is not one).
+    /// The body as a JSON object (empty when it is not one). Prefer ``decode(_:)`` with the admin API's typed values.
     public var json: [String: Any] {
         (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
     }
 
-    func string(_ key: String) throws -> String {
-        guard let value = json[key] as? String else { throw AdminError(self, "the answer has no \(key)") }
-        return value
+    /// The body as the typed answer it is (StratusModel's admin API values, such as ``ContainersResponse``).
+    /// - Throws: ``AdminError`` when it is not one.
+    public func decode<Answer: Decodable>(_ type: Answer.Type) throws -> Answer {
+        do {
+            return try JSONDecoder().decode(type, from: body)
+        } catch {
+            throw AdminError(self, "the answer is not a \(type): \(error)")
+        }
+    }
+
+    /// The body as JSON; `nil` when it is not JSON.
+    public var jsonValue: JSONValue? {
+        try? JSONDecoder().decode(JSONValue.self, from: body)
     }
 }
 
@@ -202,7 +211,7 @@ public struct AdminError: Error, CustomStringConvertible {
 
     init(_ reply: AdminReply, _ problem: String? = nil) {
         status = reply.status
-        let reason = reply.json["reason"] as? String ?? String(decoding: reply.body.prefix(300), as: UTF8.self)
+        let reason = (try? JSONDecoder().decode(ErrorResponse.self, from: reply.body))?.reason ?? String(decoding: reply.body.prefix(300), as: UTF8.self)
         description = "the admin API answered \(reply.status)" + (problem.map { ": \($0)" } ?? "") + (reason.isEmpty ? "" : " (\(reason))")
     }
 }

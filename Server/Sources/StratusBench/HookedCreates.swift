@@ -1,5 +1,6 @@
 import Foundation
 import StratusAdmin
+import StratusModel
 
 /// Creates checked by a `beforeSave` function, beside plain creates in the same run: the module is
 /// `Examples/functions/check_message.c` as the toolchain's clang builds it (a test checks the two agree), bound to the
@@ -17,7 +18,7 @@ public struct HookedCreates {
         let admin = AdminClient(url: url, adminKey: options.adminKey)
         let base = "/admin/1/\(session.containerID)/development/functions"
         let uploaded = try await admin.send("PUT", base + "/modules/bench-hooks", body: Data(moduleBytes))
-        let bound = try await admin.send("PUT", base + "/checkEvent", json: ["module": "bench-hooks", "trigger": "beforeSave", "recordTypes": ["Checked"]])
+        let bound = try await admin.send("PUT", base + "/checkEvent", encoding: FunctionSettings(module: "bench-hooks", trigger: "beforeSave", recordTypes: ["Checked"]))
         guard uploaded.status == 200, bound.status == 200 || bound.status == 201 else {
             log("beforeSave creates: not measured; the server answered \(uploaded.status) to the module and \(bound.status) to the function")
             return false

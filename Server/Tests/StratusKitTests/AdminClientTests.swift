@@ -4,6 +4,7 @@ import StratusAdmin
 import StratusFlags
 import StratusKit
 import StratusMessages
+import StratusModel
 import Testing
 
 /// The SDK's admin client against a live server: the kits' schemas installed beside an app's own types, roles,
@@ -54,6 +55,30 @@ import Testing
             #expect((listed.first?.created ?? 0) > 1_700_000_000_000)
             try await admin.revokeKey(keyID, container: container)
             #expect(try await admin.keys(container: container).isEmpty)
+        }
+    }
+
+    @Test("containers and their API tokens are listed, given and rotated; any answer reads as its typed value, and a refusal says why")
+    func containersAndTokens() async throws {
+        try await KitTestServer.run { server in
+            let admin = server.admin
+            let container = "iCloud.com.example.Second"
+            let created = try await admin.createContainer(container)
+            #expect(try await admin.containers().contains { $0.id == container && $0.apiToken == created })
+            let given = String(repeating: "ab", count: 32)
+            try await admin.setAPIToken(given, container: container)
+            #expect(try await admin.apiToken(for: container) == given)
+            let rotated = try await admin.rotateAPIToken(container: container)
+            #expect(rotated != given && rotated.count == 64)
+
+            let listed = try await admin.send("GET", "/admin/1/containers").decode(ContainersResponse.self)
+            #expect(listed.containers.contains { $0.containerID == container && $0.apiToken == rotated }, "\(listed)")
+            let refused = try await admin.send("POST", "/admin/1/containers", encoding: CreateContainerRequest(containerID: "not valid!"))
+            #expect(refused.status == 400 && refused.jsonValue?.objectValue?["serverErrorCode"] == .string("BAD_REQUEST"))
+            #expect(throws: AdminError.self) { try refused.decode(ContainersResponse.self) }
+            await #expect { _ = try await admin.createContainer("not valid!") } throws: { error in
+                (error as? AdminError)?.description.contains("containerID must look like") == true
+            }
         }
     }
 }

@@ -22,6 +22,16 @@ public struct ContainersResponse: Sendable, Hashable, Codable {
     }
 }
 
+/// `POST /admin/1/{container}/token`'s body: the API token to give the container (64 hexadecimal digits, such as
+/// its token on the server it moved from), or none for a fresh one. The answer is a ``CreateContainerResponse``.
+public struct APITokenRequest: Sendable, Hashable, Codable {
+    public var apiToken: String?
+
+    public init(apiToken: String? = nil) {
+        self.apiToken = apiToken
+    }
+}
+
 /// One change between two schemas, as a schema import, a deployment or its preview lists it.
 public struct SchemaChangeEntry: Sendable, Hashable, Codable {
     /// What changed (``SchemaChange/Kind``'s raw value).

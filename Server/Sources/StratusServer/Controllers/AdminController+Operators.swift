@@ -20,10 +20,7 @@ extension AdminController {
     @Sendable func rotateAPIToken(_ request: Request, context: StratusRequestContext) async throws -> Response {
         try await requireAdmin(request, context)
         let containerID = try context.parameters.require("container")
-        struct Body: Decodable {
-            var apiToken: String?
-        }
-        let given = try await RequestBody.decode(Body.self, from: request, limit: RequestLimits.tokenBody).apiToken
+        let given = try await RequestBody.decode(APITokenRequest.self, from: request, limit: RequestLimits.tokenBody).apiToken
         let container = try await AdminOperations.rotateAPIToken(containerID: containerID, to: given, store: server.store)
         return try JSONResponse.make(encoding: CreateContainerResponse(containerID: container.id, apiToken: container.apiToken))
     }

@@ -56,7 +56,7 @@ struct FunctionsController {
             throw APIError(.internalError, "the function \(name) answered what is not JSON")
         }
         if let refusal = try? RequestBody.decode(Refusal.self, from: result.output) {
-            let code = ServerErrorCode(rawValue: refusal.serverErrorCode) ?? .badRequest
+            let code = ServerErrorCode(rawValue: refusal.serverErrorCode)
             throw APIError(code == .internalError ? .badRequest : code, refusal.reason ?? "the function \(name) refused the call")
         }
         var headers = HTTPFields()

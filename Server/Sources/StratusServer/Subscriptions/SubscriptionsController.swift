@@ -69,7 +69,9 @@ struct SubscriptionsController {
                     }
                     outcomes.append(.deleted(subscriptionID: id))
                 case .create, .update:
-                    let normalized = try await SubscriptionRules.normalize(input, id: id, call: call, schema: schema, store: server.store)
+                    let normalized = try await SubscriptionRules.normalize(
+                        input, id: id, environment: call.authentication.environment, scope: call.scope, schema: schema
+                    ) { zoneID in try await Self.existingZone(zoneID, call: call, store: server.store) }
                     let body = String(decoding: try JSONEncoder().encode(normalized), as: UTF8.self)
                     let stored = StoredSubscription(id: id, database: database, owner: user, body: body, createdAt: ServerClock.now())
                     try await server.store.saveSubscription(stored, mustExist: operation.operationType == .update)
@@ -108,5 +110,18 @@ struct SubscriptionsController {
         } catch {
             throw APIError.internalError(error)
         }
+    }
+
+    /// The zone `zoneID` names for the caller, as a subscription keeps it.
+    /// - Throws: `ZONE_NOT_FOUND` when there is none.
+    private static func existingZone(_ zoneID: ZoneID, call: DatabaseCall, store: any Store) async throws -> ZoneID {
+        guard call.scope != .shared else {
+            return try await call.target(zoneID, store: store).zone.wireZoneID
+        }
+        let zone = try call.zone(zoneID)
+        if !zone.isDefault, try await store.lookupZones([zone.zoneName], in: zone.database).isEmpty {
+            throw APIError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
+        }
+        return zone.wireZoneID
     }
 }

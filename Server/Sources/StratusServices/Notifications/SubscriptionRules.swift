@@ -1,12 +1,17 @@
-import StratusServices
 import Foundation
 import StratusModel
 import StratusStore
 
 /// Checks a subscription against its database and schema, and writes it as kept: the ID and defaults
 /// filled in, keys sorted.
-enum SubscriptionRules {
-    static func normalize(_ input: SubscriptionInput, id: String, call: DatabaseCall, schema: Schema, store: any Store) async throws -> SubscriptionInput {
+package enum SubscriptionRules {
+    /// The subscription `input` as kept, for a database of `scope` in `environment`; `existingZone` answers the
+    /// zone a zone ID names for the caller, or throws when there is none.
+    /// - Throws: ``ServiceError`` (`invalidArgument`, `zoneNotFound`) naming what is wrong.
+    package static func normalize(
+        _ input: SubscriptionInput, id: String, environment: Environment, scope: DatabaseScope, schema: Schema,
+        existingZone: (ZoneID) async throws -> ZoneID
+    ) async throws -> SubscriptionInput {
         guard RecordNames.isValidName(id) else { throw ServiceError.invalidArgument("subscriptionID '\(id)' is not valid") }
         guard let kind = input.subscriptionType else {
             throw ServiceError.invalidArgument("subscription \(id) needs a subscriptionType: query, zone or database")
@@ -19,7 +24,7 @@ enum SubscriptionRules {
             if let unknown = query.filterBy?.first(where: { Comparator(rawValue: $0.comparator) == nil }) {
                 throw ServiceError.invalidArgument("unknown comparator '\(unknown.comparator)'")
             }
-            _ = try QueryTyper.typedQuery(query, schema: schema, environment: call.authentication.environment)
+            _ = try QueryTyper.typedQuery(query, schema: schema, environment: environment)
             let triggers = input.firesOn ?? SubscriptionInput.Trigger.allCases
             guard !triggers.isEmpty else { throw ServiceError.invalidArgument("query subscription \(id) needs firesOn: create, update or delete") }
             normalized.query = query
@@ -28,28 +33,17 @@ enum SubscriptionRules {
             let zoneWide = input.zoneWide ?? (input.zoneID == nil)
             normalized.zoneWide = zoneWide
             if let zoneID = input.zoneID, !zoneWide {
-                normalized.zoneID = try await existingZone(zoneID, call: call, store: store)
+                normalized.zoneID = try await existingZone(zoneID)
             }
         case .zone:
-            guard call.scope != .public else { throw ServiceError.invalidArgument("zone subscriptions watch custom zones of a private or shared database") }
+            guard scope != .public else { throw ServiceError.invalidArgument("zone subscriptions watch custom zones of a private or shared database") }
             guard let zoneID = input.zoneID, zoneID.zoneName != ZoneID.defaultZoneName else {
                 throw ServiceError.invalidArgument("zone subscription \(id) needs the zoneID of a custom zone")
             }
-            normalized.zoneID = try await existingZone(zoneID, call: call, store: store)
+            normalized.zoneID = try await existingZone(zoneID)
         case .database:
-            guard call.scope != .public else { throw ServiceError.invalidArgument("database subscriptions watch a private or shared database") }
+            guard scope != .public else { throw ServiceError.invalidArgument("database subscriptions watch a private or shared database") }
         }
         return normalized
-    }
-
-    private static func existingZone(_ zoneID: ZoneID, call: DatabaseCall, store: any Store) async throws -> ZoneID {
-        guard call.scope != .shared else {
-            return try await call.target(zoneID, store: store).zone.wireZoneID
-        }
-        let zone = try call.zone(zoneID)
-        if !zone.isDefault, try await store.lookupZones([zone.zoneName], in: zone.database).isEmpty {
-            throw ServiceError(.zoneNotFound, "zone \(zone.zoneName) does not exist")
-        }
-        return zone.wireZoneID
     }
 }
