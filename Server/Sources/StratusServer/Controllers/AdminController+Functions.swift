@@ -47,7 +47,7 @@ extension AdminController {
             throw APIError(.conflict, "the module no longer exports what these functions call: \(names)")
         }
         let stored = StoredFunctionModule(
-            containerID: container.id, environment: environment, name: name, bytes: bytes, digest: FunctionRules.digest(bytes),
+            containerID: container.id, environment: environment, name: name, bytes: bytes, digest: Tokens.sha256Hex(bytes: bytes),
             size: bytes.count, entries: module.entries, uploadedAt: ServerClock.now()
         )
         try await server.store.saveFunctionModule(stored)

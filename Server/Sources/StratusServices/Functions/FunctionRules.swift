@@ -1,4 +1,3 @@
-import Crypto
 import StratusFunctions
 import StratusModel
 import StratusStore
@@ -27,11 +26,6 @@ package enum FunctionRules {
             throw ServiceError.invalidArgument("a \(what) name has 1 to 64 letters, digits, '_', '-' or '.' (and is not 'modules'), not '\(name)'")
         }
         return name
-    }
-
-    /// A module's digest: SHA-256, in hexadecimal.
-    package static func digest(_ bytes: [UInt8]) -> String {
-        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
     }
 
     /// A binding's limits: what it asks for, the defaults for the rest, capped by the server's maximums.
@@ -77,10 +71,7 @@ package enum FunctionRules {
         for grant in settings.grants ?? [] where FunctionGrant(rawValue: grant) == nil {
             throw ServiceError.invalidArgument("'\(grant)' is not a grant: \(FunctionGrant.allCases.map(\.rawValue).joined(separator: ", "))")
         }
-        let limits = FunctionBinding.Limits(
-            instructions: settings.limits?.instructions, memoryBytes: settings.limits?.memoryBytes, seconds: settings.limits?.seconds,
-            hostRequests: settings.limits?.hostRequests
-        )
+        let limits = settings.limits ?? FunctionBinding.Limits()
         try checkLimits(limits)
         return FunctionBinding(
             containerID: containerID, environment: environment, name: name, module: settings.module, entry: entry, trigger: trigger,
@@ -115,10 +106,7 @@ extension FunctionInfo {
             name: binding.name, environment: binding.environment.rawValue, module: binding.module, entry: binding.entry,
             trigger: binding.trigger.rawValue, recordTypes: binding.recordTypes, databases: binding.databases, eventTypes: binding.eventTypes,
             runAsRole: binding.runAsRole, grants: binding.grants,
-            limits: FunctionLimitSettings(
-                instructions: binding.limits.instructions, memoryBytes: binding.limits.memoryBytes, seconds: binding.limits.seconds,
-                hostRequests: binding.limits.hostRequests
-            ),
+            limits: binding.limits,
             effectiveLimits: FunctionLimitSettings(
                 instructions: effective.instructions, memoryBytes: effective.memoryBytes, seconds: effective.seconds, hostRequests: effective.hostRequests
             ),

@@ -17,7 +17,12 @@ package enum Tokens {
 
     /// The SHA-256 of `text` in lowercase hexadecimal.
     package static func sha256Hex(_ text: String) -> String {
-        SHA256.hash(data: Data(text.utf8)).map { String(format: "%02x", $0) }.joined()
+        sha256Hex(bytes: Array(text.utf8))
+    }
+
+    /// The SHA-256 of `bytes` in lowercase hexadecimal.
+    package static func sha256Hex(bytes: [UInt8]) -> String {
+        SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined()
     }
 
     /// Whether two secrets are equal, in a time that does not depend on where they differ.

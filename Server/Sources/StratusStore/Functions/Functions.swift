@@ -44,20 +44,8 @@ public enum FunctionTrigger: String, Sendable, Hashable, Codable, CaseIterable {
 
 /// A function: a module's entry bound to a trigger, with the identity it acts as and its limits.
 public struct FunctionBinding: Sendable, Hashable {
-    /// Limits a binding asks for; the server caps each and fills in its defaults.
-    public struct Limits: Sendable, Hashable, Codable {
-        public var instructions: UInt64?
-        public var memoryBytes: Int?
-        public var seconds: Double?
-        public var hostRequests: Int?
-
-        public init(instructions: UInt64? = nil, memoryBytes: Int? = nil, seconds: Double? = nil, hostRequests: Int? = nil) {
-            self.instructions = instructions
-            self.memoryBytes = memoryBytes
-            self.seconds = seconds
-            self.hostRequests = hostRequests
-        }
-    }
+    /// Limits a binding asks for, as the admin API takes them; the server caps each and fills in its defaults.
+    public typealias Limits = FunctionLimitSettings
 
     public var containerID: String
     public var environment: Environment
